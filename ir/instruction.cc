@@ -1,0 +1,61 @@
+#include "ir/instruction.h"
+
+#include <algorithm>
+
+#include "ir/computation.h"
+
+namespace xtune {
+
+absl::string_view ComparisonDirectionName(ComparisonDirection d) {
+  switch (d) {
+    case ComparisonDirection::kEq:
+      return "EQ";
+    case ComparisonDirection::kNe:
+      return "NE";
+    case ComparisonDirection::kGe:
+      return "GE";
+    case ComparisonDirection::kGt:
+      return "GT";
+    case ComparisonDirection::kLe:
+      return "LE";
+    case ComparisonDirection::kLt:
+      return "LT";
+  }
+  return "EQ";
+}
+
+void Instruction::AppendOperand(Instruction* operand) {
+  operands_.push_back(operand);
+  std::vector<Instruction*>& users = operand->users_;
+  if (std::find(users.begin(), users.end(), this) == users.end()) {
+    users.push_back(this);
+  }
+}
+
+bool Instruction::Identical(const Instruction& other) const {
+  if (opcode_ != other.opcode_ || name_ != other.name_ ||
+      shape_ != other.shape_ || operands_.size() != other.operands_.size() ||
+      called_.size() != other.called_.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < operands_.size(); ++i) {
+    if (operands_[i]->name() != other.operands_[i]->name()) return false;
+  }
+  for (size_t i = 0; i < called_.size(); ++i) {
+    if (called_[i]->name() != other.called_[i]->name()) return false;
+  }
+  const InstructionAttrs& a = attrs_;
+  const InstructionAttrs& b = other.attrs_;
+  return a.parameter_number == b.parameter_number &&
+         a.dimensions == b.dimensions && a.dot == b.dot &&
+         a.slice == b.slice && a.padding == b.padding &&
+         a.direction == b.direction &&
+         a.comparison_type == b.comparison_type &&
+         a.tuple_index == b.tuple_index &&
+         a.iota_dimension == b.iota_dimension &&
+         a.fusion_kind == b.fusion_kind && a.literal == b.literal &&
+         a.literal_elided == b.literal_elided &&
+         a.backend_config == b.backend_config && a.other == b.other;
+}
+
+}  // namespace xtune

@@ -1,0 +1,137 @@
+// Instruction: one HLO instruction — name, opcode, result shape, operands and
+// opcode-specific attributes — owned by its Computation.
+//
+// Operands are non-owning pointers to instructions of the same computation,
+// called computations pointers to computations of the same module. Not
+// thread-safe for mutation; concurrent reads are fine.
+#ifndef XTUNE_IR_INSTRUCTION_H_
+#define XTUNE_IR_INSTRUCTION_H_
+
+#include "absl/strings/string_view.h"
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/literal.h"
+#include "ir/opcode.h"
+#include "ir/shape.h"
+
+namespace xtune {
+
+class Computation;
+
+// 1-based line and column in the source text; 0 when built in code.
+struct SourceLocation {
+  int line = 0;
+  int column = 0;
+};
+
+enum class ComparisonDirection { kEq, kNe, kGe, kGt, kLe, kLt };
+absl::string_view ComparisonDirectionName(ComparisonDirection d);  // "EQ", ...
+
+struct DotDimensions {
+  std::vector<int64_t> lhs_batch;
+  std::vector<int64_t> lhs_contracting;
+  std::vector<int64_t> rhs_batch;
+  std::vector<int64_t> rhs_contracting;
+  bool operator==(const DotDimensions&) const = default;
+};
+
+struct SliceDimension {
+  int64_t start = 0;
+  int64_t limit = 0;
+  int64_t stride = 1;
+  bool operator==(const SliceDimension&) const = default;
+};
+
+struct PaddingDimension {
+  int64_t low = 0;  // may be negative (cropping)
+  int64_t high = 0;
+  int64_t interior = 0;
+  bool operator==(const PaddingDimension&) const = default;
+};
+
+// An attribute xtune keeps but does not interpret (sharding,
+// frontend_attributes, operand_precision, replica_groups, ...): its name and
+// its value exactly as written.
+struct RawAttribute {
+  std::string name;
+  std::string value;
+  bool operator==(const RawAttribute&) const = default;
+};
+
+// Opcode-specific attributes. Each field says which opcodes use it.
+struct InstructionAttrs {
+  int64_t parameter_number = -1;        // parameter
+  std::vector<int64_t> dimensions;      // broadcast transpose reduce reverse
+                                        // concatenate
+  DotDimensions dot;                    // dot
+  std::vector<SliceDimension> slice;    // slice
+  std::vector<PaddingDimension> padding;  // pad
+  ComparisonDirection direction = ComparisonDirection::kEq;  // compare
+  std::string comparison_type;          // compare `type=`; "" = default
+  int64_t tuple_index = 0;              // get-tuple-element `index=`
+  int64_t iota_dimension = 0;           // iota
+  std::string fusion_kind;              // fusion `kind=` (kLoop, kCustom, ...)
+  Literal literal;                      // constant
+  bool literal_elided = false;          // constant printed as {...} in a
+                                        // cache key: value unknown
+  std::string backend_config;           // raw text: JSON object or "string"
+  std::string metadata;                 // raw text of `metadata={...}`
+  std::vector<RawAttribute> other;      // everything else, in source order
+};
+
+class Instruction {
+ public:
+  Instruction(std::string name, Opcode opcode, Shape shape)
+      : name_(std::move(name)), opcode_(opcode), shape_(std::move(shape)) {}
+  Instruction(const Instruction&) = delete;
+  Instruction& operator=(const Instruction&) = delete;
+
+  const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
+  Opcode opcode() const { return opcode_; }
+  const Shape& shape() const { return shape_; }
+  Shape* mutable_shape() { return &shape_; }
+
+  const std::vector<Instruction*>& operands() const { return operands_; }
+  Instruction* operand(int64_t i) const { return operands_[i]; }
+  int64_t operand_count() const { return static_cast<int64_t>(operands_.size()); }
+  // Appends an operand and records this instruction as its user.
+  void AppendOperand(Instruction* operand);
+  // Instructions using this one, each once, in the order they were added.
+  const std::vector<Instruction*>& users() const { return users_; }
+
+  // to_apply (reduce, call, all-reduce) or calls (fusion).
+  const std::vector<Computation*>& called_computations() const {
+    return called_;
+  }
+  void AppendCalledComputation(Computation* c) { called_.push_back(c); }
+
+  const InstructionAttrs& attrs() const { return attrs_; }
+  InstructionAttrs* mutable_attrs() { return &attrs_; }
+
+  Computation* parent() const { return parent_; }
+  void set_parent(Computation* parent) { parent_ = parent; }
+  const SourceLocation& location() const { return location_; }
+  void set_location(SourceLocation loc) { location_ = loc; }
+
+  // Same opcode, shape (with layout), operand names, called computation
+  // names and attributes; metadata is ignored.
+  bool Identical(const Instruction& other) const;
+
+ private:
+  std::string name_;
+  Opcode opcode_;
+  Shape shape_;
+  std::vector<Instruction*> operands_;
+  std::vector<Instruction*> users_;
+  std::vector<Computation*> called_;
+  InstructionAttrs attrs_;
+  Computation* parent_ = nullptr;
+  SourceLocation location_;
+};
+
+}  // namespace xtune
+
+#endif  // XTUNE_IR_INSTRUCTION_H_

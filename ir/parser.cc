@@ -1,0 +1,709 @@
+#include "ir/parser.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "ir/literal_parser.h"
+#include "ir/text_cursor.h"
+#include "ir/verifier.h"
+#include "util/file.h"
+#include "util/status_macros.h"
+
+namespace xtune {
+namespace {
+
+constexpr int kMaxShapeNesting = 32;
+
+// Which instruction attributes the parser interprets, and for which opcodes.
+// Anything else is kept verbatim as a RawAttribute.
+bool AttributeApplies(absl::string_view attr, Opcode op) {
+  if (attr == "dimensions") {
+    return op == Opcode::kBroadcast || op == Opcode::kTranspose ||
+           op == Opcode::kReduce || op == Opcode::kReverse ||
+           op == Opcode::kConcatenate;
+  }
+  if (attr == "lhs_batch_dims" || attr == "lhs_contracting_dims" ||
+      attr == "rhs_batch_dims" || attr == "rhs_contracting_dims") {
+    return op == Opcode::kDot;
+  }
+  if (attr == "slice") return op == Opcode::kSlice;
+  if (attr == "padding") return op == Opcode::kPad;
+  if (attr == "direction" || attr == "type") return op == Opcode::kCompare;
+  if (attr == "index") return op == Opcode::kGetTupleElement;
+  if (attr == "iota_dimension") return op == Opcode::kIota;
+  if (attr == "kind") return op == Opcode::kFusion;
+  if (attr == "calls") return op == Opcode::kFusion;
+  if (attr == "to_apply") {
+    return op == Opcode::kReduce || op == Opcode::kCall ||
+           op == Opcode::kAllReduce;
+  }
+  return attr == "metadata" || attr == "backend_config";
+}
+
+class Parser {
+ public:
+  Parser(absl::string_view text, absl::string_view source_name,
+         const ParseOptions& options)
+      : cursor_(text, std::string(source_name)),
+        source_name_(source_name),
+        options_(options) {}
+
+  absl::StatusOr<std::unique_ptr<Module>> ParseModule() {
+    if (!cursor_.TryConsumeWord("HloModule")) {
+      return cursor_.Error("expected 'HloModule' at the start of the module");
+    }
+    XTUNE_ASSIGN_OR_RETURN(std::string name, cursor_.ParseName("a module name"));
+    module_ = std::make_unique<Module>(name);
+    module_->set_source_name(std::string(source_name_));
+    while (cursor_.TryConsume(',')) {
+      XTUNE_ASSIGN_OR_RETURN(std::string attr,
+                             cursor_.ParseName("a module attribute name"));
+      XTUNE_RETURN_IF_ERROR(cursor_.Expect('=', "after a module attribute"));
+      XTUNE_ASSIGN_OR_RETURN(absl::string_view value, cursor_.ParseRawValue());
+      module_->mutable_attributes()->push_back({attr, std::string(value)});
+    }
+    Computation* entry = nullptr;
+    size_t entry_pos = 0;
+    while (!cursor_.AtEnd()) {
+      size_t pos = cursor_.pos();
+      bool is_entry = cursor_.TryConsumeWord("ENTRY");
+      XTUNE_ASSIGN_OR_RETURN(Computation * c, ParseNamedComputation());
+      if (is_entry) {
+        if (entry != nullptr) {
+          return cursor_.ErrorAt(
+              pos, absl::StrCat("a second ENTRY computation '", c->name(),
+                                "'; the first is '", entry->name(), "'"));
+        }
+        entry = c;
+        entry_pos = pos;
+      }
+    }
+    (void)entry_pos;
+    if (module_->computations().empty()) {
+      return cursor_.Error("the module has no computations");
+    }
+    // As in XLA: without an ENTRY marker the last computation is the entry.
+    module_->set_entry(entry ? entry
+                             : module_->computations().back().get());
+    XTUNE_RETURN_IF_ERROR(ResolveCalls());
+    return std::move(module_);
+  }
+
+  absl::StatusOr<std::unique_ptr<Module>> ParseCanonical() {
+    module_ = std::make_unique<Module>("canonical");
+    module_->set_source_name(std::string(source_name_));
+    XTUNE_ASSIGN_OR_RETURN(Computation * c,
+                           ParseComputationBody("fused_computation"));
+    if (!cursor_.AtEnd()) {
+      return cursor_.Error("unexpected text after the computation");
+    }
+    module_->set_entry(c);
+    XTUNE_RETURN_IF_ERROR(ResolveCalls());
+    return std::move(module_);
+  }
+
+ private:
+  struct PendingCall {
+    Instruction* instruction;
+    std::string callee;
+    size_t pos;
+  };
+
+  absl::StatusOr<Computation*> ParseNamedComputation() {
+    size_t pos = cursor_.pos();
+    XTUNE_ASSIGN_OR_RETURN(std::string name,
+                           cursor_.ParseName("a computation name"));
+    if (module_->FindComputation(name) != nullptr ||
+        computation_names_.contains(name)) {
+      return cursor_.ErrorAt(pos,
+                             absl::StrCat("duplicate computation '", name, "'"));
+    }
+    // Optional signature: (p0: f32[2], p1: s32[]) -> f32[2]
+    std::vector<std::pair<std::string, Shape>> signature;
+    std::optional<Shape> result_shape;
+    size_t signature_pos = cursor_.pos();
+    if (cursor_.Peek() == '(') {
+      signature_pos = cursor_.pos();
+      cursor_.TryConsume('(');
+      if (!cursor_.TryConsume(')')) {
+        while (true) {
+          XTUNE_ASSIGN_OR_RETURN(std::string pname,
+                                 cursor_.ParseName("a parameter name"));
+          XTUNE_RETURN_IF_ERROR(cursor_.Expect(':', "after a parameter name"));
+          XTUNE_ASSIGN_OR_RETURN(Shape s, ParseShape());
+          signature.emplace_back(pname, std::move(s));
+          if (cursor_.TryConsume(')')) break;
+          XTUNE_RETURN_IF_ERROR(cursor_.Expect(',', "or ')' in a signature"));
+        }
+      }
+      if (!cursor_.TryConsume("->")) {
+        return cursor_.Error("expected '->' and the result shape");
+      }
+      XTUNE_ASSIGN_OR_RETURN(Shape s, ParseShape());
+      result_shape = std::move(s);
+    }
+    XTUNE_ASSIGN_OR_RETURN(Computation * c, ParseComputationBody(name));
+    c->set_location(cursor_.LocationOf(pos));
+    // XLA may print `}, execution_thread="..."` after a body: kept as noise.
+    while (cursor_.TryConsume(',')) {
+      XTUNE_ASSIGN_OR_RETURN(std::string attr,
+                             cursor_.ParseName("a computation attribute"));
+      XTUNE_RETURN_IF_ERROR(cursor_.Expect('=', "after " + attr));
+      XTUNE_ASSIGN_OR_RETURN(absl::string_view value, cursor_.ParseRawValue());
+      (void)value;
+    }
+    if (result_shape.has_value()) {
+      if (static_cast<int64_t>(signature.size()) != c->parameter_count()) {
+        return cursor_.ErrorAt(
+            signature_pos,
+            absl::StrCat("computation '", name, "' declares ",
+                         signature.size(), " parameters but has ",
+                         c->parameter_count(), " parameter instructions"));
+      }
+      for (size_t i = 0; i < signature.size(); ++i) {
+        const Shape& declared = c->parameter(i)->shape();
+        if (!signature[i].second.Compatible(declared)) {
+          return cursor_.ErrorAt(
+              signature_pos,
+              absl::StrCat("parameter ", i, " of computation '", name,
+                           "' is ", signature[i].second.ToString(false),
+                           " in the signature but ",
+                           declared.ToString(false), " in its body"));
+        }
+      }
+      if (!result_shape->Compatible(c->root()->shape())) {
+        return cursor_.ErrorAt(
+            signature_pos,
+            absl::StrCat("computation '", name, "' returns ",
+                         result_shape->ToString(false),
+                         " in its signature but its root is ",
+                         c->root()->shape().ToString(false)));
+      }
+    }
+    return c;
+  }
+
+  // '{' instructions '}'. Adds the computation to the module and returns it.
+  absl::StatusOr<Computation*> ParseComputationBody(std::string name) {
+    if (++depth_ > kMaxShapeNesting) {
+      return cursor_.Error("computations nested too deeply");
+    }
+    computation_names_.insert(name);
+    auto computation = std::make_unique<Computation>(name);
+    XTUNE_RETURN_IF_ERROR(cursor_.Expect('{', "to start a computation body"));
+    Instruction* root = nullptr;
+    size_t root_pos = 0;
+    while (!cursor_.TryConsume('}')) {
+      if (cursor_.AtEnd()) {
+        return cursor_.Error(absl::StrCat("computation '", name,
+                                          "' is not closed with '}'"));
+      }
+      size_t pos = cursor_.pos();
+      bool is_root = cursor_.TryConsumeWord("ROOT");
+      XTUNE_ASSIGN_OR_RETURN(Instruction * inst,
+                             ParseInstruction(computation.get()));
+      if (is_root) {
+        if (root != nullptr) {
+          return cursor_.ErrorAt(
+              pos, absl::StrCat("computation '", name,
+                                "' has a second ROOT; the first is '",
+                                root->name(), "' at line ",
+                                cursor_.LocationOf(root_pos).line));
+        }
+        root = inst;
+        root_pos = pos;
+      }
+    }
+    if (computation->instructions().empty()) {
+      return cursor_.Error(
+          absl::StrCat("computation '", name, "' has no instructions"));
+    }
+    // As in XLA: without a ROOT marker the last instruction is the root.
+    computation->set_root(root ? root
+                               : computation->instructions().back().get());
+    XTUNE_RETURN_IF_ERROR(CollectParameters(computation.get()));
+    --depth_;
+    return module_->AddComputation(std::move(computation));
+  }
+
+  absl::Status CollectParameters(Computation* c) {
+    std::vector<Instruction*> params;
+    for (const auto& inst : c->instructions()) {
+      if (inst->opcode() != Opcode::kParameter) continue;
+      int64_t n = inst->attrs().parameter_number;
+      size_t pos = positions_[inst.get()];
+      if (n < 0 || n >= static_cast<int64_t>(c->instructions().size())) {
+        return cursor_.ErrorAt(pos, absl::StrCat("parameter number ", n,
+                                                 " is out of range"));
+      }
+      if (static_cast<int64_t>(params.size()) <= n) params.resize(n + 1);
+      if (params[n] != nullptr) {
+        return cursor_.ErrorAt(
+            pos, absl::StrCat("parameter number ", n, " is used by both '",
+                              params[n]->name(), "' and '", inst->name(),
+                              "'"));
+      }
+      params[n] = inst.get();
+    }
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (params[i] == nullptr) {
+        return cursor_.ErrorAt(
+            cursor_.pos(), absl::StrCat("computation '", c->name(),
+                                        "' has no parameter(", i,
+                                        ") but has parameter(", params.size() - 1,
+                                        ")"));
+      }
+    }
+    c->set_parameters(std::move(params));
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<Shape> ParseShape(int depth = 0) {
+    if (depth > kMaxShapeNesting) return cursor_.Error("shape nested too deeply");
+    if (cursor_.TryConsume('(')) {
+      std::vector<Shape> elements;
+      if (!cursor_.TryConsume(')')) {
+        while (true) {
+          XTUNE_ASSIGN_OR_RETURN(Shape s, ParseShape(depth + 1));
+          elements.push_back(std::move(s));
+          if (cursor_.TryConsume(')')) break;
+          XTUNE_RETURN_IF_ERROR(cursor_.Expect(',', "or ')' in a tuple shape"));
+        }
+      }
+      return Shape::Tuple(std::move(elements));
+    }
+    cursor_.SkipSpace();
+    size_t pos = cursor_.pos();
+    XTUNE_ASSIGN_OR_RETURN(std::string type_name,
+                           cursor_.ParseName("a shape such as f32[2,3]"));
+    std::optional<DType> type = DTypeFromName(type_name);
+    if (!type.has_value()) {
+      return cursor_.ErrorAt(
+          pos, absl::StrCat("unsupported element type '", type_name,
+                            "' (supported: pred s8 s32 s64 u8 u32 f16 bf16 "
+                            "f32 f64)"));
+    }
+    if (cursor_.PeekRaw() != '[') {
+      return cursor_.Error(absl::StrCat("expected '[' after '", type_name,
+                                        "' in a shape"));
+    }
+    cursor_.TryConsume('[');
+    std::vector<int64_t> dims;
+    if (!cursor_.TryConsume(']')) {
+      while (true) {
+        if (cursor_.Peek() == '<' || cursor_.Peek() == '?') {
+          return cursor_.Error("dynamic dimensions are not supported");
+        }
+        XTUNE_ASSIGN_OR_RETURN(int64_t d, cursor_.ParseInt());
+        dims.push_back(d);
+        if (cursor_.TryConsume(']')) break;
+        XTUNE_RETURN_IF_ERROR(
+            cursor_.Expect(',', "or ']' in the dimensions of a shape"));
+      }
+    }
+    Shape shape(*type, dims);
+    // Layout: {1,0}, optionally with tiling and memory space after ':',
+    // e.g. {1,0:T(8,128)}; the part after ':' is parsed and ignored.
+    if (cursor_.PeekRaw() == '{') {
+      size_t layout_pos = cursor_.pos();
+      cursor_.TryConsume('{');
+      std::vector<int64_t> m2m;
+      if (cursor_.Peek() != '}' && cursor_.Peek() != ':') {
+        while (true) {
+          XTUNE_ASSIGN_OR_RETURN(int64_t d, cursor_.ParseInt());
+          m2m.push_back(d);
+          if (cursor_.Peek() != ',') break;
+          cursor_.TryConsume(',');
+        }
+      }
+      if (cursor_.TryConsume(':')) {
+        int nesting = 0;
+        while (true) {
+          char c = cursor_.PeekRaw();
+          if (c == '\0') return cursor_.ErrorAt(layout_pos, "unterminated layout");
+          if (c == '}' && nesting == 0) break;
+          if (c == '(') ++nesting;
+          if (c == ')') --nesting;
+          cursor_.set_pos(cursor_.pos() + 1);
+        }
+      }
+      XTUNE_RETURN_IF_ERROR(cursor_.Expect('}', "to end a layout"));
+      if (m2m.empty() && !dims.empty()) {
+        // "{}" on an array: XLA treats it as the default layout too.
+        m2m = DefaultLayout(static_cast<int64_t>(dims.size()));
+      }
+      shape.set_minor_to_major(std::move(m2m));
+    }
+    if (absl::Status s = shape.Validate(); !s.ok()) {
+      return cursor_.ErrorAt(pos, s.message());
+    }
+    return shape;
+  }
+
+  absl::StatusOr<Instruction*> ParseInstruction(Computation* c) {
+    cursor_.SkipSpace();
+    size_t pos = cursor_.pos();
+    XTUNE_ASSIGN_OR_RETURN(std::string name,
+                           cursor_.ParseName("an instruction name"));
+    if (c->FindInstruction(name) != nullptr) {
+      return cursor_.ErrorAt(
+          pos, absl::StrCat("duplicate instruction name '", name, "'"));
+    }
+    XTUNE_RETURN_IF_ERROR(cursor_.Expect('=', "after the instruction name"));
+    XTUNE_ASSIGN_OR_RETURN(Shape shape, ParseShape());
+    cursor_.SkipSpace();
+    size_t op_pos = cursor_.pos();
+    XTUNE_ASSIGN_OR_RETURN(std::string op_name, cursor_.ParseName("an opcode"));
+    std::optional<Opcode> opcode = OpcodeFromName(op_name);
+    if (!opcode.has_value()) {
+      return cursor_.ErrorAt(op_pos,
+                             absl::StrCat("unsupported opcode '", op_name, "'"));
+    }
+    auto inst = std::make_unique<Instruction>(name, *opcode, shape);
+    inst->set_location(cursor_.LocationOf(pos));
+    XTUNE_RETURN_IF_ERROR(
+        cursor_.Expect('(', absl::StrCat("after '", op_name, "'")));
+    if (*opcode == Opcode::kConstant && options_.allow_elided_constants &&
+        cursor_.TryConsume("{...}")) {
+      inst->mutable_attrs()->literal = Literal(shape);
+      inst->mutable_attrs()->literal_elided = true;
+      XTUNE_RETURN_IF_ERROR(cursor_.Expect(')', "after the constant value"));
+    } else if (*opcode == Opcode::kConstant) {
+      XTUNE_ASSIGN_OR_RETURN(inst->mutable_attrs()->literal,
+                             ParseLiteral(cursor_, shape,
+                                          options_.allow_elided_constants));
+      XTUNE_RETURN_IF_ERROR(cursor_.Expect(')', "after the constant value"));
+    } else if (*opcode == Opcode::kParameter) {
+      XTUNE_ASSIGN_OR_RETURN(inst->mutable_attrs()->parameter_number,
+                             cursor_.ParseInt());
+      XTUNE_RETURN_IF_ERROR(cursor_.Expect(')', "after the parameter number"));
+    } else if (!cursor_.TryConsume(')')) {
+      while (true) {
+        XTUNE_RETURN_IF_ERROR(ParseOperand(c, inst.get()));
+        if (cursor_.TryConsume(')')) break;
+        XTUNE_RETURN_IF_ERROR(cursor_.Expect(',', "or ')' between operands"));
+      }
+    }
+    absl::flat_hash_set<std::string> seen;
+    while (cursor_.TryConsume(',')) {
+      cursor_.SkipSpace();
+      size_t attr_pos = cursor_.pos();
+      XTUNE_ASSIGN_OR_RETURN(std::string attr,
+                             cursor_.ParseName("an attribute name"));
+      if (!seen.insert(attr).second) {
+        return cursor_.ErrorAt(attr_pos,
+                               absl::StrCat("duplicate attribute '", attr, "'"));
+      }
+      XTUNE_RETURN_IF_ERROR(
+          cursor_.Expect('=', absl::StrCat("after attribute '", attr, "'")));
+      XTUNE_RETURN_IF_ERROR(ParseAttribute(attr, inst.get()));
+    }
+    XTUNE_RETURN_IF_ERROR(CheckRequiredAttributes(*inst, seen, pos));
+    Instruction* raw = c->AddInstruction(std::move(inst));
+    positions_[raw] = pos;
+    return raw;
+  }
+
+  absl::Status CheckRequiredAttributes(
+      const Instruction& inst, const absl::flat_hash_set<std::string>& seen,
+      size_t pos) {
+    std::vector<absl::string_view> required;
+    switch (inst.opcode()) {
+      case Opcode::kBroadcast:
+      case Opcode::kTranspose:
+      case Opcode::kReverse:
+      case Opcode::kConcatenate:
+        required = {"dimensions"};
+        break;
+      case Opcode::kReduce:
+        required = {"dimensions", "to_apply"};
+        break;
+      case Opcode::kSlice:
+        required = {"slice"};
+        break;
+      case Opcode::kPad:
+        required = {"padding"};
+        break;
+      case Opcode::kCompare:
+        required = {"direction"};
+        break;
+      case Opcode::kGetTupleElement:
+        required = {"index"};
+        break;
+      case Opcode::kFusion:
+        required = {"kind", "calls"};
+        break;
+      case Opcode::kCall:
+      case Opcode::kAllReduce:
+        required = {"to_apply"};
+        break;
+      default:
+        break;
+    }
+    for (absl::string_view attr : required) {
+      if (!seen.contains(attr)) {
+        return cursor_.ErrorAt(
+            pos, absl::StrCat(OpcodeName(inst.opcode()), " '", inst.name(),
+                              "' needs the attribute '", attr, "'"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ParseOperand(Computation* c, Instruction* inst) {
+    cursor_.SkipSpace();
+    size_t pos = cursor_.pos();
+    std::optional<Shape> shape;
+    if (cursor_.PeekRaw() == '(') {
+      XTUNE_ASSIGN_OR_RETURN(shape, ParseShape());
+    } else {
+      XTUNE_ASSIGN_OR_RETURN(std::string token,
+                             cursor_.ParseName("an operand"));
+      if (DTypeFromName(token).has_value() && cursor_.PeekRaw() == '[') {
+        cursor_.set_pos(pos);
+        XTUNE_ASSIGN_OR_RETURN(shape, ParseShape());
+      } else {
+        cursor_.set_pos(pos);
+      }
+    }
+    cursor_.SkipSpace();
+    size_t name_pos = cursor_.pos();
+    XTUNE_ASSIGN_OR_RETURN(std::string name, cursor_.ParseName("an operand"));
+    Instruction* operand = c->FindInstruction(name);
+    if (operand == nullptr) {
+      return cursor_.ErrorAt(
+          name_pos, absl::StrCat("unknown operand '", name,
+                                 "' (operands must be defined before use)"));
+    }
+    if (shape.has_value() && !shape->Compatible(operand->shape())) {
+      return cursor_.ErrorAt(
+          pos, absl::StrCat("operand '", name, "' is written as ",
+                            shape->ToString(false), " but is defined as ",
+                            operand->shape().ToString(false)));
+    }
+    inst->AppendOperand(operand);
+    return absl::OkStatus();
+  }
+
+  absl::Status ParseAttribute(const std::string& attr, Instruction* inst) {
+    cursor_.SkipSpace();
+    size_t pos = cursor_.pos();
+    InstructionAttrs* a = inst->mutable_attrs();
+    if (!AttributeApplies(attr, inst->opcode())) {
+      XTUNE_ASSIGN_OR_RETURN(absl::string_view value, cursor_.ParseRawValue());
+      a->other.push_back({attr, std::string(value)});
+      return absl::OkStatus();
+    }
+    if (attr == "dimensions") {
+      XTUNE_ASSIGN_OR_RETURN(a->dimensions, cursor_.ParseIntList());
+    } else if (attr == "lhs_batch_dims") {
+      XTUNE_ASSIGN_OR_RETURN(a->dot.lhs_batch, cursor_.ParseIntList());
+    } else if (attr == "lhs_contracting_dims") {
+      XTUNE_ASSIGN_OR_RETURN(a->dot.lhs_contracting, cursor_.ParseIntList());
+    } else if (attr == "rhs_batch_dims") {
+      XTUNE_ASSIGN_OR_RETURN(a->dot.rhs_batch, cursor_.ParseIntList());
+    } else if (attr == "rhs_contracting_dims") {
+      XTUNE_ASSIGN_OR_RETURN(a->dot.rhs_contracting, cursor_.ParseIntList());
+    } else if (attr == "slice") {
+      XTUNE_RETURN_IF_ERROR(ParseSlice(&a->slice));
+    } else if (attr == "padding") {
+      XTUNE_RETURN_IF_ERROR(ParsePadding(&a->padding));
+    } else if (attr == "direction") {
+      XTUNE_ASSIGN_OR_RETURN(std::string d, cursor_.ParseName("a direction"));
+      static constexpr std::pair<absl::string_view, ComparisonDirection>
+          kDirections[] = {{"EQ", ComparisonDirection::kEq},
+                           {"NE", ComparisonDirection::kNe},
+                           {"GE", ComparisonDirection::kGe},
+                           {"GT", ComparisonDirection::kGt},
+                           {"LE", ComparisonDirection::kLe},
+                           {"LT", ComparisonDirection::kLt}};
+      bool found = false;
+      for (const auto& [text, dir] : kDirections) {
+        if (d == text) {
+          a->direction = dir;
+          found = true;
+        }
+      }
+      if (!found) {
+        return cursor_.ErrorAt(
+            pos, absl::StrCat("unknown comparison direction '", d,
+                              "' (expected EQ NE GE GT LE LT)"));
+      }
+    } else if (attr == "type") {
+      XTUNE_ASSIGN_OR_RETURN(std::string t, cursor_.ParseName("a comparison type"));
+      if (t != "FLOAT" && t != "TOTALORDER" && t != "SIGNED" &&
+          t != "UNSIGNED" && t != "PARTIALORDER") {
+        return cursor_.ErrorAt(
+            pos, absl::StrCat("unknown comparison type '", t, "'"));
+      }
+      a->comparison_type = t;
+    } else if (attr == "index") {
+      XTUNE_ASSIGN_OR_RETURN(a->tuple_index, cursor_.ParseInt());
+    } else if (attr == "iota_dimension") {
+      XTUNE_ASSIGN_OR_RETURN(a->iota_dimension, cursor_.ParseInt());
+    } else if (attr == "kind") {
+      XTUNE_ASSIGN_OR_RETURN(a->fusion_kind, cursor_.ParseName("a fusion kind"));
+      if (a->fusion_kind != "kLoop" && a->fusion_kind != "kInput" &&
+          a->fusion_kind != "kOutput" && a->fusion_kind != "kCustom") {
+        return cursor_.ErrorAt(
+            pos, absl::StrCat("unknown fusion kind '", a->fusion_kind,
+                              "' (expected kLoop kInput kOutput kCustom)"));
+      }
+    } else if (attr == "calls" || attr == "to_apply") {
+      XTUNE_RETURN_IF_ERROR(ParseCalledComputation(inst, attr));
+    } else if (attr == "metadata") {
+      XTUNE_ASSIGN_OR_RETURN(absl::string_view value, cursor_.ParseRawValue());
+      a->metadata = std::string(value);
+    } else if (attr == "backend_config") {
+      XTUNE_ASSIGN_OR_RETURN(absl::string_view value, cursor_.ParseRawValue());
+      a->backend_config = std::string(value);
+    }
+    return absl::OkStatus();
+  }
+
+  // calls=name, calls={a, b}, or an inline body "{\n tmp_0 = ... }" as in
+  // canonical text.
+  absl::Status ParseCalledComputation(Instruction* inst,
+                                      const std::string& attr) {
+    cursor_.SkipSpace();
+    size_t pos = cursor_.pos();
+    if (cursor_.PeekRaw() == '{') {
+      // Either a list of names or an inline body: look past the brace.
+      size_t save = cursor_.pos();
+      cursor_.TryConsume('{');
+      absl::StatusOr<std::string> first = cursor_.ParseName();
+      bool is_body = first.ok() && (cursor_.Peek() == '=' ||
+                                    *first == "ROOT");
+      cursor_.set_pos(save);
+      if (is_body) {
+        XTUNE_ASSIGN_OR_RETURN(
+            Computation * body,
+            ParseComputationBody(absl::StrCat(inst->name(), ".", attr, ".",
+                                              module_->computations().size())));
+        inst->AppendCalledComputation(body);
+        return absl::OkStatus();
+      }
+      cursor_.TryConsume('{');
+      while (true) {
+        cursor_.SkipSpace();
+        size_t name_pos = cursor_.pos();
+        XTUNE_ASSIGN_OR_RETURN(std::string name,
+                               cursor_.ParseName("a computation name"));
+        pending_.push_back({inst, name, name_pos});
+        inst->AppendCalledComputation(nullptr);
+        if (cursor_.TryConsume('}')) break;
+        XTUNE_RETURN_IF_ERROR(cursor_.Expect(',', "or '}' in a list"));
+      }
+      return absl::OkStatus();
+    }
+    XTUNE_ASSIGN_OR_RETURN(std::string name,
+                           cursor_.ParseName("a computation name"));
+    pending_.push_back({inst, name, pos});
+    inst->AppendCalledComputation(nullptr);
+    return absl::OkStatus();
+  }
+
+  absl::Status ParseSlice(std::vector<SliceDimension>* out) {
+    XTUNE_RETURN_IF_ERROR(cursor_.Expect('{', "to start a slice"));
+    if (cursor_.TryConsume('}')) return absl::OkStatus();
+    while (true) {
+      XTUNE_RETURN_IF_ERROR(cursor_.Expect('[', "to start a slice dimension"));
+      SliceDimension d;
+      XTUNE_ASSIGN_OR_RETURN(d.start, cursor_.ParseInt());
+      XTUNE_RETURN_IF_ERROR(cursor_.Expect(':', "in a slice dimension"));
+      XTUNE_ASSIGN_OR_RETURN(d.limit, cursor_.ParseInt());
+      if (cursor_.TryConsume(':')) {
+        XTUNE_ASSIGN_OR_RETURN(d.stride, cursor_.ParseInt());
+      }
+      XTUNE_RETURN_IF_ERROR(cursor_.Expect(']', "to end a slice dimension"));
+      out->push_back(d);
+      if (cursor_.TryConsume('}')) return absl::OkStatus();
+      XTUNE_RETURN_IF_ERROR(cursor_.Expect(',', "or '}' in a slice"));
+    }
+  }
+
+  // low_high[_interior] per dimension, dimensions joined by 'x':
+  // "0_0x1_-1_2".
+  absl::Status ParsePadding(std::vector<PaddingDimension>* out) {
+    while (true) {
+      PaddingDimension d;
+      XTUNE_ASSIGN_OR_RETURN(d.low, cursor_.ParseInt());
+      if (cursor_.PeekRaw() != '_') {
+        return cursor_.Error("expected '_' in padding (low_high[_interior])");
+      }
+      cursor_.set_pos(cursor_.pos() + 1);
+      XTUNE_ASSIGN_OR_RETURN(d.high, cursor_.ParseInt());
+      if (cursor_.PeekRaw() == '_') {
+        cursor_.set_pos(cursor_.pos() + 1);
+        XTUNE_ASSIGN_OR_RETURN(d.interior, cursor_.ParseInt());
+      }
+      out->push_back(d);
+      if (cursor_.PeekRaw() != 'x') return absl::OkStatus();
+      cursor_.set_pos(cursor_.pos() + 1);
+    }
+  }
+
+  absl::Status ResolveCalls() {
+    for (const PendingCall& call : pending_) {
+      Computation* callee = module_->FindComputation(call.callee);
+      if (callee == nullptr) {
+        return cursor_.ErrorAt(call.pos, absl::StrCat("unknown computation '",
+                                                      call.callee, "'"));
+      }
+      // Replace the first unresolved slot.
+      auto& called =
+          const_cast<std::vector<Computation*>&>(
+              call.instruction->called_computations());
+      for (Computation*& slot : called) {
+        if (slot == nullptr) {
+          slot = callee;
+          break;
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  TextCursor cursor_;
+  absl::string_view source_name_;
+  ParseOptions options_;
+  std::unique_ptr<Module> module_;
+  std::vector<PendingCall> pending_;
+  absl::flat_hash_set<std::string> computation_names_;
+  absl::flat_hash_map<const Instruction*, size_t> positions_;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Module>> ParseModule(
+    absl::string_view text, absl::string_view source_name,
+    const ParseOptions& options) {
+  Parser parser(text, source_name, options);
+  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, parser.ParseModule());
+  if (options.verify) XTUNE_RETURN_IF_ERROR(VerifyModule(*module, text));
+  return module;
+}
+
+absl::StatusOr<std::unique_ptr<Module>> ParseModuleFile(
+    const std::string& path, const ParseOptions& options) {
+  XTUNE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParseModule(text, path, options);
+}
+
+absl::StatusOr<std::unique_ptr<Module>> ParseCanonicalComputation(
+    absl::string_view text, absl::string_view source_name,
+    const ParseOptions& options) {
+  ParseOptions canonical_options = options;
+  canonical_options.allow_elided_constants = true;
+  Parser parser(text, source_name, canonical_options);
+  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> module,
+                         parser.ParseCanonical());
+  if (options.verify) XTUNE_RETURN_IF_ERROR(VerifyModule(*module, text));
+  return module;
+}
+
+}  // namespace xtune

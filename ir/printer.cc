@@ -1,0 +1,229 @@
+#include "ir/printer.h"
+
+#include <functional>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace xtune {
+namespace {
+
+// How one instruction is printed.
+struct InstructionStyle {
+  // Maps an instruction to the name to print (identity when not canonical).
+  std::function<std::string(const Instruction*)> name;
+  bool canonical = false;
+  CanonicalOptions canonical_options;
+  // Prints a called computation inline at `indent` (canonical mode).
+  std::function<std::string(const Computation*, int)> inline_body;
+  int indent = 0;
+};
+
+std::string IntList(const std::vector<int64_t>& v) {
+  return absl::StrCat("{", absl::StrJoin(v, ","), "}");
+}
+
+std::string CanonicalConstant(const Literal& literal) {
+  if (literal.IsTuple()) return "{...}";
+  int64_t n = literal.element_count();
+  bool all_zero = true, all_one = true;
+  for (int64_t i = 0; i < n; ++i) {
+    double v = literal.GetDouble(i);
+    all_zero = all_zero && v == 0.0;
+    all_one = all_one && v == 1.0;
+  }
+  if (all_zero && n > 0) return "0";
+  if (all_one && n > 0) return "1";
+  DType t = literal.shape().dtype();
+  if (IsInteger(t) || t == DType::kPred) return literal.ToString();
+  return "{...}";
+}
+
+std::string FormatInstruction(const Instruction& inst,
+                              const InstructionStyle& style) {
+  const InstructionAttrs& a = inst.attrs();
+  std::string out = absl::StrCat(style.name(&inst), " = ",
+                                 inst.shape().ToString(), " ",
+                                 OpcodeName(inst.opcode()), "(");
+  switch (inst.opcode()) {
+    case Opcode::kParameter:
+      absl::StrAppend(&out, a.parameter_number);
+      break;
+    case Opcode::kConstant:
+      if (a.literal_elided) {
+        out += "{...}";
+      } else if (style.canonical &&
+                 style.canonical_options.essential_constants_only) {
+        out += CanonicalConstant(a.literal);
+      } else {
+        out += a.literal.ToString();
+      }
+      break;
+    default:
+      for (int64_t i = 0; i < inst.operand_count(); ++i) {
+        if (i > 0) out += ", ";
+        const Instruction* op = inst.operand(i);
+        absl::StrAppend(&out, op->shape().ToString(), " ", style.name(op));
+      }
+  }
+  out += ")";
+  std::vector<std::string> attrs;
+  switch (inst.opcode()) {
+    case Opcode::kBroadcast:
+    case Opcode::kTranspose:
+    case Opcode::kReverse:
+    case Opcode::kConcatenate:
+    case Opcode::kReduce:
+      attrs.push_back(absl::StrCat("dimensions=", IntList(a.dimensions)));
+      break;
+    case Opcode::kDot:
+      if (!a.dot.lhs_batch.empty()) {
+        attrs.push_back(absl::StrCat("lhs_batch_dims=", IntList(a.dot.lhs_batch)));
+      }
+      attrs.push_back(
+          absl::StrCat("lhs_contracting_dims=", IntList(a.dot.lhs_contracting)));
+      if (!a.dot.rhs_batch.empty()) {
+        attrs.push_back(absl::StrCat("rhs_batch_dims=", IntList(a.dot.rhs_batch)));
+      }
+      attrs.push_back(
+          absl::StrCat("rhs_contracting_dims=", IntList(a.dot.rhs_contracting)));
+      break;
+    case Opcode::kSlice: {
+      bool strided = false;
+      for (const SliceDimension& s : a.slice) strided |= s.stride != 1;
+      std::vector<std::string> dims;
+      for (const SliceDimension& s : a.slice) {
+        dims.push_back(strided ? absl::StrCat("[", s.start, ":", s.limit, ":",
+                                              s.stride, "]")
+                               : absl::StrCat("[", s.start, ":", s.limit, "]"));
+      }
+      attrs.push_back(absl::StrCat("slice={", absl::StrJoin(dims, ", "), "}"));
+      break;
+    }
+    case Opcode::kPad: {
+      bool interior = false;
+      for (const PaddingDimension& p : a.padding) interior |= p.interior != 0;
+      std::vector<std::string> dims;
+      for (const PaddingDimension& p : a.padding) {
+        dims.push_back(interior
+                           ? absl::StrCat(p.low, "_", p.high, "_", p.interior)
+                           : absl::StrCat(p.low, "_", p.high));
+      }
+      attrs.push_back(absl::StrCat("padding=", absl::StrJoin(dims, "x")));
+      break;
+    }
+    case Opcode::kCompare:
+      attrs.push_back(
+          absl::StrCat("direction=", ComparisonDirectionName(a.direction)));
+      if (!a.comparison_type.empty()) {
+        attrs.push_back(absl::StrCat("type=", a.comparison_type));
+      }
+      break;
+    case Opcode::kIota:
+      attrs.push_back(absl::StrCat("iota_dimension=", a.iota_dimension));
+      break;
+    case Opcode::kGetTupleElement:
+      attrs.push_back(absl::StrCat("index=", a.tuple_index));
+      break;
+    case Opcode::kFusion:
+      attrs.push_back(absl::StrCat("kind=", a.fusion_kind));
+      break;
+    default:
+      break;
+  }
+  for (const Computation* callee : inst.called_computations()) {
+    std::string key =
+        inst.opcode() == Opcode::kFusion ? "calls=" : "to_apply=";
+    if (!style.canonical) {
+      attrs.push_back(key + callee->name());
+    } else if (style.canonical_options.print_called_computations) {
+      attrs.push_back(key + "\n" + style.inline_body(callee, style.indent));
+    }
+  }
+  if (!style.canonical) {
+    for (const RawAttribute& raw : a.other) {
+      attrs.push_back(absl::StrCat(raw.name, "=", raw.value));
+    }
+    if (!a.metadata.empty()) attrs.push_back("metadata=" + a.metadata);
+    if (!a.backend_config.empty()) {
+      attrs.push_back("backend_config=" + a.backend_config);
+    }
+  }
+  for (const std::string& attr : attrs) absl::StrAppend(&out, ", ", attr);
+  return out;
+}
+
+InstructionStyle PlainStyle() {
+  InstructionStyle style;
+  style.name = [](const Instruction* i) { return i->name(); };
+  return style;
+}
+
+std::string CanonicalBody(const Computation& computation,
+                          const CanonicalOptions& options, int indent) {
+  absl::flat_hash_map<const Instruction*, std::string> names;
+  InstructionStyle style;
+  style.canonical = true;
+  style.canonical_options = options;
+  style.indent = indent + 2;
+  style.name = [&names](const Instruction* i) {
+    auto it = names.find(i);
+    return it == names.end() ? std::string("tmp_?") : it->second;
+  };
+  style.inline_body = [&options](const Computation* c, int at) {
+    return CanonicalBody(*c, options, at);
+  };
+  std::string pad(indent, ' ');
+  std::string out = pad + "{\n";
+  for (const Instruction* inst : computation.PostOrder()) {
+    names[inst] = absl::StrCat("tmp_", names.size());
+    absl::StrAppend(&out, pad, "  ",
+                    inst == computation.root() ? "ROOT " : "",
+                    FormatInstruction(*inst, style), "\n");
+  }
+  return out + pad + "}";
+}
+
+}  // namespace
+
+std::string ToString(const Instruction& instruction) {
+  return FormatInstruction(instruction, PlainStyle());
+}
+
+std::string ToString(const Computation& computation) {
+  std::vector<std::string> params;
+  for (const Instruction* p : computation.parameters()) {
+    params.push_back(
+        absl::StrCat(p->name(), ": ", p->shape().ToString(/*print_layout=*/false)));
+  }
+  std::string out = absl::StrCat(
+      computation.name(), " (", absl::StrJoin(params, ", "), ") -> ",
+      computation.root()->shape().ToString(/*print_layout=*/false), " {\n");
+  InstructionStyle style = PlainStyle();
+  for (const auto& inst : computation.instructions()) {
+    absl::StrAppend(&out, "  ", inst.get() == computation.root() ? "ROOT " : "",
+                    FormatInstruction(*inst, style), "\n");
+  }
+  return out + "}";
+}
+
+std::string ToString(const Module& module) {
+  std::string out = absl::StrCat("HloModule ", module.name());
+  for (const RawAttribute& attr : module.attributes()) {
+    absl::StrAppend(&out, ", ", attr.name, "=", attr.value);
+  }
+  out += "\n";
+  for (const auto& c : module.computations()) {
+    absl::StrAppend(&out, "\n", c.get() == module.entry() ? "ENTRY " : "",
+                    ToString(*c), "\n");
+  }
+  return out;
+}
+
+std::string CanonicalText(const Computation& computation,
+                          const CanonicalOptions& options) {
+  return CanonicalBody(computation, options, 0);
+}
+
+}  // namespace xtune
