@@ -1,0 +1,209 @@
+#include "eval/evaluator.h"
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "eval/dot.h"
+#include "eval/elementwise.h"
+#include "eval/reduce.h"
+#include "eval/shape_ops.h"
+#include "eval/tensor.h"
+#include "ir/module.h"
+#include "util/status_macros.h"
+
+namespace xtune {
+namespace {
+
+int64_t WorkingBytes(const Shape& s) {
+  if (s.IsTuple()) {
+    int64_t total = 0;
+    for (const Shape& e : s.tuple_shapes()) total += WorkingBytes(e);
+    return total;
+  }
+  return s.ElementCount() * 8;
+}
+
+class Evaluator {
+ public:
+  explicit Evaluator(const EvaluatorOptions& options) : options_(options) {}
+
+  absl::StatusOr<Tensor> Run(const Computation& c,
+                             const std::vector<const Tensor*>& args) {
+    const auto& instructions = c.instructions();
+    size_t n = instructions.size();
+    absl::flat_hash_map<const Instruction*, size_t> position;
+    for (size_t p = 0; p < n; ++p) position[instructions[p].get()] = p;
+    // Free each value after its last use, keeping the root.
+    std::vector<size_t> last_use(n, 0);
+    for (size_t p = 0; p < n; ++p) {
+      for (const Instruction* op : instructions[p]->operands()) {
+        size_t& lu = last_use[position[op]];
+        lu = std::max(lu, p);
+      }
+    }
+    std::vector<Tensor> values(n);
+    for (size_t p = 0; p < n; ++p) {
+      const Instruction& inst = *instructions[p];
+      std::vector<const Tensor*> operands;
+      for (const Instruction* op : inst.operands()) {
+        operands.push_back(&values[position[op]]);
+      }
+      absl::StatusOr<Tensor> value = EvalInstruction(inst, operands, args);
+      if (!value.ok()) return Annotate(inst, value.status());
+      values[p] = std::move(*value);
+      for (const Instruction* op : inst.operands()) {
+        size_t q = position[op];
+        if (last_use[q] == p && op != c.root()) values[q] = Tensor();
+      }
+    }
+    return std::move(values[position[c.root()]]);
+  }
+
+ private:
+  // Prefixes errors from an instruction with where it is, once.
+  absl::Status Annotate(const Instruction& inst, const absl::Status& s) {
+    if (absl::StrContains(s.message(), "instruction '")) return s;
+    const Computation* c = inst.parent();
+    std::string where =
+        c && c->parent() && !c->parent()->source_name().empty()
+            ? c->parent()->source_name()
+            : "<module>";
+    return absl::Status(
+        s.code(), absl::StrCat(where, ":", inst.location().line, ":",
+                               inst.location().column, ": instruction '",
+                               inst.name(), "' (", OpcodeName(inst.opcode()),
+                               "): ", s.message()));
+  }
+
+  absl::StatusOr<Tensor> EvalInstruction(const Instruction& inst,
+                                         const std::vector<const Tensor*>& ops,
+                                         const std::vector<const Tensor*>& args) {
+    if (int64_t bytes = WorkingBytes(inst.shape());
+        bytes > options_.max_value_bytes) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "the value ", inst.shape().ToString(false), " needs ", bytes,
+          " bytes, over the evaluator's limit of ", options_.max_value_bytes));
+    }
+    const InstructionAttrs& a = inst.attrs();
+    const Shape& out = inst.shape();
+    Opcode op = inst.opcode();
+    if (IsUnaryElementwise(op)) return EvalUnary(op, *ops[0], out.dtype());
+    if (IsBinaryElementwise(op)) return EvalBinary(op, *ops[0], *ops[1]);
+    switch (op) {
+      case Opcode::kParameter:
+        return *args[a.parameter_number];
+      case Opcode::kConstant:
+        if (a.literal_elided) {
+          return absl::UnimplementedError(
+              "the constant's value is elided ({...}) and cannot be "
+              "evaluated");
+        }
+        return FromLiteral(a.literal);
+      case Opcode::kIota:
+        return EvalIota(out, a.iota_dimension);
+      case Opcode::kBitcastConvert:
+        return EvalBitcastConvert(*ops[0], out);
+      case Opcode::kBroadcast:
+        return EvalBroadcast(*ops[0], out, a.dimensions);
+      case Opcode::kReshape:
+        return EvalReshape(*ops[0], out);
+      case Opcode::kBitcast:
+        return EvalBitcast(*ops[0], inst.operand(0)->shape(), out);
+      case Opcode::kTranspose:
+        return EvalTranspose(*ops[0], out, a.dimensions);
+      case Opcode::kSlice:
+        return EvalSlice(*ops[0], out, a.slice);
+      case Opcode::kConcatenate:
+        return EvalConcatenate(ops, out, a.dimensions[0]);
+      case Opcode::kPad:
+        return EvalPad(*ops[0], *ops[1], out, a.padding);
+      case Opcode::kReverse:
+        return EvalReverse(*ops[0], a.dimensions);
+      case Opcode::kDot:
+        return EvalDot(*ops[0], *ops[1], a.dot, out);
+      case Opcode::kReduce: {
+        size_t half = ops.size() / 2;
+        std::vector<const Tensor*> inputs(ops.begin(), ops.begin() + half);
+        std::vector<const Tensor*> inits(ops.begin() + half, ops.end());
+        return EvalReduce(inputs, inits, a.dimensions,
+                          *inst.called_computations()[0], out,
+                          [this](const Computation& c,
+                                 const std::vector<const Tensor*>& args) {
+                            return Run(c, args);
+                          });
+      }
+      case Opcode::kSelect:
+        return EvalSelect(*ops[0], *ops[1], *ops[2]);
+      case Opcode::kClamp:
+        return EvalClamp(*ops[0], *ops[1], *ops[2]);
+      case Opcode::kCompare:
+        return EvalCompare(a.direction, a.comparison_type, *ops[0], *ops[1]);
+      case Opcode::kFusion:
+      case Opcode::kCall:
+        return Run(*inst.called_computations()[0], ops);
+      case Opcode::kTuple: {
+        Tensor t;
+        t.shape = out;
+        for (const Tensor* o : ops) t.tuple.push_back(*o);
+        return t;
+      }
+      case Opcode::kGetTupleElement:
+        return ops[0]->tuple[a.tuple_index];
+      case Opcode::kCopy:
+        return *ops[0];
+      case Opcode::kAllReduce: {
+        // One replica: the identity.
+        if (ops.size() == 1) return *ops[0];
+        Tensor t;
+        t.shape = out;
+        for (const Tensor* o : ops) t.tuple.push_back(*o);
+        return t;
+      }
+      default:
+        break;
+    }
+    return absl::UnimplementedError(
+        absl::StrCat("the evaluator does not implement ", OpcodeName(op)));
+  }
+
+  EvaluatorOptions options_;
+};
+
+}  // namespace
+
+absl::StatusOr<Literal> EvaluateComputation(const Computation& computation,
+                                            absl::Span<const Literal> arguments,
+                                            const EvaluatorOptions& options) {
+  if (static_cast<int64_t>(arguments.size()) != computation.parameter_count()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "computation '", computation.name(), "' takes ",
+        computation.parameter_count(), " arguments, got ", arguments.size()));
+  }
+  std::vector<Tensor> args;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    const Shape& expected = computation.parameter(i)->shape();
+    if (!arguments[i].shape().Compatible(expected)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "argument ", i, " has shape ", arguments[i].shape().ToString(false),
+          " but parameter ", i, " ('", computation.parameter(i)->name(),
+          "') is ", expected.ToString(false)));
+    }
+    args.push_back(FromLiteral(arguments[i]));
+  }
+  std::vector<const Tensor*> arg_ptrs;
+  for (const Tensor& t : args) arg_ptrs.push_back(&t);
+  Evaluator evaluator(options);
+  XTUNE_ASSIGN_OR_RETURN(Tensor result, evaluator.Run(computation, arg_ptrs));
+  return ToLiteral(result, computation.root()->shape());
+}
+
+absl::StatusOr<Literal> Evaluate(const Module& module,
+                                 absl::Span<const Literal> arguments,
+                                 const EvaluatorOptions& options) {
+  if (module.entry() == nullptr) {
+    return absl::InvalidArgumentError("the module has no entry computation");
+  }
+  return EvaluateComputation(*module.entry(), arguments, options);
+}
+
+}  // namespace xtune

@@ -1,0 +1,45 @@
+// The reference evaluator (the `interpreter` backend): computes an HLO
+// module exactly, op by op, with XLA's semantics. It is the oracle for every
+// other backend and for the autotuner's correctness checks, so it favours
+// being obviously right; dots and common reductions still run as tight
+// loops (a 512x512x512 f32 dot takes well under a second).
+//
+// Thread-safe: evaluations share no state.
+#ifndef XTUNE_EVAL_EVALUATOR_H_
+#define XTUNE_EVAL_EVALUATOR_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "ir/literal.h"
+#include "ir/module.h"
+
+namespace xtune {
+
+struct EvaluatorOptions {
+  // Largest intermediate value, in bytes of the evaluator's working form (8
+  // bytes an element), before evaluation stops with ResourceExhausted.
+  // Default: 8 GiB.
+  int64_t max_value_bytes = int64_t{8} << 30;
+};
+
+// Evaluates the entry computation of `module` on `arguments` (one per
+// parameter, in order; their layouts may differ from the parameters'). The
+// result has the root's shape and layout.
+// Errors: InvalidArgument (wrong argument count or shapes), Unimplemented
+// (an elided constant), ResourceExhausted (a value over the size limit); each
+// names the instruction and its source location.
+absl::StatusOr<Literal> Evaluate(const Module& module,
+                                 absl::Span<const Literal> arguments,
+                                 const EvaluatorOptions& options = {});
+
+// The same for any computation of a module.
+absl::StatusOr<Literal> EvaluateComputation(
+    const Computation& computation, absl::Span<const Literal> arguments,
+    const EvaluatorOptions& options = {});
+
+}  // namespace xtune
+
+#endif  // XTUNE_EVAL_EVALUATOR_H_
