@@ -1,0 +1,143 @@
+// End-to-end tests of the `xtune` binary: exit codes, messages, files.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/npy.h"
+#include "util/file.h"
+#include "util/status_matchers.h"
+
+namespace xtune {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using ::xtune::testing::IsOk;
+
+struct Result {
+  int exit_code;
+  std::string output;  // stdout and stderr together
+};
+
+Result RunXtune(const std::string& args) {
+  std::string command = std::string(XTUNE_BINARY) + " " + args + " 2>&1";
+  Result r{-1, ""};
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return r;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) r.output.append(buffer, n);
+  int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "xtune_cli_test_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  std::string Write(const std::string& name, const std::string& text) {
+    std::string path = dir_ + "/" + name;
+    EXPECT_THAT(WriteFileAtomically(path, text), IsOk());
+    return path;
+  }
+  std::string dir_;
+};
+
+constexpr char kAddModule[] = R"hlo(HloModule add
+ENTRY e {
+  a = f32[2,3] parameter(0)
+  b = f32[2,3]{0,1} parameter(1)
+  s = f32[2,3] add(a, b)
+  c = f32[6] bitcast(b)
+  ROOT t = (f32[2,3], f32[6]) tuple(s, c)
+})hlo";
+
+TEST_F(CliTest, HelpEverywhere) {
+  Result top = RunXtune("--help");
+  EXPECT_EQ(top.exit_code, 0);
+  EXPECT_THAT(top.output, HasSubstr("run MODULE.hlo"));
+  Result run = RunXtune("run --help");
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_THAT(run.output, HasSubstr("--input=FILE.npy"));
+  EXPECT_EQ(RunXtune("help run").output, run.output);
+  EXPECT_EQ(RunXtune("").exit_code, 1);
+  EXPECT_EQ(RunXtune("frobnicate").exit_code, 1);
+}
+
+TEST_F(CliTest, MalformedModuleExitsOneWithFileLineColumn) {
+  std::string path = Write("bad.hlo",
+                           "HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n"
+                           "  ROOT b = f32[2] exp(a)\n}\n");
+  Result r = RunXtune("run " + path);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, StartsWith(path + ":4:19: unsupported opcode 'exp'"));
+}
+
+TEST_F(CliTest, UserErrorsExitOne) {
+  std::string good = Write("ok.hlo",
+                           "HloModule m\nENTRY e {\n  ROOT a = f32[2] parameter(0)\n}\n");
+  Result missing = RunXtune("run " + dir_ + "/missing.hlo");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.output, HasSubstr("missing.hlo"));
+  Result flag = RunXtune("run " + good + " --bogus");
+  EXPECT_EQ(flag.exit_code, 1);
+  EXPECT_THAT(flag.output, HasSubstr("unknown flag '--bogus'"));
+  Result backend = RunXtune("run " + good + " --backend=tpu");
+  EXPECT_EQ(backend.exit_code, 1);
+  Result inputs = RunXtune("run " + good + " --input=a.npy --input=b.npy");
+  EXPECT_EQ(inputs.exit_code, 1);
+  EXPECT_THAT(inputs.output, HasSubstr("got 2 --input files but the entry "
+                                       "computation 'e' has 1 parameters"));
+  std::string not_npy = Write("x.npy", "not numpy");
+  Result bad_npy = RunXtune("run " + good + " --input=" + not_npy);
+  EXPECT_EQ(bad_npy.exit_code, 1);
+  EXPECT_THAT(bad_npy.output, HasSubstr("not a valid .npy file"));
+}
+
+TEST_F(CliTest, RunsWithNpyInputsAndWritesEachOutput) {
+  std::string module = Write("add.hlo", kAddModule);
+  Literal a(Shape(DType::kF32, {2, 3}));
+  Literal b(Shape(DType::kF32, {2, 3}));
+  for (int i = 0; i < 6; ++i) {
+    a.SetDouble(i, i);
+    b.SetDouble(i, 10 * i);
+  }
+  ASSERT_THAT(WriteNpy(dir_ + "/a.npy", a), IsOk());
+  ASSERT_THAT(WriteNpy(dir_ + "/b.npy", b), IsOk());
+  Result r = RunXtune("run " + module + " --backend=interpreter --input=" + dir_ +
+                      "/a.npy --input " + dir_ + "/b.npy --output_dir=" + dir_ +
+                      "/out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("out_0: f32[2,3] min=0 max=55 mean=27.5"));
+  EXPECT_THAT(r.output, HasSubstr("out_1: f32[6] min=0 max=50 mean=25"));
+  absl::StatusOr<Literal> out0 = ReadNpy(dir_ + "/out/out_0.npy");
+  absl::StatusOr<Literal> out1 = ReadNpy(dir_ + "/out/out_1.npy");
+  ASSERT_THAT(out0, IsOk());
+  ASSERT_THAT(out1, IsOk());
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(out0->GetDouble(i), 11 * i);
+  // b is column-major: its bitcast lists it in physical order.
+  std::vector<double> expected = {0, 30, 10, 40, 20, 50};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(out1->GetDouble(i), expected[i]);
+}
+
+TEST_F(CliTest, RandomInputsAreDeterministic) {
+  std::string module = Write("add.hlo", kAddModule);
+  Result first = RunXtune("run " + module);
+  Result second = RunXtune("run " + module);
+  Result other_seed = RunXtune("run " + module + " --seed=7");
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_EQ(first.output, second.output);
+  EXPECT_NE(first.output, other_seed.output);
+}
+
+}  // namespace
+}  // namespace xtune

@@ -1,0 +1,53 @@
+// The xtune command-line tool. See `xtune --help`.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "tools/exit_codes.h"
+#include "tools/run_command.h"
+
+namespace {
+
+constexpr char kHelp[] = R"(xtune: a compiler for XLA HLO modules with persistent autotuning
+
+usage: xtune COMMAND [args] [flags]
+
+commands:
+  run MODULE.hlo    compute a module and print (or save) its outputs
+  help [COMMAND]    show help for a command
+
+Run `xtune COMMAND --help` for a command's flags.
+exit codes: 0 ok, 1 user error, 2 internal error
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::cerr << kHelp;
+    return xtune::kExitUserError;
+  }
+  std::string command = args[0];
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (command == "--help" || command == "-h") {
+    std::cout << kHelp;
+    return xtune::kExitOk;
+  }
+  if (command == "help") {
+    if (rest.empty()) {
+      std::cout << kHelp;
+      return xtune::kExitOk;
+    }
+    if (rest[0] == "run") {
+      std::cout << xtune::kRunHelp;
+      return xtune::kExitOk;
+    }
+    std::cerr << "xtune: unknown command '" << rest[0] << "'\n";
+    return xtune::kExitUserError;
+  }
+  if (command == "run") return xtune::RunCommand(rest);
+  std::cerr << "xtune: unknown command '" << command
+            << "' (see xtune --help)\n";
+  return xtune::kExitUserError;
+}

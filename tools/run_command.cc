@@ -1,0 +1,175 @@
+#include "tools/run_command.h"
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "eval/evaluator.h"
+#include "ir/parser.h"
+#include "runtime/npy.h"
+#include "runtime/random_inputs.h"
+#include "tools/cli_args.h"
+#include "tools/exit_codes.h"
+#include "util/file.h"
+#include "util/status_macros.h"
+
+namespace xtune {
+
+const char kRunHelp[] = R"(usage: xtune run MODULE.hlo [flags]
+
+Parses an HLO text module, computes its entry computation and prints, for
+each output, its shape, element type and min/max/mean.
+
+flags:
+  --backend=NAME      where to compute: interpreter (the reference
+                      evaluator; the only backend in this build)
+  --input=FILE.npy    one .npy file per entry parameter, in order (repeat
+                      the flag); without it, inputs are deterministic
+                      pseudo-random data: floats uniform in [-1, 1], signed
+                      integers in [-4, 4], unsigned in [0, 8], pred 0/1
+  --seed=N            seed for the random inputs (default 42; parameter i
+                      uses N + i)
+  --output_dir=DIR    write the outputs there as out_0.npy, out_1.npy, ...
+                      (one per element of a tuple result, flattened in
+                      order; out_0.npy for a single array); bf16 outputs
+                      are written as float32
+  --help              this text
+
+exit codes: 0 ok, 1 user error (bad module, input or flag), 2 internal error
+)";
+
+namespace {
+
+// Largest total size of generated or loaded inputs.
+constexpr int64_t kMaxInputBytes = int64_t{4} << 30;
+
+void Flatten(const Literal& lit, std::vector<const Literal*>* out) {
+  if (lit.IsTuple()) {
+    for (const Literal& e : lit.elements()) Flatten(e, out);
+  } else {
+    out->push_back(&lit);
+  }
+}
+
+std::string Summary(const Literal& lit) {
+  int64_t n = lit.element_count();
+  double lo = INFINITY, hi = -INFINITY, sum = 0;
+  int64_t nans = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double v = lit.GetDouble(i);
+    if (std::isnan(v)) {
+      ++nans;
+      continue;
+    }
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+    sum += v;
+  }
+  std::string out = lit.shape().ToString(/*print_layout=*/false);
+  if (n == 0) return out + " (empty)";
+  int64_t counted = n - nans;
+  if (counted > 0) {
+    absl::StrAppend(&out, absl::StrFormat(" min=%.6g max=%.6g mean=%.6g", lo,
+                                          hi, sum / counted));
+  }
+  if (nans > 0) absl::StrAppend(&out, " nan=", nans);
+  return out;
+}
+
+absl::Status Run(const ParsedArgs& args) {
+  if (args.positional.size() != 1) {
+    return absl::InvalidArgumentError(
+        "run takes exactly one module file (see xtune run --help)");
+  }
+  std::string backend = args.Get("backend", "interpreter");
+  if (backend == "cpu" || backend == "cuda") {
+    return absl::UnavailableError(absl::StrCat(
+        "backend '", backend,
+        "' is not built yet; use --backend=interpreter"));
+  }
+  if (backend != "interpreter") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown backend '", backend, "' (expected interpreter, cpu or cuda)"));
+  }
+  uint64_t seed = kDefaultInputSeed;
+  if (args.Has("seed") && !absl::SimpleAtoi(args.Get("seed", ""), &seed)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--seed must be a non-negative integer, got '", args.Get("seed", ""),
+        "'"));
+  }
+  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> module,
+                         ParseModuleFile(args.positional[0]));
+  const Computation& entry = *module->entry();
+  int64_t input_bytes = 0;
+  for (const Instruction* p : entry.parameters()) {
+    input_bytes += p->shape().IsTuple() ? 0 : p->shape().ByteSize();
+  }
+  if (input_bytes > kMaxInputBytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the module's parameters need ", input_bytes,
+        " bytes of input, over the limit of ", kMaxInputBytes));
+  }
+  std::vector<Literal> inputs;
+  auto input_files = args.flags.find("input");
+  if (input_files != args.flags.end()) {
+    const std::vector<std::string>& files = input_files->second;
+    if (static_cast<int64_t>(files.size()) != entry.parameter_count()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "got ", files.size(), " --input files but the entry computation '",
+          entry.name(), "' has ", entry.parameter_count(), " parameters"));
+    }
+    for (size_t i = 0; i < files.size(); ++i) {
+      XTUNE_ASSIGN_OR_RETURN(Literal npy, ReadNpy(files[i]));
+      XTUNE_ASSIGN_OR_RETURN(
+          Literal arg,
+          NpyToParameter(npy, entry.parameter(i)->shape(),
+                         absl::StrCat("input ", i, " (", files[i], ")")));
+      inputs.push_back(std::move(arg));
+    }
+  } else {
+    inputs = RandomArguments(*module, seed);
+  }
+  XTUNE_ASSIGN_OR_RETURN(Literal result, Evaluate(*module, inputs));
+  std::vector<const Literal*> outputs;
+  Flatten(result, &outputs);
+  std::string dir = args.Get("output_dir", "");
+  if (!dir.empty()) XTUNE_RETURN_IF_ERROR(CreateDirectories(dir));
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    std::cout << "out_" << k << ": " << Summary(*outputs[k]) << "\n";
+    if (!dir.empty()) {
+      XTUNE_RETURN_IF_ERROR(
+          WriteNpy(absl::StrCat(dir, "/out_", k, ".npy"), *outputs[k]));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int RunCommand(const std::vector<std::string>& argv) {
+  absl::StatusOr<ParsedArgs> args =
+      ParseArgs(argv, {{"backend", true},
+                       {"input", true, /*repeated=*/true},
+                       {"seed", true},
+                       {"output_dir", true},
+                       {"help", false}});
+  if (args.ok() && args->Has("help")) {
+    std::cout << kRunHelp;
+    return kExitOk;
+  }
+  absl::Status status = args.ok() ? Run(*args) : args.status();
+  if (!status.ok()) {
+    // Errors that carry a "file:line:col:" location print as compilers do;
+    // the rest say which command failed.
+    std::string message(status.message());
+    bool located = args.ok() && !args->positional.empty() &&
+                   message.rfind(args->positional[0] + ":", 0) == 0;
+    std::cerr << (located ? "" : "xtune run: ") << message << "\n";
+  }
+  return ExitCodeFor(status);
+}
+
+}  // namespace xtune
