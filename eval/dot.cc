@@ -92,25 +92,6 @@ Tensor DotIn(const Tensor& lhs, const Tensor& rhs, const DotDimensions& dims,
   return r;
 }
 
-// Integer products wrap like the hardware: multiply in uint64.
-Tensor DotInt(const Tensor& lhs, const Tensor& rhs, const DotDimensions& dims,
-              const Shape& out) {
-  int64_t m, n;
-  std::vector<uint64_t> a = Arrange<uint64_t>(
-      lhs, dims.lhs_batch, dims.lhs_contracting, true, &m);
-  std::vector<uint64_t> b = Arrange<uint64_t>(
-      rhs, dims.rhs_batch, dims.rhs_contracting, false, &n);
-  int64_t batch = 1, k = 1;
-  for (int64_t d : dims.lhs_batch) batch *= lhs.shape.dim(d);
-  for (int64_t d : dims.lhs_contracting) k *= lhs.shape.dim(d);
-  std::vector<uint64_t> c = Multiply(a, b, batch, m, k, n);
-  Tensor r(Shape(out.dtype(), out.dims()));
-  for (size_t i = 0; i < c.size(); ++i) {
-    r.i[i] = WrapToType(static_cast<int64_t>(c[i]), out.dtype());
-  }
-  return r;
-}
-
 }  // namespace
 
 Tensor EvalDot(const Tensor& lhs, const Tensor& rhs, const DotDimensions& dims,
@@ -122,7 +103,8 @@ Tensor EvalDot(const Tensor& lhs, const Tensor& rhs, const DotDimensions& dims,
   if (IsFloat(lt) || IsFloat(rt) || IsFloat(ot)) {
     return DotIn<float>(lhs, rhs, dims, out);
   }
-  return DotInt(lhs, rhs, dims, out);
+  // Integer products wrap like the hardware: multiply in uint64.
+  return DotIn<uint64_t>(lhs, rhs, dims, out);
 }
 
 }  // namespace xtune

@@ -126,19 +126,8 @@ int64_t TotalOrderKey(double v) {
   return bits < 0 ? bits ^ INT64_MAX : bits;
 }
 
-bool Compare(ComparisonDirection d, double a, double b) {
-  switch (d) {
-    case ComparisonDirection::kEq: return a == b;
-    case ComparisonDirection::kNe: return a != b;
-    case ComparisonDirection::kGe: return a >= b;
-    case ComparisonDirection::kGt: return a > b;
-    case ComparisonDirection::kLe: return a <= b;
-    case ComparisonDirection::kLt: return a < b;
-  }
-  return false;
-}
-
-bool Compare(ComparisonDirection d, int64_t a, int64_t b) {
+template <typename T>
+bool Compare(ComparisonDirection d, T a, T b) {
   switch (d) {
     case ComparisonDirection::kEq: return a == b;
     case ComparisonDirection::kNe: return a != b;

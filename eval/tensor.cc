@@ -1,6 +1,5 @@
 #include "eval/tensor.h"
 
-#include "util/float_formats.h"
 
 namespace xtune {
 
@@ -47,36 +46,6 @@ Literal ToLiteral(const Tensor& t, const Shape& shape) {
     for (int64_t k = 0; k < n; ++k) literal.SetInt(k, t.i[k]);
   }
   return literal;
-}
-
-double RoundToType(double v, DType t) {
-  switch (t) {
-    case DType::kF16:
-      return RoundToF16(v);
-    case DType::kBF16:
-      return RoundToBF16(v);
-    case DType::kF32:
-      return RoundToF32(v);
-    default:
-      return v;
-  }
-}
-
-int64_t WrapToType(int64_t v, DType t) {
-  switch (t) {
-    case DType::kPred:
-      return v != 0 ? 1 : 0;
-    case DType::kS8:
-      return static_cast<int8_t>(v);
-    case DType::kS32:
-      return static_cast<int32_t>(v);
-    case DType::kU8:
-      return static_cast<uint8_t>(v);
-    case DType::kU32:
-      return static_cast<uint32_t>(v);
-    default:
-      return v;
-  }
 }
 
 }  // namespace xtune

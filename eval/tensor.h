@@ -38,10 +38,9 @@ Tensor FromLiteral(const Literal& literal);
 // Builds a Literal of `shape` (which gives the layout) from `t`.
 Literal ToLiteral(const Tensor& t, const Shape& shape);
 
-// Rounds `v` to float element type `t` (identity for f64).
-double RoundToType(double v, DType t);
-// Wraps `v` to integer type `t` (two's complement); pred becomes 0/1.
-int64_t WrapToType(int64_t v, DType t);
+// Element-type rounding and wrapping, shared with Literal.
+inline double RoundToType(double v, DType t) { return RoundToDType(v, t); }
+inline int64_t WrapToType(int64_t v, DType t) { return WrapToDType(v, t); }
 
 }  // namespace xtune
 

@@ -1,5 +1,7 @@
 #include "ir/dtype.h"
 
+#include "util/float_formats.h"
+
 namespace xtune {
 namespace {
 
@@ -55,5 +57,35 @@ bool IsSigned(DType t) {
 }
 
 bool IsUnsigned(DType t) { return t == DType::kU8 || t == DType::kU32; }
+
+double RoundToDType(double v, DType t) {
+  switch (t) {
+    case DType::kF16:
+      return RoundToF16(v);
+    case DType::kBF16:
+      return RoundToBF16(v);
+    case DType::kF32:
+      return RoundToF32(v);
+    default:
+      return v;
+  }
+}
+
+int64_t WrapToDType(int64_t v, DType t) {
+  switch (t) {
+    case DType::kPred:
+      return v != 0 ? 1 : 0;
+    case DType::kS8:
+      return static_cast<int8_t>(v);
+    case DType::kS32:
+      return static_cast<int32_t>(v);
+    case DType::kU8:
+      return static_cast<uint8_t>(v);
+    case DType::kU32:
+      return static_cast<uint32_t>(v);
+    default:
+      return v;
+  }
+}
 
 }  // namespace xtune

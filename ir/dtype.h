@@ -36,6 +36,14 @@ bool IsInteger(DType t);   // s8 s32 s64 u8 u32 (not pred)
 bool IsSigned(DType t);    // s8 s32 s64 and the floats
 bool IsUnsigned(DType t);  // u8 u32
 
+// Rounds `v` to the nearest value of float type `t` (round to nearest even;
+// identity for f64 and non-float types).
+double RoundToDType(double v, DType t);
+
+// Wraps `v` to integer type `t` as two's complement; pred becomes 0 or 1.
+// Identity for s64 and non-integer types.
+int64_t WrapToDType(int64_t v, DType t);
+
 }  // namespace xtune
 
 #endif  // XTUNE_IR_DTYPE_H_

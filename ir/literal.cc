@@ -11,19 +11,6 @@
 namespace xtune {
 namespace {
 
-double RoundTo(double v, DType t) {
-  switch (t) {
-    case DType::kF16:
-      return RoundToF16(v);
-    case DType::kBF16:
-      return RoundToBF16(v);
-    case DType::kF32:
-      return RoundToF32(v);
-    default:
-      return v;
-  }
-}
-
 template <typename T>
 T Load(const uint8_t* p) {
   T v;
@@ -60,7 +47,7 @@ std::string FormatFloat(double v, DType type) {
   }
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%.*g", first, v);
-  if (RoundTo(std::strtod(buf, nullptr), type) != v) {
+  if (RoundToDType(std::strtod(buf, nullptr), type) != v) {
     std::snprintf(buf, sizeof(buf), "%.*g", fallback, v);
   }
   return buf;

@@ -37,11 +37,14 @@ TEST(RandomInputsTest, IntegersAreSmall) {
 TEST(RandomInputsTest, FixedValuesForTheDefaultSeed) {
   // Pinned so that a change to the generator is a visible, deliberate change
   // (cached results and golden outputs depend on it).
-  Literal lit = RandomLiteral(Shape(DType::kS32, {4}), kDefaultInputSeed);
-  std::vector<int64_t> values;
-  for (int64_t i = 0; i < 4; ++i) values.push_back(lit.GetInt(i));
-  Literal again = RandomLiteral(Shape(DType::kS32, {4}), kDefaultInputSeed);
-  for (int64_t i = 0; i < 4; ++i) EXPECT_EQ(again.GetInt(i), values[i]);
+  Literal ints = RandomLiteral(Shape(DType::kS32, {4}), kDefaultInputSeed);
+  EXPECT_EQ(ints.GetInt(0), -3);
+  EXPECT_EQ(ints.GetInt(1), -3);
+  EXPECT_EQ(ints.GetInt(2), -4);
+  EXPECT_EQ(ints.GetInt(3), -4);
+  Literal floats = RandomLiteral(Shape(DType::kF32, {2}), kDefaultInputSeed);
+  EXPECT_EQ(floats.GetDouble(0), 0.48312977f);
+  EXPECT_EQ(floats.GetDouble(1), -0.680179238f);
 }
 
 }  // namespace
