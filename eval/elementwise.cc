@@ -108,13 +108,11 @@ int64_t FloatToInt(double v, DType t) {
   return static_cast<int64_t>(v);  // truncates toward zero
 }
 
-double IntToFloat(int64_t v, DType src, DType dst) {
-  if (dst == DType::kF32) {
-    // Direct conversion: one rounding even for large s64.
-    return static_cast<double>(static_cast<float>(v));
-  }
-  (void)src;
-  return RoundToType(static_cast<double>(v), dst);
+double IntToFloat(int64_t v, DType dst) {
+  if (dst == DType::kF64) return static_cast<double>(v);
+  // As XLA (Eigen's half and bfloat16 convert from integers through float):
+  // round to f32 first, then to the narrower type.
+  return RoundToType(static_cast<double>(static_cast<float>(v)), dst);
 }
 
 // Total order key for floats: -NaN < -inf < ... < -0 < +0 < ... < inf < NaN.
@@ -185,11 +183,8 @@ int64_t BinaryInt(Opcode op, int64_t a, int64_t b, DType t) {
     case Opcode::kOr: r = a | b; break;
     case Opcode::kXor: r = a ^ b; break;
     case Opcode::kPower: {
-      if (b < 0) {
-        if (a == 1) return 1;
-        if (a == -1) return (b & 1) ? -1 : 1;
-        return 0;
-      }
+      // As XLA: a negative exponent gives 1 for base 1 and 0 otherwise.
+      if (b < 0) return a == 1 ? 1 : 0;
       uint64_t base = ua, result = 1;
       for (uint64_t e = ub; e != 0; e >>= 1) {
         if (e & 1) result *= base;
@@ -231,7 +226,7 @@ absl::StatusOr<Tensor> EvalUnary(Opcode op, const Tensor& x, DType out) {
     for (int64_t k = 0; k < n; ++k) {
       if (IsFloat(out)) {
         r.f[k] = x.is_float() ? RoundToType(x.f[k], out)
-                              : IntToFloat(x.i[k], in, out);
+                              : IntToFloat(x.i[k], out);
       } else {
         r.i[k] = x.is_float() ? FloatToInt(x.f[k], out)
                               : WrapToType(out == DType::kPred
@@ -367,9 +362,12 @@ Tensor EvalClamp(const Tensor& lo, const Tensor& x, const Tensor& hi) {
   for (int64_t k = 0; k < n; ++k) {
     int64_t l = lo_scalar ? 0 : k, h = hi_scalar ? 0 : k;
     if (r.is_float()) {
-      // As XLA's evaluator: min(max(x, lo), hi), ignoring NaN bounds.
-      r.f[k] = std::fmin(std::fmax(x.f[k], lo.f[l]), hi.f[h]);
-      if (std::isnan(x.f[k])) r.f[k] = x.f[k];
+      // min(max(x, lo), hi) with NaN-propagating max and min, as XLA and
+      // StableHLO define clamp: a NaN anywhere gives NaN.
+      double v = x.f[k], a = lo.f[l], b = hi.f[h];
+      r.f[k] = std::isnan(v) || std::isnan(a) || std::isnan(b)
+                   ? std::numeric_limits<double>::quiet_NaN()
+                   : std::min(std::max(v, a), b);
     } else {
       r.i[k] = std::min(std::max(x.i[k], lo.i[l]), hi.i[h]);
     }

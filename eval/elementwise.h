@@ -2,7 +2,9 @@
 // f16/bf16/f32 compute in f32 and round to the element type on store, f64
 // in f64; integers wrap; integer division by zero gives -1 (unsigned: the
 // maximum) and x % 0 gives x; INT_MIN / -1 gives INT_MIN; float max/min
-// propagate NaN; float -> int conversion saturates and maps NaN to 0.
+// propagate NaN (and so does clamp); float -> int conversion saturates and
+// maps NaN to 0; int -> f16/bf16 converts through f32; integer power with a
+// negative exponent is 0 (1 for base 1).
 #ifndef XTUNE_EVAL_ELEMENTWISE_H_
 #define XTUNE_EVAL_ELEMENTWISE_H_
 

@@ -22,7 +22,8 @@ TEST(ElementwiseTest, IntegerWrapAndPower) {
   EXPECT_EQ(BinaryInt(Opcode::kMultiply, 65536, 65536, DType::kS32), 0);
   EXPECT_EQ(BinaryInt(Opcode::kPower, 3, 4, DType::kS32), 81);
   EXPECT_EQ(BinaryInt(Opcode::kPower, 2, -1, DType::kS32), 0);
-  EXPECT_EQ(BinaryInt(Opcode::kPower, -1, -3, DType::kS32), -1);
+  EXPECT_EQ(BinaryInt(Opcode::kPower, -1, -3, DType::kS32), 0);
+  EXPECT_EQ(BinaryInt(Opcode::kPower, 1, -3, DType::kS32), 1);
   EXPECT_EQ(BinaryInt(Opcode::kShiftRightLogical, -1, 28, DType::kS32), 15);
   EXPECT_EQ(BinaryInt(Opcode::kShiftRightArithmetic, -16, 2, DType::kS32), -4);
   EXPECT_EQ(BinaryInt(Opcode::kShiftLeft, 1, 40, DType::kS32), 0);
