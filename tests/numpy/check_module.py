@@ -12,11 +12,11 @@ bf16-exact values, f16 as float16), runs
     XTUNE_BINARY run MODULE --backend=interpreter --input=WORKDIR/p0.npy ...
         --output_dir=WORKDIR/out
 
-evaluates the module with hlo_numpy.py on the same inputs and compares every
-output (out_<k>.npy, one per leaf of the result) with XLA's rule: an element
-mismatches iff |a - b| / (max(|a|, |b|) + 1) > tol, tol = 1e-3 for f32/f64
-and 2e-2 for f16/bf16, exact for integers and pred; NaN must meet NaN and
-infinities must be equal.
+evaluates the module with the hlo_numpy package on the same inputs and
+compares every output (out_<k>.npy, one per leaf of the result) with XLA's
+rule: an element mismatches iff |a - b| / (max(|a|, |b|) + 1) > tol,
+tol = 1e-3 for f32/f64 and 2e-2 for f16/bf16, exact for integers and pred;
+NaN must meet NaN and infinities must be equal.
 
 Exit status: 0 when every output matches, 1 otherwise (including when xtune
 fails or its outputs are missing or have the wrong shape or type).
@@ -178,15 +178,14 @@ def main(argv):
     written = sorted(f for f in os.listdir(out_dir) if f.endswith(".npy"))
     expected = ["out_%d.npy" % k for k in range(len(shapes))]
     ok = True
-    if sorted(written) != sorted(expected):
-        print("FAIL %s: xtune wrote %s, expected %s" % (label, written,
-                                                        expected))
-        ok = False
     lines = []
+    if sorted(written) != sorted(expected):
+        lines.append("  FAIL xtune wrote %s, expected %s" % (written, expected))
+        ok = False
     for k, (shape, want) in enumerate(zip(shapes, leaves)):
         path = os.path.join(out_dir, "out_%d.npy" % k)
         if not os.path.exists(path):
-            lines.append("  out_%d: missing" % k)
+            lines.append("  FAIL out_%d: missing" % k)
             ok = False
             continue
         got = np.load(path)

@@ -1,0 +1,221 @@
+"""The evaluator driver: runs a computation's instructions in post-order,
+dispatching each opcode to its implementation and checking every result
+against its declared shape."""
+
+import numpy as np
+
+from .attrs import _comp_name, _int_list, _padding_attr, _slice_attr
+from .data_movement import bitcast, bitcast_convert, broadcast, iota, pad
+from .dot import dot
+from .dtypes import is_float, storage_dtype, to_storage, wrap_int
+from .elementwise import _UNARY_FLOAT, binary, compare, unary
+from .errors import EvaluationError
+from .literal import parse_literal
+from .reduce import ReduceMixin
+
+_ELEMENTWISE_UNARY = set(_UNARY_FLOAT) | {
+    "round-nearest-afz", "sign", "erf", "not", "is-finite", "convert"}
+_ELEMENTWISE_BINARY = {"add", "subtract", "multiply", "divide", "remainder",
+                       "maximum", "minimum", "power", "atan2", "and", "or",
+                       "xor"}
+
+
+def flatten(value):
+    """The leaves of a (nested) tuple value, in order."""
+    if isinstance(value, list):
+        out = []
+        for v in value:
+            out.extend(flatten(v))
+        return out
+    return [value]
+
+
+class _Evaluator(ReduceMixin):
+    def __init__(self, module):
+        self.module = module
+        # Check every result against its declared shape.  Off while a
+        # scalar to_apply runs on whole arrays (see _apply).
+        self.strict = True
+
+    def comp(self, name):
+        try:
+            return self.module.computations[_comp_name(name)]
+        except KeyError:
+            raise EvaluationError("unknown computation %r" % name)
+
+    def run(self, comp, args):
+        params = comp.parameters
+        if len(args) != len(params):
+            raise EvaluationError("%s takes %d arguments, got %d" %
+                                  (comp.name, len(params), len(args)))
+        env = {}
+        # Iterative post-order from the root: evaluates only what it needs.
+        stack = [(comp.root.name, False)]
+        while stack:
+            name, ready = stack.pop()
+            if name in env:
+                continue
+            ins = comp.by_name.get(name)
+            if ins is None:
+                raise EvaluationError("%s: unknown operand %r" %
+                                      (comp.name, name))
+            if ready:
+                try:
+                    value = self.instruction(ins, [env[o] for o in
+                                                   ins.operands], args)
+                    if self.strict:
+                        self._check_shape(ins, value)
+                    env[name] = value
+                except (EvaluationError, NotImplementedError):
+                    raise
+                except Exception as e:
+                    raise EvaluationError("%s/%s (%s): %s: %s" % (
+                        comp.name, ins.name, ins.opcode, type(e).__name__, e))
+                continue
+            stack.append((name, True))
+            for o in reversed(ins.operands):
+                if o not in env:
+                    stack.append((o, False))
+        return env[comp.root.name]
+
+    def instruction(self, ins, ops, args):
+        op = ins.opcode
+        shape = ins.shape
+        a = ins.attrs
+        dt = shape.dtype
+
+        def odt(i):
+            return self._dtype_of(ins, i)
+
+        if op == "parameter":
+            return args[int(ins.raw)]
+        if op == "constant":
+            return parse_literal(ins.raw, shape)
+        if op == "iota":
+            return iota(shape, int(a.get("iota_dimension", "0")))
+        if op in _ELEMENTWISE_UNARY and len(ops) == 1:
+            return self._check(ins, unary(op, ops[0], odt(0), dt))
+        if op in _ELEMENTWISE_BINARY:
+            return self._check(ins, binary(op, ops[0], ops[1], dt))
+        if op == "compare":
+            return compare(ops[0], ops[1], odt(0), a["direction"],
+                           a.get("type", ""))
+        if op == "select":
+            return np.where(ops[0], ops[1], ops[2]).astype(storage_dtype(dt))
+        if op == "clamp":
+            # min(max(x, lo), hi) with NaN-propagating max/min: a NaN in x,
+            # lo or hi gives NaN (XLA's emitters; StableHLO's spec).
+            lo, x, hi = ops
+            if is_float(dt):
+                return np.minimum(np.maximum(x, lo), hi).astype(
+                    storage_dtype(dt))
+            r = np.minimum(np.maximum(x.astype(np.int64), lo.astype(np.int64)),
+                           hi.astype(np.int64))
+            return wrap_int(r, dt)
+        if op == "bitcast-convert":
+            return bitcast_convert(ops[0], odt(0), shape)
+        if op == "broadcast":
+            return broadcast(ops[0], shape.dims, _int_list(a.get("dimensions",
+                                                                 "{}")))
+        if op == "reshape":
+            return np.ascontiguousarray(ops[0]).reshape(shape.dims)
+        if op == "bitcast":
+            return bitcast(ops[0], self._shape_of(ins, 0), shape)
+        if op == "transpose":
+            return np.ascontiguousarray(
+                np.transpose(ops[0], _int_list(a["dimensions"])))
+        if op == "copy":
+            return ops[0].copy()
+        if op == "slice":
+            sl = tuple(slice(s, e, st) for s, e, st in _slice_attr(a["slice"]))
+            return np.ascontiguousarray(ops[0][sl])
+        if op == "concatenate":
+            return np.concatenate(ops, axis=_int_list(a["dimensions"])[0])
+        if op == "pad":
+            return pad(ops[0], ops[1], _padding_attr(a["padding"]))
+        if op == "reverse":
+            dims = _int_list(a["dimensions"])
+            return np.ascontiguousarray(np.flip(ops[0], axis=dims)) \
+                if dims else ops[0].copy()
+        if op == "dot":
+            return dot(ops[0], ops[1], odt(0), odt(1), shape,
+                       _int_list(a.get("lhs_batch_dims", "{}")),
+                       _int_list(a.get("lhs_contracting_dims", "{}")),
+                       _int_list(a.get("rhs_batch_dims", "{}")),
+                       _int_list(a.get("rhs_contracting_dims", "{}")))
+        if op == "reduce":
+            return self.reduce(ins, ops)
+        if op == "fusion":
+            return self.run(self.comp(a["calls"]), ops)
+        if op == "call":
+            return self.run(self.comp(a.get("to_apply", a.get("calls"))), ops)
+        if op == "tuple":
+            return list(ops)
+        if op == "get-tuple-element":
+            return ops[0][int(a["index"])]
+        if op == "all-reduce":
+            return ops[0] if len(ops) == 1 else list(ops)
+        raise NotImplementedError("opcode %r is not supported" % op)
+
+    def _check_shape(self, ins, value):
+        want = ins.shape.leaves()
+        got = flatten(value)
+        if ins.shape.is_tuple != isinstance(value, list) or \
+                len(want) != len(got):
+            raise EvaluationError("%s: result structure does not match %r" %
+                                  (ins.name, ins.shape))
+        for w, g in zip(want, got):
+            if tuple(g.shape) != w.dims or g.dtype != storage_dtype(w.dtype):
+                raise EvaluationError(
+                    "%s (%s): reference computed %s%s, declared %r" %
+                    (ins.name, ins.opcode, g.dtype, list(g.shape), w))
+
+    def _check(self, ins, value):
+        want = storage_dtype(ins.shape.dtype)
+        if value.dtype != want:
+            value = value.astype(want)
+        return value
+
+    def _shape_of(self, ins, i):
+        # The producer's declared shape (its layout is what bitcast needs).
+        return ins.operand_shapes[i]
+
+    def _dtype_of(self, ins, i):
+        return ins.operand_shapes[i].dtype
+
+
+def _bind_producers(module):
+    """Gives every instruction direct access to its operands' shapes."""
+    for comp in module.computations.values():
+        for ins in comp.instructions:
+            shapes = []
+            for o in ins.operands:
+                if o not in comp.by_name:
+                    raise EvaluationError("%s/%s: unknown operand %r" %
+                                          (comp.name, ins.name, o))
+                shapes.append(comp.by_name[o].shape)
+            ins.operand_shapes = shapes
+
+
+def evaluate_computation(module, comp, args):
+    _bind_producers(module)
+    ev = _Evaluator(module)
+    with np.errstate(all="ignore"):
+        return ev.run(comp, [np.asarray(a) for a in args])
+
+
+def evaluate(module, args):
+    """Evaluates the entry computation on `args` (storage-dtype arrays in
+    logical order, one per parameter number)."""
+    shapes = module.entry.parameter_shapes()
+    fixed = []
+    for k, (a, s) in enumerate(zip(args, shapes)):
+        a = np.asarray(a)
+        if s.is_tuple:
+            raise NotImplementedError("tuple parameters are not supported")
+        if tuple(a.shape) != s.dims:
+            raise EvaluationError("argument %d has shape %r, parameter is %r"
+                                  % (k, a.shape, s))
+        fixed.append(to_storage(a, s.dtype) if a.dtype !=
+                     storage_dtype(s.dtype) or s.dtype == "bf16" else a)
+    return evaluate_computation(module, module.entry, fixed)
