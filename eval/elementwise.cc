@@ -245,11 +245,11 @@ absl::StatusOr<Tensor> EvalUnary(Opcode op, const Tensor& x, DType out) {
     for (int64_t k = 0; k < n; ++k) {
       bool ok;
       if (in == DType::kF64) {
-        double v;
+        double v = 0;
         ok = UnaryFloatIn<double>(op, x.f[k], &v);
         r.f[k] = v;
       } else {
-        float v;
+        float v = 0;
         ok = UnaryFloatIn<float>(op, static_cast<float>(x.f[k]), &v);
         r.f[k] = RoundToType(v, in);
       }

@@ -46,8 +46,8 @@ class Verifier {
     for (const auto& inst : c->instructions()) {
       for (const Computation* callee : inst->called_computations()) {
         if (callee == nullptr) continue;
-        if (callee == c || marks_.contains(callee) &&
-                               marks_[callee] == Mark::kVisiting) {
+        if (callee == c || (marks_.contains(callee) &&
+                                marks_[callee] == Mark::kVisiting)) {
           return ErrorAt(inst->location(),
                          absl::StrCat("instruction '", inst->name(),
                                       "' calls computation '", callee->name(),
