@@ -6,11 +6,12 @@
 #   make test    build, then run every test (and the parser tests under
 #                AddressSanitizer + UBSan in build-asan/)
 #   make build   install dependencies and build
+#   make golden  rewrite the fusion golden files (review the diff)
 #   make clean   remove the build trees
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build test test-asan demo clean
+.PHONY: all deps build test test-asan demo golden clean
 
 all: build
 
@@ -34,6 +35,9 @@ test-asan: deps
 
 demo: build
 	scripts/demo.sh
+
+golden: build
+	scripts/regenerate_golden.sh
 
 clean:
 	rm -rf build build-asan build-release

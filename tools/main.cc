@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "tools/exit_codes.h"
+#include "tools/fuse_command.h"
 #include "tools/run_command.h"
 
 namespace {
@@ -14,6 +15,7 @@ usage: xtune COMMAND [args] [flags]
 
 commands:
   run MODULE.hlo    compute a module and print (or save) its outputs
+  fuse MODULE.hlo   print the module after the fusion pass
   help [COMMAND]    show help for a command
 
 Run `xtune COMMAND --help` for a command's flags.
@@ -43,10 +45,15 @@ int main(int argc, char** argv) {
       std::cout << xtune::kRunHelp;
       return xtune::kExitOk;
     }
+    if (rest[0] == "fuse") {
+      std::cout << xtune::kFuseHelp;
+      return xtune::kExitOk;
+    }
     std::cerr << "xtune: unknown command '" << rest[0] << "'\n";
     return xtune::kExitUserError;
   }
   if (command == "run") return xtune::RunCommand(rest);
+  if (command == "fuse") return xtune::FuseCommand(rest);
   std::cerr << "xtune: unknown command '" << command
             << "' (see xtune --help)\n";
   return xtune::kExitUserError;

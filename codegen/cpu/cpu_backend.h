@@ -1,0 +1,61 @@
+// The CPU backend: generates one C++ kernel per (fusion, config), compiles
+// it with the host compiler into a shared object (cached on disk by content)
+// and runs it on a thread pool. Always available where a C++ compiler is.
+#ifndef XTUNE_CODEGEN_CPU_CPU_BACKEND_H_
+#define XTUNE_CODEGEN_CPU_CPU_BACKEND_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "codegen/backend.h"
+#include "codegen/cpu/cpu_device.h"
+#include "codegen/cpu/host_compiler.h"
+#include "util/thread_pool.h"
+
+namespace xtune::cpu {
+
+struct CpuBackendOptions {
+  // Compiler, flags and kernel cache (see host_compiler.h). The flags
+  // default to the HostCompiler's plus -ffp-contract=fast (FMA).
+  HostCompilerOptions compiler;
+  // Threads for kernels; 0 = every hardware thread. Default 0.
+  int threads = 0;
+};
+
+class CpuBackend : public Backend {
+ public:
+  // Errors: Unavailable when no C++ compiler is found (naming what was
+  // looked for).
+  static absl::StatusOr<std::unique_ptr<CpuBackend>> Create(
+      CpuBackendOptions options = {});
+
+  std::string name() const override { return "cpu"; }
+  std::string DeviceDescription() const override {
+    return device_.Description();
+  }
+  std::vector<KernelConfig> Candidates(const Instruction& fusion,
+                                       bool exhaustive) const override;
+  KernelConfig DefaultConfig(const Instruction& fusion) const override;
+  absl::StatusOr<std::unique_ptr<Kernel>> Compile(
+      const Instruction& fusion, const KernelConfig& config) override;
+
+  // The generated source for (fusion, config), for inspection and tests.
+  absl::StatusOr<std::string> Source(const Instruction& fusion,
+                                     const KernelConfig& config) const;
+
+  const CpuDevice& device() const { return device_; }
+  ThreadPool* pool() { return pool_.get(); }
+  HostCompiler* compiler() { return compiler_.get(); }
+
+ private:
+  CpuBackend(CpuDevice device, std::unique_ptr<HostCompiler> compiler);
+
+  CpuDevice device_;
+  std::unique_ptr<HostCompiler> compiler_;
+  std::unique_ptr<ThreadPool> pool_;
+};
+
+}  // namespace xtune::cpu
+
+#endif  // XTUNE_CODEGEN_CPU_CPU_BACKEND_H_

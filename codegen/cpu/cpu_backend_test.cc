@@ -1,0 +1,143 @@
+// The CPU backend end to end: every candidate config of every fusion of the
+// example and test modules compiles and computes what the reference
+// evaluator computes.
+#include "codegen/cpu/cpu_backend.h"
+
+#include <filesystem>
+
+#include "eval/evaluator.h"
+#include "fusion/fusion_pass.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "runtime/compare.h"
+#include "runtime/random_inputs.h"
+#include "util/status_matchers.h"
+
+namespace xtune::cpu {
+namespace {
+
+using ::testing::HasSubstr;
+using ::xtune::testing::IsOk;
+using ::xtune::testing::StatusIs;
+
+CpuBackend& Backend() {
+  static CpuBackend* backend = [] {
+    absl::StatusOr<std::unique_ptr<CpuBackend>> b = CpuBackend::Create();
+    EXPECT_THAT(b, IsOk());
+    return b.ok() ? b->release() : nullptr;
+  }();
+  return *backend;
+}
+
+// Runs `kernel` on `args` and compares with the evaluator.
+void CheckKernel(const Instruction& fusion, const KernelConfig& config,
+                 const std::vector<Literal>& args, const Literal& expected) {
+  absl::StatusOr<std::unique_ptr<Kernel>> kernel =
+      Backend().Compile(fusion, config);
+  ASSERT_THAT(kernel, IsOk()) << fusion.name() << " " << config.ToString();
+  std::vector<const void*> inputs;
+  for (const Literal& a : args) inputs.push_back(a.bytes().data());
+  Literal out(fusion.shape());
+  ASSERT_THAT((*kernel)->Run(inputs, out.bytes().data()), IsOk());
+  EXPECT_THAT(CompareLiterals(expected, out,
+                              fusion.name() + " with " + config.ToString()),
+              IsOk());
+}
+
+std::string Root() { return XTUNE_SOURCE_DIR; }
+
+class EveryCandidateTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryCandidateTest, MatchesTheEvaluator) {
+  absl::StatusOr<std::unique_ptr<Module>> m = ParseModuleFile(GetParam());
+  ASSERT_THAT(m, IsOk());
+  absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
+  ASSERT_THAT(fused, IsOk());
+  int fusions = 0;
+  for (const auto& inst : (*fused)->entry()->instructions()) {
+    if (inst->opcode() != Opcode::kFusion || inst->shape().IsTuple()) continue;
+    ++fusions;
+    std::vector<Literal> args;
+    for (int64_t i = 0; i < inst->operand_count(); ++i) {
+      args.push_back(RandomLiteral(inst->operand(i)->shape(), 100 + i));
+    }
+    absl::StatusOr<Literal> expected =
+        EvaluateComputation(*inst->called_computations()[0], args);
+    ASSERT_THAT(expected, IsOk());
+    std::vector<KernelConfig> candidates = Backend().Candidates(*inst, false);
+    ASSERT_FALSE(candidates.empty());
+    KernelConfig def = Backend().DefaultConfig(*inst);
+    EXPECT_NE(std::find(candidates.begin(), candidates.end(), def),
+              candidates.end())
+        << "default " << def.ToString() << " not among the candidates";
+    for (const KernelConfig& c : candidates) {
+      SCOPED_TRACE(c.ToString());
+      CheckKernel(*inst, c, args, *expected);
+      if (::testing::Test::HasFailure()) {
+        absl::StatusOr<std::string> src = Backend().Source(*inst, c);
+        ADD_FAILURE() << "fused computation:\n"
+                      << ToString(*inst->called_computations()[0]);
+        return;
+      }
+    }
+  }
+  EXPECT_GT(fusions, 0);
+}
+
+std::vector<std::string> Modules() {
+  std::vector<std::string> files;
+  for (const char* dir : {"/examples", "/tests/data", "/tests/golden"}) {
+    for (const auto& e : std::filesystem::directory_iterator(Root() + dir)) {
+      std::string p = e.path().string();
+      if (e.path().extension() == ".hlo" && p.find(".fused.") == std::string::npos) {
+        files.push_back(p);
+      }
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Modules, EveryCandidateTest, ::testing::ValuesIn(Modules()),
+    [](const ::testing::TestParamInfo<std::string>& info) {
+      std::string name = std::filesystem::path(info.param).stem().string();
+      for (char& c : name) {
+        if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+      }
+      return name;
+    });
+
+TEST(CpuBackendTest, DeviceDescriptionNamesWhatMatters) {
+  std::string d = Backend().DeviceDescription();
+  EXPECT_THAT(d, HasSubstr("CPU: "));
+  EXPECT_THAT(d, HasSubstr("ISA: "));
+  EXPECT_THAT(d, HasSubstr("Threads: "));
+  EXPECT_THAT(d, HasSubstr("L2: "));
+}
+
+TEST(CpuBackendTest, BadConfigsAreRejectedNotCrashed) {
+  absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(R"hlo(HloModule m
+ENTRY e {
+  a = f32[16,16] parameter(0)
+  b = f32[16,16] parameter(1)
+  ROOT d = f32[16,16] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})hlo");
+  ASSERT_THAT(m, IsOk());
+  absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
+  ASSERT_THAT(fused, IsOk());
+  const Instruction& f = *(*fused)->entry()->root();
+  KernelConfig bad("cpu_gemm", {{"mc", 16}, {"nc", 16}, {"kc", 16}, {"mr", 4},
+                                {"nr", 3}, {"split_k", 1}, {"threads", 1}});
+  EXPECT_THAT(Backend().Compile(f, bad),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("register tile 4x3")));
+  EXPECT_THAT(Backend().Compile(f, KernelConfig("cuda_gemm", {})),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("no kernels of kind 'cuda_gemm'")));
+}
+
+}  // namespace
+}  // namespace xtune::cpu

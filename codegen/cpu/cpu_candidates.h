@@ -1,0 +1,31 @@
+// The CPU backend's search spaces: which kernel generator a fusion uses and
+// the configs it may take, clamped to the problem and in canonical order.
+#ifndef XTUNE_CODEGEN_CPU_CPU_CANDIDATES_H_
+#define XTUNE_CODEGEN_CPU_CPU_CANDIDATES_H_
+
+#include <vector>
+
+#include "codegen/cpu/cpu_device.h"
+#include "codegen/kernel_config.h"
+#include "ir/computation.h"
+
+namespace xtune::cpu {
+
+enum class CpuKernelKind {
+  kGemm,       // cpu_gemm + cpu_gemm_blas
+  kRowReduce,  // cpu_row_reduce
+  kColReduce,  // cpu_col_reduce
+  kLoop,       // cpu_loop (also any fusion the others cannot take)
+};
+
+// Picks the generator for a fused computation.
+CpuKernelKind ChooseKernelKind(const Computation& fused);
+
+std::vector<KernelConfig> CpuCandidates(const Computation& fused,
+                                        const CpuDevice& device,
+                                        bool exhaustive);
+KernelConfig CpuDefaultConfig(const Computation& fused, const CpuDevice& device);
+
+}  // namespace xtune::cpu
+
+#endif  // XTUNE_CODEGEN_CPU_CPU_CANDIDATES_H_

@@ -1,0 +1,112 @@
+// ElementalEmitter: generates C++ that computes one element (or one vector
+// of W consecutive elements) of any instruction of a fused computation, by
+// recursively computing its operands at the mapped indices — XLA's elemental
+// IR emitter, producing C++ text.
+//
+// Index expressions are affine in the vector lane: lane l of dimension d has
+// index `base + l * lane_stride`. Vector mode (width > 1) accepts only ops
+// whose index maps stay affine (elementwise, broadcast, transpose, slice,
+// reverse, iota, parameters, constants) on f16/bf16/f32/pred values;
+// scalar mode (width 1) accepts every op of the subset (a dot becomes a loop
+// over its contracting dimensions: correct, not fast).
+#ifndef XTUNE_CODEGEN_CPU_ELEMENTAL_H_
+#define XTUNE_CODEGEN_CPU_ELEMENTAL_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "codegen/cpu/code_buffer.h"
+#include "ir/computation.h"
+
+namespace xtune::cpu {
+
+struct IndexExpr {
+  std::string base;         // C++ expression of lane 0's index
+  int64_t lane_stride = 0;  // index step from one lane to the next
+};
+
+class ElementalEmitter {
+ public:
+  // `param_pointer(i)` is the C++ expression of parameter i's data pointer,
+  // typed by its element type (const float*, const uint16_t*, ...).
+  // `width` is the vector width: 1 for scalar code.
+  // `name_prefix` keeps the static data of several emitters of one kernel
+  // apart.
+  ElementalEmitter(int width, std::function<std::string(int64_t)> param_pointer,
+                   std::string name_prefix = "xt_const");
+
+  // Makes `inst` evaluate to the C++ variable `var` at every index (gemm
+  // accumulators, per-row reduction results, to_apply arguments).
+  void Bind(const Instruction* inst, std::string var);
+
+  // Emits into `out` the code computing `inst` at `index` (one entry per
+  // logical dimension) and returns the variable holding the result.
+  // Unimplemented for ops the mode cannot generate.
+  absl::StatusOr<std::string> Emit(const Instruction* inst,
+                                   const std::vector<IndexExpr>& index,
+                                   CodeBuffer* out);
+
+  // Whether vector mode can generate everything `root` depends on, not
+  // looking past the instructions in `boundary` (values bound to variables).
+  static bool Vectorizable(
+      const Instruction* root,
+      const absl::flat_hash_set<const Instruction*>& boundary = {});
+
+  // Static data (array constants) the emitted code refers to; goes at file
+  // scope before the kernel.
+  const std::string& globals() const { return globals_; }
+
+  // C++ type of an element of `t` held in a register: float for
+  // f16/bf16/f32, double, int64_t for integers, bool for pred.
+  static std::string ScalarType(DType t);
+  // C++ type of an element in memory: float, uint16_t, int8_t, ...
+  static std::string StorageType(DType t);
+  // Expression converting register value `v` of type `t` to storage.
+  static std::string ToStorage(const std::string& v, DType t);
+  // A C++ literal for `v` as element type `t` (scalar).
+  static std::string Literal(double v, DType t);
+
+ private:
+  absl::StatusOr<std::string> EmitUncached(const Instruction* inst,
+                                           const std::vector<IndexExpr>& index,
+                                           CodeBuffer* out);
+  absl::StatusOr<std::string> EmitParameterLoad(const Instruction* inst,
+                                                const std::string& pointer,
+                                                const std::vector<IndexExpr>& index,
+                                                CodeBuffer* out);
+  absl::StatusOr<std::string> EmitElementwise(const Instruction* inst,
+                                              const std::vector<std::string>& ops,
+                                              CodeBuffer* out);
+  absl::StatusOr<std::string> EmitDot(const Instruction* inst,
+                                      const std::vector<IndexExpr>& index,
+                                      CodeBuffer* out);
+  absl::StatusOr<std::string> EmitReduce(const Instruction* inst,
+                                         const std::vector<IndexExpr>& index,
+                                         CodeBuffer* out);
+  // Applies a reduce's to_apply to two scalars; returns the expression.
+  absl::StatusOr<std::string> EmitCombine(const Computation& to_apply,
+                                          const std::string& acc,
+                                          const std::string& x,
+                                          CodeBuffer* out);
+  std::string Splat(const std::string& scalar) const;
+
+  int width_;
+  std::string name_prefix_;
+  std::function<std::string(int64_t)> param_pointer_;
+  absl::flat_hash_map<const Instruction*, std::string> bound_;
+  absl::flat_hash_map<const Instruction*, std::string> constant_arrays_;
+  std::string globals_;
+};
+
+// Physical offset of a logical multi-index under `shape`'s layout, as an
+// affine expression (base string and lane stride).
+IndexExpr PhysicalOffset(const Shape& shape, const std::vector<IndexExpr>& index);
+
+}  // namespace xtune::cpu
+
+#endif  // XTUNE_CODEGEN_CPU_ELEMENTAL_H_

@@ -1,0 +1,379 @@
+#include "codegen/cpu/host_compiler.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "util/file.h"
+#include "util/sha256.h"
+#include "util/status_macros.h"
+#include "util/subprocess.h"
+
+namespace xtune::cpu {
+namespace {
+
+// Part of every cache key. Bump when the meaning of cached files changes.
+// v1: <key>.so with a <key>.sha256 sidecar holding the object's hex SHA-256.
+constexpr int kCacheFormatVersion = 1;
+
+// How much compiler output an error message carries.
+constexpr int kMaxErrorLines = 20;
+
+// A name no other thread or process uses at the same time: the pid tells
+// processes apart, the counter threads, the random part survivors of earlier
+// processes with the same pid.
+std::string UniqueSuffix() {
+  static std::atomic<uint64_t> counter{0};
+  thread_local std::mt19937_64 random_bits(std::random_device{}());
+  return absl::StrCat(getpid(), ".", counter.fetch_add(1), ".",
+                      absl::Hex(random_bits()));
+}
+
+bool IsExecutableFile(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+         access(path.c_str(), X_OK) == 0;
+}
+
+// Finds `program` like execvp would: as given when it contains a '/',
+// otherwise in the $PATH folders (an empty entry is the current folder).
+// Returns "" when there is no such executable file.
+std::string FindProgram(const std::string& program) {
+  if (program.find('/') != std::string::npos) {
+    return IsExecutableFile(program) ? program : "";
+  }
+  const char* path_env = getenv("PATH");
+  std::string search_path = path_env != nullptr ? path_env : "/usr/bin:/bin";
+  for (absl::string_view dir : absl::StrSplit(search_path, ':')) {
+    std::string candidate =
+        dir.empty() ? program : absl::StrCat(dir, "/", program);
+    if (IsExecutableFile(candidate)) return candidate;
+  }
+  return "";
+}
+
+absl::StatusOr<std::string> ResolveCompiler(const std::string& requested) {
+  if (!requested.empty()) {
+    std::string path = FindProgram(requested);
+    if (path.empty()) {
+      return absl::UnavailableError(absl::StrCat(
+          "no C++ compiler: compiler '", requested, "' not found",
+          requested.find('/') == std::string::npos ? " on PATH"
+                                                   : " or not executable"));
+    }
+    return path;
+  }
+  const char* cxx = getenv("CXX");
+  if (cxx != nullptr && *cxx != '\0') {
+    std::string path = FindProgram(cxx);
+    if (path.empty()) {
+      return absl::UnavailableError(absl::StrCat(
+          "no C++ compiler: $CXX='", cxx, "' not found",
+          strchr(cxx, '/') == nullptr ? " on PATH" : " or not executable"));
+    }
+    return path;
+  }
+  std::string path = FindProgram("c++");
+  if (path.empty()) {
+    return absl::UnavailableError(
+        "no C++ compiler: $CXX is unset and 'c++' is not on PATH");
+  }
+  return path;
+}
+
+// The configured cache root, or "" when neither the option nor any of the
+// environment variables names one.
+std::string ResolveCacheDir(const std::string& configured) {
+  if (!configured.empty()) return configured;
+  const char* env = getenv("XTUNE_CACHE_DIR");
+  if (env != nullptr && *env != '\0') return env;
+  env = getenv("XDG_CACHE_HOME");
+  if (env != nullptr && *env != '\0') return absl::StrCat(env, "/xtune");
+  env = getenv("HOME");
+  if (env != nullptr && *env != '\0') return absl::StrCat(env, "/.cache/xtune");
+  return "";
+}
+
+// Creates `path`, which must not exist yet, holding `contents`.
+absl::Status WriteNewFile(const std::string& path, absl::string_view contents) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot create '", path, "': ", strerror(errno)));
+  }
+  size_t written = 0;
+  while (written < contents.size()) {
+    ssize_t n = write(fd, contents.data() + written, contents.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      close(fd);
+      unlink(path.c_str());
+      return absl::UnavailableError(
+          absl::StrCat("cannot write '", path, "': ", strerror(err)));
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (close(fd) != 0) {
+    int err = errno;
+    unlink(path.c_str());
+    return absl::UnavailableError(
+        absl::StrCat("cannot write '", path, "': ", strerror(err)));
+  }
+  return absl::OkStatus();
+}
+
+// Creates `dir` and checks that files can be created in it. access(W_OK)
+// would not do: it ignores read-only mounts for root and is racy anyway.
+absl::Status PrepareWritableDir(const std::string& dir) {
+  XTUNE_RETURN_IF_ERROR(CreateDirectories(dir));
+  std::string probe = absl::StrCat(dir, "/.probe.", UniqueSuffix());
+  XTUNE_RETURN_IF_ERROR(WriteNewFile(probe, ""));
+  unlink(probe.c_str());
+  return absl::OkStatus();
+}
+
+// A private temporary directory under $TMPDIR (or /tmp).
+absl::StatusOr<std::string> MakeTemporaryDir() {
+  const char* tmpdir = getenv("TMPDIR");
+  std::string base = tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
+  std::string name = base + "/xtune-cache-XXXXXX";
+  if (mkdtemp(name.data()) == nullptr) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot create a temporary directory under '", base,
+                     "': ", strerror(errno)));
+  }
+  return name;
+}
+
+// The first `max_lines` lines of `text`, noting how many were left out.
+std::string FirstLines(absl::string_view text, int max_lines) {
+  std::vector<absl::string_view> lines =
+      absl::StrSplit(absl::StripTrailingAsciiWhitespace(text), '\n');
+  if (static_cast<int>(lines.size()) <= max_lines) {
+    return absl::StrJoin(lines, "\n");
+  }
+  return absl::StrCat(
+      absl::StrJoin(lines.begin(), lines.begin() + max_lines, "\n"), "\n... (",
+      lines.size() - max_lines, " more lines)");
+}
+
+}  // namespace
+
+LoadedObject::LoadedObject(void* handle, std::string path)
+    : handle_(handle), path_(std::move(path)) {}
+
+LoadedObject::~LoadedObject() { dlclose(handle_); }
+
+void* LoadedObject::Symbol(const char* name) const {
+  return dlsym(handle_, name);
+}
+
+absl::StatusOr<std::unique_ptr<HostCompiler>> HostCompiler::Create(
+    HostCompilerOptions options) {
+  XTUNE_ASSIGN_OR_RETURN(std::string compiler_path,
+                         ResolveCompiler(options.compiler));
+
+  XTUNE_ASSIGN_OR_RETURN(
+      SubprocessResult version,
+      RunSubprocess({compiler_path, "--version"}, options.timeout));
+  if (version.exit_code != 0) {
+    return absl::UnavailableError(absl::StrCat(
+        "C++ compiler '", compiler_path, "' does not work: '", compiler_path,
+        " --version' failed: ", FirstLines(version.output, 5)));
+  }
+  std::string version_line(absl::StripAsciiWhitespace(
+      absl::string_view(version.output).substr(0, version.output.find('\n'))));
+  std::string identity = absl::StrCat(
+      "xtune host kernel cache v", kCacheFormatVersion, "\n", compiler_path,
+      "\n", version_line, "\n", absl::StrJoin(options.flags, "\n"));
+
+  std::string cache_dir = ResolveCacheDir(options.cache_dir);
+  std::string kernel_dir;
+  std::string temporary_cache;
+  absl::Status writable =
+      cache_dir.empty()
+          ? absl::NotFoundError(
+                "$XTUNE_CACHE_DIR, $XDG_CACHE_HOME and $HOME are unset")
+          : PrepareWritableDir(cache_dir + "/kernels");
+  if (writable.ok()) {
+    kernel_dir = cache_dir + "/kernels";
+  } else {
+    absl::StatusOr<std::string> tmp = MakeTemporaryDir();
+    if (!tmp.ok()) {
+      return absl::UnavailableError(
+          absl::StrCat("kernel cache '", cache_dir, "' is not writable (",
+                       writable.message(), ") and ", tmp.status().message()));
+    }
+    temporary_cache = *tmp;
+    kernel_dir = temporary_cache + "/kernels";
+    absl::Status created = PrepareWritableDir(kernel_dir);
+    if (!created.ok()) {
+      std::error_code ignored;
+      std::filesystem::remove_all(temporary_cache, ignored);
+      return absl::UnavailableError(absl::StrCat(
+          "kernel cache '", cache_dir, "' is not writable (",
+          writable.message(),
+          ") and neither is a temporary cache: ", created.message()));
+    }
+    std::string warning =
+        absl::StrCat("xtune: warning: kernel cache '", cache_dir,
+                     "' is not writable (", writable.message(),
+                     "); using temporary cache '", temporary_cache, "'\n");
+    std::fputs(warning.c_str(), stderr);
+  }
+  return std::unique_ptr<HostCompiler>(new HostCompiler(
+      std::move(compiler_path), std::move(options.flags), options.timeout,
+      std::move(identity), std::move(kernel_dir), std::move(temporary_cache)));
+}
+
+HostCompiler::HostCompiler(std::string compiler_path,
+                           std::vector<std::string> flags,
+                           absl::Duration timeout, std::string identity,
+                           std::string kernel_dir, std::string temporary_cache)
+    : compiler_path_(std::move(compiler_path)),
+      flags_(std::move(flags)),
+      timeout_(timeout),
+      identity_(std::move(identity)),
+      kernel_dir_(std::move(kernel_dir)),
+      temporary_cache_(std::move(temporary_cache)) {}
+
+HostCompiler::~HostCompiler() {
+  if (!temporary_cache_.empty()) {
+    // Loaded objects keep their (already unlinked) files mapped.
+    std::error_code ignored;
+    std::filesystem::remove_all(temporary_cache_, ignored);
+  }
+}
+
+absl::StatusOr<std::shared_ptr<LoadedObject>> HostCompiler::CompileAndLoad(
+    absl::string_view source) {
+  std::string key = Sha256Hex(absl::StrCat(identity_, "\n", source));
+  if (std::shared_ptr<LoadedObject> cached = LoadCached(key)) return cached;
+  return Compile(key, source);
+}
+
+std::shared_ptr<LoadedObject> HostCompiler::LoadCached(
+    const std::string& key) const {
+  std::string object = absl::StrCat(kernel_dir_, "/", key, ".so");
+  absl::StatusOr<std::string> expected_hash =
+      ReadFile(absl::StrCat(kernel_dir_, "/", key, ".sha256"));
+  if (!expected_hash.ok()) return nullptr;
+  absl::StatusOr<std::string> bytes = ReadFile(object);
+  if (!bytes.ok() ||
+      Sha256Hex(*bytes) != absl::StripAsciiWhitespace(*expected_hash)) {
+    return nullptr;
+  }
+  return LoadPrivateCopy(*bytes, object);
+}
+
+std::shared_ptr<LoadedObject> HostCompiler::LoadPrivateCopy(
+    absl::string_view bytes, const std::string& reported_path) const {
+  // Load the verified bytes from a private file, never <key>.so itself:
+  //  - a file that is mapped can still be damaged in place (cp, truncate,
+  //    rsync --inplace); code loaded from a private, unlinked copy cannot;
+  //  - glibc's dlopen returns an already-loaded object when the file name
+  //    (or the inode) matches, so loading <key>.so again after a rebuild
+  //    could hand back the damaged object; a fresh name and inode cannot.
+  std::string copy =
+      absl::StrCat(kernel_dir_, "/.load.", UniqueSuffix(), ".so");
+  if (!WriteNewFile(copy, bytes).ok()) return nullptr;
+  void* handle = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL);
+  unlink(copy.c_str());
+  if (handle == nullptr) return nullptr;
+  return std::make_shared<LoadedObject>(handle, reported_path);
+}
+
+absl::StatusOr<std::shared_ptr<LoadedObject>> HostCompiler::Compile(
+    const std::string& key, absl::string_view source) {
+  compilations_.fetch_add(1);
+  std::string base = absl::StrCat(kernel_dir_, "/", key);
+  std::string temp_base =
+      absl::StrCat(kernel_dir_, "/.tmp.", key, ".", UniqueSuffix());
+  std::string source_path = base + ".cc";
+  std::string temp_source = temp_base + ".cc";
+  std::string temp_object = temp_base + ".so";
+
+  XTUNE_RETURN_IF_ERROR(WriteNewFile(temp_source, source));
+  std::vector<std::string> argv = {compiler_path_};
+  argv.insert(argv.end(), flags_.begin(), flags_.end());
+  argv.insert(argv.end(), {"-o", temp_object, temp_source});
+  absl::StatusOr<SubprocessResult> run = RunSubprocess(argv, timeout_);
+  // Keep the source as <key>.cc for debugging, above all when it failed.
+  if (rename(temp_source.c_str(), source_path.c_str()) != 0) {
+    unlink(temp_source.c_str());
+  }
+
+  absl::Status failure;
+  if (!run.ok()) {
+    failure = absl::InternalError(
+        absl::StrCat("cannot run the C++ compiler: ", run.status().message()));
+  } else if (run->timed_out) {
+    failure = absl::DeadlineExceededError(absl::StrCat(
+        "kernel compilation timed out after ", absl::FormatDuration(timeout_),
+        " (HostCompilerOptions::timeout); source kept at '", source_path, "'"));
+  } else {
+    // Point diagnostics at the kept source, not the vanished temporary one.
+    std::string output = FirstLines(
+        absl::StrReplaceAll(run->output, {{temp_source, source_path}}),
+        kMaxErrorLines);
+    if (run->term_signal != 0) {
+      failure = absl::InternalError(absl::StrCat(
+          "C++ compiler '", compiler_path_, "' was killed by signal ",
+          run->term_signal, " compiling '", source_path, "': ", output));
+    } else if (run->exit_code != 0) {
+      failure = absl::InvalidArgumentError(
+          absl::StrCat("kernel compilation failed: ", output));
+    }
+  }
+  if (!failure.ok()) {
+    unlink(temp_object.c_str());
+    return failure;
+  }
+
+  absl::StatusOr<std::string> bytes = ReadFile(temp_object);
+  if (!bytes.ok()) {
+    unlink(temp_object.c_str());
+    return absl::InternalError(absl::StrCat(
+        "the C++ compiler reported success but its object is unreadable: ",
+        bytes.status().message()));
+  }
+  // Load before publishing, so an object that cannot be loaded never enters
+  // the cache. The temporary object is private to this call (a unique name
+  // and a new inode), so it is loaded as is and, unlike the published copy
+  // below, nothing else ever writes to it.
+  void* handle = dlopen(temp_object.c_str(), RTLD_NOW | RTLD_LOCAL);
+  unlink(temp_object.c_str());
+  if (handle == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "compiled kernel '", source_path, "' cannot be loaded: ", dlerror()));
+  }
+  std::string object_path = base + ".so";
+  auto loaded = std::make_shared<LoadedObject>(handle, object_path);
+
+  // Publish: the object first, then its sidecar, each written to a temporary
+  // file and renamed into place. A reader between the two sees a mismatch
+  // and compiles again, which is safe. Failing to publish only costs a later
+  // recompilation, so the loaded object is returned regardless.
+  if (WriteFileAtomically(object_path, *bytes).ok()) {
+    WriteFileAtomically(base + ".sha256", Sha256Hex(*bytes) + "\n")
+        .IgnoreError();
+  }
+  return loaded;
+}
+
+}  // namespace xtune::cpu

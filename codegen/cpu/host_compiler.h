@@ -1,0 +1,147 @@
+// Compiling generated C++ kernels into shared objects and loading them.
+//
+// The CPU backend emits one self-contained C++ translation unit per kernel
+// candidate; HostCompiler turns it into a loaded shared object. Objects are
+// kept in a content-addressed on-disk cache, so a source compiled once (in
+// this process or an earlier one) loads without running the compiler again:
+//
+//   <cache_dir>/kernels/<key>.so      the object
+//   <cache_dir>/kernels/<key>.sha256  hex SHA-256 of the object's bytes
+//   <cache_dir>/kernels/<key>.cc      the source, kept for debugging
+//
+// where <key> = Sha256Hex(identity() + "\n" + source) and identity() names
+// the compiler binary, its version and the flags. An object whose bytes no
+// longer match its sidecar (truncated, overwritten, half-copied) or that fails
+// to load is rebuilt. Several threads and processes may share one cache:
+// every file is written under a unique temporary name and renamed into place.
+// Objects are loaded from private copies, so no later change to the cache
+// files (even a damaging one) can affect code already loaded.
+#ifndef XTUNE_CODEGEN_CPU_HOST_COMPILER_H_
+#define XTUNE_CODEGEN_CPU_HOST_COMPILER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+
+namespace xtune::cpu {
+
+struct HostCompilerOptions {
+  // The C++ compiler: a path, or a name looked up on $PATH. Default "": $CXX
+  // when set and non-empty (taken as one program, not split on spaces),
+  // otherwise "c++".
+  std::string compiler;
+  // Every flag passed to the compiler, before "-o <object> <source>".
+  // Default: optimised, position-independent shared objects for this host.
+  std::vector<std::string> flags = {
+      "-O3",     "-march=native",   "-std=c++17",      "-fPIC",
+      "-shared", "-fno-math-errno", "-fno-exceptions", "-fno-rtti"};
+  // The cache root; objects go in <cache_dir>/kernels. Default "":
+  // $XTUNE_CACHE_DIR, else $XDG_CACHE_HOME/xtune, else $HOME/.cache/xtune.
+  // When it cannot be created or written, a private temporary directory
+  // (removed with the HostCompiler) is used instead, with one warning line on
+  // stderr.
+  std::string cache_dir;
+  // Limit for one compiler run (and for `<compiler> --version`). Default 120 s.
+  absl::Duration timeout = absl::Seconds(120);
+};
+
+// A loaded shared object. The object stays loaded while any shared_ptr to it
+// lives, independently of the HostCompiler that made it.
+//
+// Thread-safe: all members are const.
+class LoadedObject {
+ public:
+  // Takes ownership of `handle` from dlopen; `path` is reported by path().
+  LoadedObject(void* handle, std::string path);
+  // dlclose()s the handle.
+  ~LoadedObject();
+  LoadedObject(const LoadedObject&) = delete;
+  LoadedObject& operator=(const LoadedObject&) = delete;
+
+  // The address of the symbol `name` (an extern "C" name, for kernels), or
+  // nullptr when the object has no such symbol.
+  void* Symbol(const char* name) const;
+
+  // The cache path of the object (<kernel_dir>/<key>.so). The code was loaded
+  // from a private copy of it, so it never changes with that file.
+  const std::string& path() const { return path_; }
+
+ private:
+  void* handle_;
+  std::string path_;
+};
+
+class HostCompiler {
+ public:
+  // Resolves the compiler, reads its version and prepares the cache.
+  // Errors: Unavailable when the compiler cannot be found ("no C++ compiler:
+  // $CXX is unset and 'c++' is not on PATH", "$CXX='foo' not found",
+  // "compiler 'foo' not found"), when `<compiler> --version` fails, or when
+  // neither the cache nor a temporary directory is writable.
+  static absl::StatusOr<std::unique_ptr<HostCompiler>> Create(
+      HostCompilerOptions options);
+
+  // Removes the temporary cache, if one is used. Objects already loaded stay
+  // valid.
+  ~HostCompiler();
+  HostCompiler(const HostCompiler&) = delete;
+  HostCompiler& operator=(const HostCompiler&) = delete;
+
+  // Returns `source` compiled and loaded (RTLD_NOW | RTLD_LOCAL), from the
+  // cache when a sound object is there, otherwise by running the compiler.
+  // Errors: InvalidArgument("kernel compilation failed: <first 20 lines of
+  // compiler output>") when the compiler rejects the source, or when the
+  // object it produced cannot be loaded (e.g. an undefined symbol);
+  // DeadlineExceeded when the compiler runs past the timeout; Internal when
+  // the compiler crashes or cannot be run; Unavailable / PermissionDenied when
+  // cache files cannot be written.
+  //
+  // Thread-safe; concurrent calls, also for the same source and from other
+  // processes sharing the cache, are fine (the same source may then be
+  // compiled more than once).
+  absl::StatusOr<std::shared_ptr<LoadedObject>> CompileAndLoad(
+      absl::string_view source);
+
+  // The cache key prefix: a format version, the resolved compiler path, the
+  // first line of its --version output and the flags, one per line.
+  const std::string& identity() const { return identity_; }
+
+  // The folder holding the objects: <cache_dir>/kernels, or its temporary
+  // replacement.
+  const std::string& kernel_dir() const { return kernel_dir_; }
+
+  // How many times this HostCompiler has run the compiler on a kernel
+  // (cache misses, successful or not).
+  int64_t compilations() const { return compilations_.load(); }
+
+ private:
+  HostCompiler(std::string compiler_path, std::vector<std::string> flags,
+               absl::Duration timeout, std::string identity,
+               std::string kernel_dir, std::string temporary_cache);
+
+  // Loads <key>.so when it matches its sidecar; nullptr when it does not.
+  std::shared_ptr<LoadedObject> LoadCached(const std::string& key) const;
+  // dlopen()s a private copy of `bytes`; nullptr when that fails.
+  std::shared_ptr<LoadedObject> LoadPrivateCopy(
+      absl::string_view bytes, const std::string& reported_path) const;
+  absl::StatusOr<std::shared_ptr<LoadedObject>> Compile(
+      const std::string& key, absl::string_view source);
+
+  const std::string compiler_path_;
+  const std::vector<std::string> flags_;
+  const absl::Duration timeout_;
+  const std::string identity_;
+  const std::string kernel_dir_;
+  const std::string temporary_cache_;  // Empty when the real cache is used.
+  std::atomic<int64_t> compilations_{0};
+};
+
+}  // namespace xtune::cpu
+
+#endif  // XTUNE_CODEGEN_CPU_HOST_COMPILER_H_

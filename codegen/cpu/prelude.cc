@@ -1,0 +1,326 @@
+#include "codegen/cpu/prelude.h"
+
+namespace xtune::cpu {
+
+const char kKernelPrelude[] = R"cc(
+#include <stdint.h>
+#include <string.h>
+#include <math.h>
+#include <stdlib.h>
+
+// The ABI between the xtune runtime and a generated kernel.
+struct XtContext {
+  // Runs fn(arg, 0..n-1) on up to max_threads threads and returns when all
+  // are done.
+  void (*parallel_for)(void* pool, int64_t n, int64_t max_threads,
+                       void (*fn)(void*, int64_t), void* arg);
+  void* pool;
+  // cblas_sgemm with its enums passed as ints, and OpenBLAS's thread count
+  // (used by library candidates only).
+  void (*sgemm)(int order, int transa, int transb, int m, int n, int k,
+                float alpha, const float* a, int lda, const float* b, int ldb,
+                float beta, float* c, int ldc);
+  void (*set_blas_threads)(int);
+};
+
+#define XT_INLINE static inline __attribute__((always_inline))
+
+XT_INLINE float xt_h2f(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  uint32_t e = (h >> 10) & 0x1Fu, m = h & 0x3FFu, bits;
+  if (e == 0x1Fu) {
+    bits = sign | 0x7F800000u | (m << 13);
+  } else if (e != 0) {
+    bits = sign | ((e + 112u) << 23) | (m << 13);
+  } else if (m == 0) {
+    bits = sign;
+  } else {  // subnormal: m * 2^-24
+    float f = (float)m * 5.9604644775390625e-8f;
+    return sign ? -f : f;
+  }
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
+XT_INLINE uint16_t xt_f2h(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  x &= 0x7FFFFFFFu;
+  if (x > 0x7F800000u) return (uint16_t)(sign | 0x7E00u);  // NaN
+  if (x >= 0x477FF000u) return (uint16_t)(sign | 0x7C00u);  // overflow
+  if (x < 0x38800000u) {  // subnormal or zero in f16
+    float a;
+    memcpy(&a, &x, 4);
+    return (uint16_t)(sign | (uint32_t)nearbyintf(a * 16777216.0f));
+  }
+  uint32_t h = ((x >> 23) - 112u) << 10 | ((x >> 13) & 0x3FFu);
+  uint32_t rest = x & 0x1FFFu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
+  return (uint16_t)(sign | h);
+}
+
+XT_INLINE float xt_bf2f(uint16_t b) {
+  uint32_t bits = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
+XT_INLINE uint16_t xt_f2bf(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  if ((x & 0x7FFFFFFFu) > 0x7F800000u) return (uint16_t)((x >> 16) | 0x40u);
+  x += 0x7FFFu + ((x >> 16) & 1u);
+  return (uint16_t)(x >> 16);
+}
+
+// Scalar overloads of the helpers the math templates use.
+XT_INLINE float xt_splat(float, float v) { return v; }
+XT_INLINE int32_t xt_as_i(float x) { int32_t i; memcpy(&i, &x, 4); return i; }
+XT_INLINE float xt_as_f(int32_t i) { float x; memcpy(&x, &i, 4); return x; }
+XT_INLINE int32_t xt_cvt_i(float x) { return (int32_t)x; }
+XT_INLINE float xt_cvt_f(int32_t i) { return (float)i; }
+XT_INLINE float xt_sel(bool m, float a, float b) { return m ? a : b; }
+XT_INLINE float xt_rint(float x) { return __builtin_rintf(x); }
+XT_INLINE float xt_abs(float x) { return __builtin_fabsf(x); }
+XT_INLINE float xt_sqrt(float x) { return __builtin_sqrtf(x); }
+XT_INLINE float xt_floor(float x) { return __builtin_floorf(x); }
+XT_INLINE float xt_ceil(float x) { return __builtin_ceilf(x); }
+XT_INLINE float xt_round_afz(float x) { return __builtin_roundf(x); }
+XT_INLINE float xt_min(float a, float b) { return a != a || b != b ? a + b : (a < b ? a : b); }
+XT_INLINE float xt_max(float a, float b) { return a != a || b != b ? a + b : (a > b ? a : b); }
+XT_INLINE bool xt_isnan(float x) { return x != x; }
+XT_INLINE double xt_min(double a, double b) { return a != a || b != b ? a + b : (a < b ? a : b); }
+XT_INLINE double xt_max(double a, double b) { return a != a || b != b ? a + b : (a > b ? a : b); }
+
+// Integer semantics as XLA: division by zero gives -1 (unsigned: the
+// maximum), x % 0 gives x, INT_MIN / -1 gives INT_MIN.
+XT_INLINE int64_t xt_idiv(int64_t a, int64_t b, int64_t min, int is_unsigned,
+                          int64_t umax) {
+  if (b == 0) return is_unsigned ? umax : -1;
+  if (!is_unsigned && a == min && b == -1) return a;
+  return a / b;
+}
+XT_INLINE int64_t xt_irem(int64_t a, int64_t b, int64_t min, int is_unsigned) {
+  if (b == 0) return a;
+  if (!is_unsigned && a == min && b == -1) return 0;
+  return a % b;
+}
+XT_INLINE int64_t xt_ipow(int64_t a, int64_t b) {
+  if (b < 0) return a == 1 ? 1 : 0;
+  uint64_t r = 1, base = (uint64_t)a;
+  for (uint64_t e = (uint64_t)b; e; e >>= 1) {
+    if (e & 1) r *= base;
+    base *= base;
+  }
+  return (int64_t)r;
+}
+// Saturating float -> integer conversion; NaN gives 0.
+XT_INLINE int64_t xt_f2i(double v, int64_t lo, int64_t hi) {
+  if (v != v) return 0;
+  if (v <= (double)lo) return lo;
+  if (v >= (double)hi) return hi;
+  return (int64_t)v;
+}
+XT_INLINE int64_t xt_total_key(double v) {
+  int64_t bits;
+  memcpy(&bits, &v, 8);
+  return bits < 0 ? bits ^ INT64_MAX : bits;
+}
+XT_INLINE float xt_round_h(float x) { return xt_h2f(xt_f2h(x)); }
+XT_INLINE float xt_round_bf(float x) { return xt_bf2f(xt_f2bf(x)); }
+)cc";
+
+const char kKernelMath[] = R"cc(
+// exp: Cody-Waite reduction to |r| <= ln2/2, degree-7 Taylor, scale by 2^n.
+template <typename F>
+XT_INLINE F xt_exp(F x) {
+  F xc = xt_min(xt_max(x, xt_splat(x, -104.0f)), xt_splat(x, 88.8f));
+  F n = xt_rint(xc * 1.44269504088896341f);
+  F r = xc - n * 0.693145751953125f;
+  r = r - n * 1.42860682030941723212e-6f;
+  F p = xt_splat(x, 1.0f / 5040.0f);
+  p = p * r + 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  // 2^n in two halves so n down to -150 (subnormal results) stays exact.
+  auto ni = xt_cvt_i(n);
+  auto half = ni >> 1;
+  F s1 = xt_as_f((half + 127) << 23);
+  F s2 = xt_as_f((ni - half + 127) << 23);
+  F y = p * s1 * s2;
+  y = xt_sel(x > 88.72283935546875f, xt_splat(x, __builtin_inff()), y);
+  y = xt_sel(x < -103.97f, xt_splat(x, 0.0f), y);
+  return xt_sel(xt_isnan(x), x, y);
+}
+
+// log: x = m * 2^e with m in [sqrt(1/2), sqrt(2)); log(m) = 2 atanh(s).
+template <typename F>
+XT_INLINE F xt_log(F x) {
+  auto is_sub = x < 1.17549435e-38f;
+  F xs = xt_sel(is_sub, x * 8388608.0f, x);  // 2^23
+  auto bits = xt_as_i(xs);
+  auto e = ((bits >> 23) & 0xFF) - 127;
+  F m = xt_as_f((bits & 0x007FFFFF) | 0x3F800000);  // [1, 2)
+  auto big = m > 1.41421356237f;
+  m = xt_sel(big, m * 0.5f, m);
+  F ef = xt_cvt_f(e) + xt_sel(big, xt_splat(x, 1.0f), xt_splat(x, 0.0f)) -
+         xt_sel(is_sub, xt_splat(x, 23.0f), xt_splat(x, 0.0f));
+  F s = (m - 1.0f) / (m + 1.0f);
+  F s2 = s * s;
+  F p = xt_splat(x, 2.0f / 11.0f);
+  p = p * s2 + 2.0f / 9.0f;
+  p = p * s2 + 2.0f / 7.0f;
+  p = p * s2 + 2.0f / 5.0f;
+  p = p * s2 + 2.0f / 3.0f;
+  p = p * s2 + 2.0f;
+  F y = p * s + ef * 0.693147180559945309f;
+  y = xt_sel(x == 0.0f, xt_splat(x, -__builtin_inff()), y);
+  y = xt_sel(x < 0.0f, xt_splat(x, __builtin_nanf("")), y);
+  y = xt_sel(x == __builtin_inff(), x, y);
+  return xt_sel(xt_isnan(x), x, y);
+}
+
+template <typename F>
+XT_INLINE F xt_expm1(F x) {
+  F p = xt_splat(x, 1.0f / 362880.0f);
+  p = p * x + 1.0f / 40320.0f;
+  p = p * x + 1.0f / 5040.0f;
+  p = p * x + 1.0f / 720.0f;
+  p = p * x + 1.0f / 120.0f;
+  p = p * x + 1.0f / 24.0f;
+  p = p * x + 1.0f / 6.0f;
+  p = p * x + 0.5f;
+  p = p * x * x + x;
+  return xt_sel(xt_abs(x) < 0.5f, p, xt_exp(x) - 1.0f);
+}
+
+template <typename F>
+XT_INLINE F xt_log1p(F x) {
+  F u = x + 1.0f;
+  // log(u) * x / (u - 1) corrects the rounding of 1 + x (Goldberg).
+  F d = u - 1.0f;
+  F y = xt_log(u) * (x / xt_sel(d == 0.0f, xt_splat(x, 1.0f), d));
+  y = xt_sel(d == 0.0f, x, y);
+  return xt_sel(u == __builtin_inff(), u, y);
+}
+
+template <typename F>
+XT_INLINE F xt_tanh(F x) {
+  F a = xt_abs(x);
+  F e = xt_expm1(xt_min(a, xt_splat(x, 20.0f)) * 2.0f);
+  F t = e / (e + 2.0f);
+  t = xt_sel(a >= 20.0f, xt_splat(x, 1.0f), t);
+  t = xt_sel(x < 0.0f, -t, t);
+  return xt_sel(xt_isnan(x), x, t);
+}
+
+template <typename F>
+XT_INLINE F xt_logistic(F x) {
+  return 1.0f / (1.0f + xt_exp(-x));
+}
+
+// erf: Abramowitz & Stegun 7.1.26 refined (|error| < 1.5e-7), odd.
+template <typename F>
+XT_INLINE F xt_erf(F x) {
+  F a = xt_abs(x);
+  F t = 1.0f / (1.0f + 0.3275911f * a);
+  F p = xt_splat(x, 1.061405429f);
+  p = p * t - 1.453152027f;
+  p = p * t + 1.421413741f;
+  p = p * t - 0.284496736f;
+  p = p * t + 0.254829592f;
+  F y = 1.0f - p * t * xt_exp(-a * a);
+  // Near zero the formula loses relative accuracy: use the series.
+  F x2 = x * x;
+  F small = x * (1.1283791670955126f + x2 * (-0.37612638903183754f +
+                                              x2 * 0.11283791670955126f));
+  y = xt_sel(x < 0.0f, -y, y);
+  return xt_sel(a < 0.01f, small, y);
+}
+
+// sin/cos: reduction by pi/2 (three-part Cody-Waite), polynomials on
+// [-pi/4, pi/4], quadrant selection.
+template <typename F>
+XT_INLINE F xt_sincos(F x, int cosine) {
+  F q = xt_rint(x * 0.636619772367581343f);
+  F r = x - q * 1.5703125f;
+  r = r - q * 4.83751296997070312e-4f;
+  r = r - q * 7.54978995489188216e-8f;
+  auto qi = xt_cvt_i(q) + cosine;
+  F r2 = r * r;
+  F s = r + r * r2 * (-1.6666654611e-1f +
+                      r2 * (8.3321608736e-3f + r2 * -1.9515295891e-4f));
+  F c = 1.0f - 0.5f * r2 +
+        r2 * r2 * (4.166664568298827e-2f +
+                   r2 * (-1.388731625493765e-3f + r2 * 2.443315711809948e-5f));
+  F y = xt_sel((qi & 1) != 0, c, s);
+  y = xt_sel((qi & 2) != 0, -y, y);
+  return y;
+}
+template <typename F> XT_INLINE F xt_sin(F x) { return xt_sincos(x, 0); }
+template <typename F> XT_INLINE F xt_cos(F x) { return xt_sincos(x, 1); }
+)cc";
+
+const char* VectorHelpers() {
+  return R"cc(
+typedef float xt_vf __attribute__((vector_size(XT_W * 4)));
+typedef int32_t xt_vi __attribute__((vector_size(XT_W * 4)));
+typedef uint32_t xt_vu __attribute__((vector_size(XT_W * 4)));
+typedef uint16_t xt_vu16 __attribute__((vector_size(XT_W * 2)));
+XT_INLINE xt_vf xt_splat(xt_vf, float v) { return (xt_vf){} + v; }
+XT_INLINE xt_vf xt_vsplat(float v) { return (xt_vf){} + v; }
+XT_INLINE xt_vi xt_as_i(xt_vf x) { return (xt_vi)x; }
+XT_INLINE xt_vf xt_as_f(xt_vi i) { return (xt_vf)i; }
+XT_INLINE xt_vi xt_cvt_i(xt_vf x) { return __builtin_convertvector(x, xt_vi); }
+XT_INLINE xt_vf xt_cvt_f(xt_vi i) { return __builtin_convertvector(i, xt_vf); }
+XT_INLINE xt_vf xt_sel(xt_vi m, xt_vf a, xt_vf b) { return m ? a : b; }
+XT_INLINE xt_vi xt_isnan(xt_vf x) { return x != x; }
+XT_INLINE xt_vf xt_min(xt_vf a, xt_vf b) {
+  xt_vf m = a < b ? a : b;
+  return (a != a) | (b != b) ? a + b : m;
+}
+XT_INLINE xt_vf xt_max(xt_vf a, xt_vf b) {
+  xt_vf m = a > b ? a : b;
+  return (a != a) | (b != b) ? a + b : m;
+}
+#define XT_LANEWISE(name, fn)                       \
+  XT_INLINE xt_vf name(xt_vf x) {                   \
+    xt_vf r;                                        \
+    for (int l = 0; l < XT_W; ++l) r[l] = fn(x[l]); \
+    return r;                                       \
+  }
+XT_LANEWISE(xt_rint, __builtin_rintf)
+XT_LANEWISE(xt_abs, __builtin_fabsf)
+XT_LANEWISE(xt_sqrt, __builtin_sqrtf)
+XT_LANEWISE(xt_floor, __builtin_floorf)
+XT_LANEWISE(xt_ceil, __builtin_ceilf)
+XT_LANEWISE(xt_round_afz, __builtin_roundf)
+XT_INLINE xt_vf xt_load(const float* p) { xt_vf v; memcpy(&v, p, sizeof v); return v; }
+XT_INLINE void xt_store(float* p, xt_vf v) { memcpy(p, &v, sizeof v); }
+XT_INLINE xt_vf xt_load_h(const uint16_t* p) {
+  xt_vf v;
+  for (int l = 0; l < XT_W; ++l) v[l] = xt_h2f(p[l]);
+  return v;
+}
+XT_INLINE void xt_store_h(uint16_t* p, xt_vf v) {
+  for (int l = 0; l < XT_W; ++l) p[l] = xt_f2h(v[l]);
+}
+XT_INLINE xt_vf xt_load_bf(const uint16_t* p) {
+  xt_vu16 h;
+  memcpy(&h, p, sizeof h);
+  return (xt_vf)(__builtin_convertvector(h, xt_vu) << 16);
+}
+XT_INLINE void xt_store_bf(uint16_t* p, xt_vf v) {
+  for (int l = 0; l < XT_W; ++l) p[l] = xt_f2bf(v[l]);
+}
+)cc";
+}
+
+}  // namespace xtune::cpu

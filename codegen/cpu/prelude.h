@@ -1,0 +1,25 @@
+// The C++ text every generated CPU kernel starts with: the kernel ABI
+// (XtContext), f16/bf16 conversions, and math functions written so that they
+// work on scalars and on GCC vector types alike (exp, log, tanh, erf, ...),
+// which keeps transcendental-heavy fusions vectorized.
+#ifndef XTUNE_CODEGEN_CPU_PRELUDE_H_
+#define XTUNE_CODEGEN_CPU_PRELUDE_H_
+
+namespace xtune::cpu {
+
+// Everything up to (not including) the vector typedefs of a kernel.
+extern const char kKernelPrelude[];
+
+// Vector helpers for `W` float lanes: the typedefs xt_vf (float), xt_vi
+// (int32 masks), xt_vu16 and the overloads the math templates need.
+// Returns the text to append after kKernelPrelude.
+const char* VectorHelpers();
+
+// Math templates instantiable on float and on xt_vf; append after
+// VectorHelpers() (or right after the prelude for scalar-only kernels,
+// where they are instantiated on float only).
+extern const char kKernelMath[];
+
+}  // namespace xtune::cpu
+
+#endif  // XTUNE_CODEGEN_CPU_PRELUDE_H_

@@ -1,0 +1,112 @@
+#include "fusion/flatten.h"
+
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "ir/clone.h"
+
+namespace xtune {
+namespace {
+
+class Flattener {
+ public:
+  explicit Flattener(Computation* out) : out_(out) {}
+
+  // Copies `c` into out_ with its parameters bound to `args`; returns the
+  // value of its root.
+  Instruction* Inline(const Computation& c, const std::vector<Instruction*>& args,
+                      const std::string& prefix) {
+    absl::flat_hash_map<const Instruction*, Instruction*> value;
+    for (const auto& owned : c.instructions()) {
+      const Instruction* inst = owned.get();
+      std::vector<Instruction*> operands;
+      for (const Instruction* op : inst->operands()) operands.push_back(value[op]);
+      switch (inst->opcode()) {
+        case Opcode::kParameter:
+          if (!args.empty()) {
+            value[inst] = args[inst->attrs().parameter_number];
+            continue;
+          }
+          break;
+        case Opcode::kCall:
+          value[inst] = Inline(*inst->called_computations()[0], operands,
+                               absl::StrCat(prefix, inst->name(), "."));
+          continue;
+        case Opcode::kAllReduce:
+          // One replica: the identity.
+          if (operands.size() == 1) {
+            value[inst] = operands[0];
+          } else {
+            value[inst] = Add(*inst, prefix, operands, /*as_tuple=*/true);
+          }
+          continue;
+        default:
+          break;
+      }
+      value[inst] = Add(*inst, prefix, operands, false);
+    }
+    return value[c.root()];
+  }
+
+ private:
+  Instruction* Add(const Instruction& inst, const std::string& prefix,
+                   const std::vector<Instruction*>& operands, bool as_tuple) {
+    std::string name = prefix + inst.name();
+    while (out_->FindInstruction(name) != nullptr) name += "_";
+    std::unique_ptr<Instruction> copy;
+    if (as_tuple) {
+      copy = std::make_unique<Instruction>(name, Opcode::kTuple, inst.shape());
+      copy->set_location(inst.location());
+      for (Instruction* op : operands) copy->AppendOperand(op);
+    } else {
+      copy = CloneInstruction(inst, name, operands,
+                              [](const Computation* c) {
+                                return const_cast<Computation*>(c);
+                              });
+    }
+    return out_->AddInstruction(std::move(copy));
+  }
+
+  Computation* out_;
+};
+
+}  // namespace
+
+Computation* FlattenEntry(const Module& src, Module* scratch) {
+  // First pass: inline everything into a temporary computation.
+  auto full = std::make_unique<Computation>(src.entry()->name());
+  Flattener flattener(full.get());
+  Instruction* root = flattener.Inline(*src.entry(), {}, "");
+  // Second pass: keep what the root uses, and every parameter.
+  absl::flat_hash_set<const Instruction*> live;
+  std::vector<const Instruction*> stack = {root};
+  while (!stack.empty()) {
+    const Instruction* i = stack.back();
+    stack.pop_back();
+    if (!live.insert(i).second) continue;
+    for (const Instruction* op : i->operands()) stack.push_back(op);
+  }
+  auto flat = std::make_unique<Computation>(src.entry()->name());
+  absl::flat_hash_map<const Instruction*, Instruction*> mapped;
+  std::vector<Instruction*> params(src.entry()->parameter_count(), nullptr);
+  for (const auto& owned : full->instructions()) {
+    const Instruction* inst = owned.get();
+    if (!live.contains(inst) && inst->opcode() != Opcode::kParameter) continue;
+    std::vector<Instruction*> operands;
+    for (const Instruction* op : inst->operands()) operands.push_back(mapped[op]);
+    Instruction* copy = flat->AddInstruction(CloneInstruction(
+        *inst, inst->name(), operands,
+        [](const Computation* c) { return const_cast<Computation*>(c); }));
+    mapped[inst] = copy;
+    if (inst->opcode() == Opcode::kParameter) {
+      params[inst->attrs().parameter_number] = copy;
+    }
+  }
+  flat->set_parameters(std::move(params));
+  flat->set_root(mapped[root]);
+  return scratch->AddComputation(std::move(flat));
+}
+
+}  // namespace xtune

@@ -1,0 +1,51 @@
+// The fusion pass: turns a module into one whose entry computation holds
+// only parameters, constants, tuples, get-tuple-elements and `fusion`
+// instructions, each calling a fused computation that one kernel computes
+// (DESIGN §5):
+//
+//  - gemm fusion (kind=kCustom, backend kind __triton_gemm): one dot, the
+//    cheap producers of each operand (convert, bitcast, reshape, transpose,
+//    broadcast, copy) and the elementwise epilogue consuming its result
+//    (bias add, scale, activation, convert), with broadcasts of parameters
+//    and constants pulled in.
+//  - reduction fusion (kind=kInput): a reduce with its elementwise
+//    producers. A reduce over the minor (row) dimensions also takes its
+//    epilogue: elementwise ops on the rows, broadcasts of the row results
+//    back over the rows, and further reductions of the same rows — so
+//    softmax and layer norm become one fusion each.
+//  - loop fusion (kind=kLoop): everything else — elementwise ops, broadcasts,
+//    reshapes, transposes, slices, pads, concatenations...
+//
+// `call`s are inlined first and single-replica all-reduces dropped. Fusion
+// instructions already present (XLA's optimized dumps) are kept as they are.
+// Every fusion has exactly one output. Thread-safe (no shared state).
+#ifndef XTUNE_FUSION_FUSION_PASS_H_
+#define XTUNE_FUSION_FUSION_PASS_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "ir/module.h"
+
+namespace xtune {
+
+enum class FusionKind {
+  kGemm,       // kCustom, "__triton_gemm": a dot with producers and epilogue
+  kReduction,  // kInput: reductions with producers (and row epilogues)
+  kLoop,       // kLoop: elementwise and data movement
+};
+
+absl::string_view FusionKindName(FusionKind kind);  // "gemm", ...
+
+// What kind of kernel a fusion instruction needs, from its fused computation
+// (a dot makes it gemm, else a reduce makes it a reduction, else loop), so
+// fusions from XLA's dumps classify the same way as xtune's own.
+FusionKind ClassifyFusion(const Instruction& fusion);
+
+// Returns the fused module. The input must be verified; the output verifies.
+// Errors: InvalidArgument when the module has no entry.
+absl::StatusOr<std::unique_ptr<Module>> FuseModule(const Module& module);
+
+}  // namespace xtune
+
+#endif  // XTUNE_FUSION_FUSION_PASS_H_

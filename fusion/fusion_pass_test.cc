@@ -1,0 +1,202 @@
+#include "fusion/fusion_pass.h"
+
+#include <filesystem>
+
+#include "eval/evaluator.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/verifier.h"
+#include "runtime/random_inputs.h"
+#include "util/status_matchers.h"
+
+namespace xtune {
+namespace {
+
+using ::testing::ElementsAre;
+using ::xtune::testing::IsOk;
+
+std::unique_ptr<Module> Parse(const std::string& text) {
+  absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(text, "t.hlo");
+  EXPECT_THAT(m, IsOk());
+  return m.ok() ? std::move(*m) : nullptr;
+}
+
+std::unique_ptr<Module> Fuse(const Module& m) {
+  absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(m);
+  EXPECT_THAT(fused, IsOk());
+  if (!fused.ok()) return nullptr;
+  EXPECT_THAT(VerifyModule(**fused), IsOk()) << ToString(**fused);
+  return std::move(*fused);
+}
+
+// "kind:root-opcode" of each fusion in the entry, in order.
+std::vector<std::string> Summary(const Module& m) {
+  std::vector<std::string> out;
+  for (const auto& i : m.entry()->instructions()) {
+    if (i->opcode() != Opcode::kFusion) continue;
+    out.push_back(std::string(FusionKindName(ClassifyFusion(*i))) + ":" +
+                  std::string(OpcodeName(
+                      i->called_computations()[0]->root()->opcode())));
+  }
+  return out;
+}
+
+int64_t CountOps(const Module& m, const std::string& fusion, Opcode op) {
+  const Instruction* f = m.entry()->FindInstruction(fusion);
+  if (f == nullptr) return -1;
+  int64_t n = 0;
+  for (const auto& i : f->called_computations()[0]->instructions()) {
+    n += i->opcode() == op;
+  }
+  return n;
+}
+
+std::string Example(const std::string& name) {
+  return std::string(XTUNE_SOURCE_DIR) + "/examples/" + name;
+}
+
+TEST(FusionPassTest, MlpIsTwoGemmFusionsWithEpilogues) {
+  auto m = ParseModuleFile(Example("mlp.hlo"));
+  ASSERT_THAT(m, IsOk());
+  auto fused = Fuse(**m);
+  ASSERT_NE(fused, nullptr);
+  EXPECT_THAT(Summary(*fused), ElementsAre("gemm:multiply", "gemm:add"));
+  // The whole GELU sits in the first gemm's epilogue, the bias broadcast
+  // too, so the bias vector is a fusion parameter.
+  EXPECT_EQ(CountOps(*fused, "gemm_fusion", Opcode::kTanh), 1);
+  EXPECT_EQ(CountOps(*fused, "gemm_fusion", Opcode::kBroadcast), 5);
+  const Instruction* g = fused->entry()->FindInstruction("gemm_fusion");
+  EXPECT_EQ(g->attrs().fusion_kind, "kCustom");
+  EXPECT_EQ(g->attrs().backend_config,
+            R"({"fusion_backend_config":{"kind":"__triton_gemm"}})");
+  EXPECT_EQ(g->operand_count(), 3);  // x, w1, b1
+  EXPECT_EQ(g->operand(2)->shape().ToString(false), "f32[512]");
+}
+
+TEST(FusionPassTest, SoftmaxAndLayerNormAreOneFusionEach) {
+  auto att = ParseModuleFile(Example("attention.hlo"));
+  ASSERT_THAT(att, IsOk());
+  auto fused = Fuse(**att);
+  ASSERT_NE(fused, nullptr);
+  EXPECT_THAT(Summary(*fused),
+              ElementsAre("gemm:divide", "reduction:divide", "gemm:dot"));
+  EXPECT_EQ(CountOps(*fused, "reduce_fusion", Opcode::kReduce), 2);
+
+  auto ln = ParseModuleFile(Example("layer_norm.hlo"));
+  ASSERT_THAT(ln, IsOk());
+  auto fused_ln = Fuse(**ln);
+  ASSERT_NE(fused_ln, nullptr);
+  EXPECT_THAT(Summary(*fused_ln), ElementsAre("reduction:add"));
+  EXPECT_EQ(CountOps(*fused_ln, "reduce_fusion", Opcode::kReduce), 2);
+}
+
+TEST(FusionPassTest, ExistingFusionsAreKept) {
+  auto m = ParseModuleFile(std::string(XTUNE_SOURCE_DIR) +
+                           "/tests/data/single_gemm_fusion.hlo");
+  ASSERT_THAT(m, IsOk());
+  auto fused = Fuse(**m);
+  ASSERT_NE(fused, nullptr);
+  ASSERT_EQ(fused->entry()->instructions().size(), 3u);
+  const Instruction* f = fused->entry()->root();
+  EXPECT_EQ(f->name(), "f");
+  EXPECT_EQ(f->attrs().fusion_kind, "kCustom");
+  EXPECT_EQ(ClassifyFusion(*f), FusionKind::kGemm);
+}
+
+TEST(FusionPassTest, CallsAreInlinedAndOutputsAreSingle) {
+  auto m = Parse(R"hlo(HloModule m
+sq {
+  a = f32[8] parameter(0)
+  ROOT m = f32[8] multiply(a, a)
+}
+ENTRY e {
+  x = f32[8] parameter(0)
+  c = f32[8] call(x), to_apply=sq
+  n = f32[8] negate(c)
+  e = f32[8] exponential(c)
+  ROOT t = (f32[8], f32[8]) tuple(n, e)
+})hlo");
+  ASSERT_NE(m, nullptr);
+  auto fused = Fuse(*m);
+  ASSERT_NE(fused, nullptr);
+  // c has two users in different fusions, so it is its own fusion.
+  EXPECT_THAT(Summary(*fused),
+              ElementsAre("loop:multiply", "loop:negate", "loop:exponential"));
+}
+
+TEST(FusionPassTest, GemmOperandProducersAndResidualEpilogue) {
+  auto m = Parse(R"hlo(HloModule m
+ENTRY e {
+  a = s8[16,32] parameter(0)
+  b = f32[16,32] parameter(1)
+  r = f32[32,32] parameter(2)
+  ca = f32[16,32] convert(a)
+  t = f32[32,16] transpose(ca), dimensions={1,0}
+  d = f32[32,32] dot(t, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  s = f32[32,32] add(d, r)
+  z = f32[] constant(0)
+  zb = f32[32,32] broadcast(z), dimensions={}
+  ROOT y = f32[32,32] maximum(s, zb)
+})hlo");
+  ASSERT_NE(m, nullptr);
+  auto fused = Fuse(*m);
+  ASSERT_NE(fused, nullptr);
+  EXPECT_THAT(Summary(*fused), ElementsAre("gemm:maximum"));
+  const Instruction* g = fused->entry()->root();
+  // a (s8, converted and transposed inside), b, and the residual r.
+  ASSERT_EQ(g->operand_count(), 3);
+  EXPECT_EQ(g->operand(0)->name(), "a");
+  EXPECT_EQ(CountOps(*fused, "gemm_fusion", Opcode::kConvert), 1);
+  EXPECT_EQ(CountOps(*fused, "gemm_fusion", Opcode::kTranspose), 1);
+}
+
+// The fused module computes exactly what the original does.
+class FusionEquivalenceTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FusionEquivalenceTest, FusedModuleEvaluatesTheSame) {
+  auto m = ParseModuleFile(GetParam());
+  ASSERT_THAT(m, IsOk());
+  auto fused = Fuse(**m);
+  ASSERT_NE(fused, nullptr);
+  std::vector<Literal> args = RandomArguments(**m, 7);
+  absl::StatusOr<Literal> want = Evaluate(**m, args);
+  absl::StatusOr<Literal> got = Evaluate(*fused, args);
+  ASSERT_THAT(want, IsOk());
+  ASSERT_THAT(got, IsOk());
+  EXPECT_TRUE(*want == *got) << ToString(*fused);
+}
+
+std::vector<std::string> AllModules() {
+  std::vector<std::string> files;
+  for (const char* dir : {"/examples", "/tests/data", "/tests/numpy/cases",
+                          "/tests/golden"}) {
+    std::string path = std::string(XTUNE_SOURCE_DIR) + dir;
+    if (!std::filesystem::exists(path)) continue;
+    for (const auto& e : std::filesystem::directory_iterator(path)) {
+      std::string p = e.path().string();
+      if (e.path().extension() == ".hlo" &&
+          p.find(".fused.hlo") == std::string::npos) {
+        files.push_back(p);
+      }
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Modules, FusionEquivalenceTest, ::testing::ValuesIn(AllModules()),
+    [](const ::testing::TestParamInfo<std::string>& info) {
+      std::string name = std::filesystem::path(info.param).parent_path()
+                             .filename().string() + "_" +
+                         std::filesystem::path(info.param).stem().string();
+      for (char& c : name) {
+        if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+      }
+      return name;
+    });
+
+}  // namespace
+}  // namespace xtune

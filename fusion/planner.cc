@@ -1,0 +1,391 @@
+#include "fusion/planner.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace xtune {
+namespace {
+
+bool IsEntryOnly(Opcode op) {
+  return op == Opcode::kParameter || op == Opcode::kTuple ||
+         op == Opcode::kGetTupleElement || op == Opcode::kFusion ||
+         op == Opcode::kConstant;
+}
+
+bool IsCheapToDuplicate(const Instruction& i) {
+  return i.opcode() == Opcode::kConstant || i.opcode() == Opcode::kIota ||
+         i.opcode() == Opcode::kBroadcast;
+}
+
+bool IsGemmProducer(Opcode op) {
+  return op == Opcode::kConvert || op == Opcode::kBitcast ||
+         op == Opcode::kReshape || op == Opcode::kTranspose ||
+         op == Opcode::kBroadcast || op == Opcode::kCopy;
+}
+
+class Planner {
+ public:
+  explicit Planner(const Computation& flat) : flat_(flat) {
+    int p = 0;
+    for (const auto& i : flat.instructions()) pos_[i.get()] = p++;
+  }
+
+  std::vector<FusionGroup> Run() {
+    for (const auto& owned : flat_.instructions()) {
+      if (owned->opcode() == Opcode::kDot && !Owned(owned.get())) {
+        PlanGemm(owned.get());
+      }
+    }
+    for (const auto& owned : flat_.instructions()) {
+      if (owned->opcode() == Opcode::kReduce && !Owned(owned.get())) {
+        PlanReduction(owned.get());
+      }
+    }
+    PlanLoops();
+    // Definition order of roots keeps the entry topologically sorted.
+    std::sort(groups_.begin(), groups_.end(),
+              [&](const FusionGroup& a, const FusionGroup& b) {
+                return pos_[a.root()] < pos_[b.root()];
+              });
+    return std::move(groups_);
+  }
+
+ private:
+  // A group under construction.
+  struct Draft {
+    FusionKind kind;
+    std::vector<const Instruction*> added;  // exclusive members, in order
+    absl::flat_hash_set<const Instruction*> members;
+    absl::flat_hash_set<const Instruction*> duplicated;
+    bool Has(const Instruction* i) const {
+      return members.contains(i) || duplicated.contains(i);
+    }
+  };
+
+  bool Owned(const Instruction* i) const { return owner_.contains(i); }
+
+  // Whether `x` is computed (transitively) from any exclusive member of d.
+  bool DependsOn(const Instruction* x, const Draft& d) {
+    int first = INT32_MAX;
+    for (const Instruction* m : d.added) first = std::min(first, pos_[m]);
+    std::vector<const Instruction*> stack = {x};
+    absl::flat_hash_set<const Instruction*> seen;
+    while (!stack.empty()) {
+      const Instruction* i = stack.back();
+      stack.pop_back();
+      if (pos_[i] < first || !seen.insert(i).second) continue;
+      if (d.members.contains(i)) return true;
+      for (const Instruction* op : i->operands()) stack.push_back(op);
+    }
+    return false;
+  }
+
+  // An operand of a new member that is not a member: fine when it does not
+  // depend on the group (it becomes a fusion parameter), or when it is a
+  // cheap instruction whose own operands qualify (it is copied in).
+  bool AcceptExternal(const Instruction* x, Draft& d,
+                      std::vector<const Instruction*>* to_duplicate) {
+    if (d.Has(x)) return true;
+    if (IsCheapToDuplicate(*x) && x->opcode() != Opcode::kConstant) {
+      for (const Instruction* op : x->operands()) {
+        if (!AcceptExternal(op, d, to_duplicate)) return false;
+      }
+      to_duplicate->push_back(x);
+      return true;
+    }
+    if (x->opcode() == Opcode::kConstant) {
+      to_duplicate->push_back(x);
+      return true;
+    }
+    return !DependsOn(x, d);
+  }
+
+  // Adds `u` as an exclusive member if all its other operands are accepted.
+  bool TryAdd(const Instruction* u, Draft& d) {
+    std::vector<const Instruction*> dup;
+    for (const Instruction* op : u->operands()) {
+      if (d.members.contains(op)) continue;
+      if (!AcceptExternal(op, d, &dup)) return false;
+    }
+    for (const Instruction* x : dup) d.duplicated.insert(x);
+    d.added.push_back(u);
+    d.members.insert(u);
+    return true;
+  }
+
+  // Members with a user outside the group, or the computation root.
+  std::vector<const Instruction*> Outputs(const Draft& d) const {
+    std::vector<const Instruction*> outs;
+    for (const Instruction* m : d.added) {
+      bool external = m == flat_.root();
+      for (const Instruction* u : m->users()) {
+        if (!d.members.contains(u)) external = true;
+      }
+      if (external) outs.push_back(m);
+    }
+    return outs;
+  }
+
+  // Drops the latest members until one output remains (never `core`).
+  void TrimToSingleOutput(Draft& d, const Instruction* core) {
+    while (Outputs(d).size() > 1 && d.added.back() != core) {
+      d.members.erase(d.added.back());
+      d.added.pop_back();
+    }
+    // Duplicates no member uses any more are dropped.
+    absl::flat_hash_set<const Instruction*> needed;
+    std::function<void(const Instruction*)> mark = [&](const Instruction* i) {
+      for (const Instruction* op : i->operands()) {
+        if (d.duplicated.contains(op) && needed.insert(op).second) mark(op);
+      }
+    };
+    for (const Instruction* m : d.added) mark(m);
+    d.duplicated = needed;
+  }
+
+  void Commit(Draft& d) {
+    FusionGroup g;
+    g.kind = d.kind;
+    g.members = d.added;
+    std::sort(g.members.begin(), g.members.end(),
+              [&](const Instruction* a, const Instruction* b) {
+                return pos_[a] < pos_[b];
+              });
+    g.duplicated = d.duplicated;
+    for (const Instruction* m : g.members) owner_[m] = groups_.size();
+    groups_.push_back(std::move(g));
+  }
+
+  // Grows `d` with consumers of its members accepted by `allowed`, in
+  // definition order, until nothing more can be added.
+  void GrowConsumers(Draft& d,
+                     const std::function<bool(const Instruction*)>& allowed) {
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (const auto& owned : flat_.instructions()) {
+        const Instruction* u = owned.get();
+        if (d.members.contains(u) || Owned(u) || IsEntryOnly(u->opcode())) {
+          continue;
+        }
+        bool uses_member = false;
+        for (const Instruction* op : u->operands()) {
+          uses_member |= d.members.contains(op);
+        }
+        if (uses_member && allowed(u) && TryAdd(u, d)) changed = true;
+      }
+    }
+  }
+
+  void PlanGemm(const Instruction* dot) {
+    Draft d{FusionKind::kGemm};
+    d.added.push_back(dot);
+    d.members.insert(dot);
+    // Operand producers: chains of cheap single-user ops.
+    for (const Instruction* o : dot->operands()) {
+      const Instruction* consumer = dot;
+      while (IsGemmProducer(o->opcode()) && !Owned(o) &&
+             o->users().size() == 1 && o->users()[0] == consumer &&
+             o != flat_.root()) {
+        d.added.push_back(o);
+        d.members.insert(o);
+        consumer = o;
+        o = o->operand(0);
+      }
+    }
+    // Epilogue: elementwise ops over the dot's result.
+    const std::vector<int64_t>& dims = dot->shape().dims();
+    GrowConsumers(d, [&](const Instruction* u) {
+      return IsElementwise(u->opcode()) && u->shape().IsArray() &&
+             u->shape().dims() == dims;
+    });
+    TrimToSingleOutput(d, dot);
+    Commit(d);
+  }
+
+  // Reduce `r` reduces its (default-layout) input's minor dimensions.
+  static bool IsRowReduce(const Instruction* r) {
+    const Shape& in = r->operand(0)->shape();
+    if (!in.HasDefaultLayout()) return false;
+    std::vector<int64_t> dims = r->attrs().dimensions;
+    std::sort(dims.begin(), dims.end());
+    if (dims.empty()) return false;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] != in.rank() - static_cast<int64_t>(dims.size()) +
+                         static_cast<int64_t>(i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  void PlanReduction(const Instruction* r) {
+    Draft d{FusionKind::kReduction};
+    d.added.push_back(r);
+    d.members.insert(r);
+    int64_t n = r->operand_count() / 2;
+    for (int64_t i = n; i < 2 * n; ++i) {
+      std::vector<const Instruction*> dup;
+      if (AcceptExternal(r->operand(i), d, &dup)) {
+        for (const Instruction* x : dup) d.duplicated.insert(x);
+      }
+    }
+    // Producers: elementwise ops over the reduced input, used only here.
+    const std::vector<int64_t>& in_dims = r->operand(0)->shape().dims();
+    AddProducers(d, r, in_dims, n);
+    if (n == 1 && IsRowReduce(r)) GrowRowEpilogue(d, r);
+    TrimToSingleOutput(d, r);
+    Commit(d);
+  }
+
+  // Pulls single-user elementwise producers of the first `count` operands of
+  // `consumer` (and theirs, recursively) into d.
+  void AddProducers(Draft& d, const Instruction* consumer,
+                    const std::vector<int64_t>& dims, int64_t count) {
+    std::vector<const Instruction*> stack;
+    for (int64_t i = 0; i < count; ++i) stack.push_back(consumer->operand(i));
+    while (!stack.empty()) {
+      const Instruction* p = stack.back();
+      stack.pop_back();
+      if (d.Has(p) || Owned(p) || !IsElementwise(p->opcode()) ||
+          p->shape().dims() != dims || p == flat_.root()) {
+        continue;
+      }
+      bool all_users_inside = true;
+      for (const Instruction* u : p->users()) {
+        all_users_inside &= d.members.contains(u);
+      }
+      if (!all_users_inside) continue;
+      d.added.push_back(p);
+      d.members.insert(p);
+      for (const Instruction* op : p->operands()) stack.push_back(op);
+    }
+  }
+
+  // Softmax / layer-norm style epilogues of a row reduction.
+  void GrowRowEpilogue(Draft& d, const Instruction* r) {
+    const Shape& in = r->operand(0)->shape();
+    const std::vector<int64_t>& full = in.dims();
+    const std::vector<int64_t>& row = r->shape().dims();
+    int64_t rows = r->shape().ElementCount();
+    int64_t kept = static_cast<int64_t>(row.size());
+    std::vector<int64_t> row_positions;  // broadcast dims ROW -> FULL
+    for (int64_t i = 0; i < kept; ++i) row_positions.push_back(i);
+    auto is_full = [&](const Shape& s) {
+      return s.IsArray() && s.dims() == full && s.HasDefaultLayout();
+    };
+    auto is_row = [&](const Shape& s) {
+      return s.IsArray() && s.ElementCount() == rows && !is_full(s) &&
+             s.HasDefaultLayout();
+    };
+    GrowConsumers(d, [&](const Instruction* u) {
+      const Shape& s = u->shape();
+      switch (u->opcode()) {
+        case Opcode::kBroadcast:
+          return is_full(s) && u->attrs().dimensions == row_positions &&
+                 u->operand(0)->shape().dims() == row;
+        case Opcode::kReshape:
+        case Opcode::kBitcast:
+          return is_row(s) && is_row(u->operand(0)->shape());
+        case Opcode::kReduce: {
+          std::vector<int64_t> dims = u->attrs().dimensions;
+          std::vector<int64_t> want = r->attrs().dimensions;
+          std::sort(dims.begin(), dims.end());
+          std::sort(want.begin(), want.end());
+          return u->operand_count() == 2 && dims == want &&
+                 is_full(u->operand(0)->shape());
+        }
+        default:
+          if (!IsElementwise(u->opcode())) return false;
+          if (is_full(s)) {
+            for (const Instruction* op : u->operands()) {
+              if (!is_full(op->shape())) return false;
+            }
+            return true;
+          }
+          if (is_row(s)) {
+            for (const Instruction* op : u->operands()) {
+              if (op->shape().dims() != s.dims()) return false;
+            }
+            return true;
+          }
+          return false;
+      }
+    });
+  }
+
+  // The remaining computation, as maximal single-output loop fusions.
+  void PlanLoops() {
+    // Which un-owned instructions must exist on their own: used by the
+    // entry (tuples, existing fusions, the root) or by a group that does not
+    // copy them.
+    absl::flat_hash_map<const Instruction*, std::vector<size_t>> dup_in;
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      for (const Instruction* x : groups_[g].duplicated) dup_in[x].push_back(g);
+    }
+    auto needed_alone = [&](const Instruction* x) {
+      if (x == flat_.root()) return true;
+      for (const Instruction* u : x->users()) {
+        auto it = owner_.find(u);
+        if (it == owner_.end()) return true;  // entry-level or loop member
+        const std::vector<size_t>& dups = dup_in[x];
+        if (std::find(dups.begin(), dups.end(), it->second) == dups.end()) {
+          return true;
+        }
+      }
+      return false;
+    };
+    const auto& insts = flat_.instructions();
+    for (auto it = insts.rbegin(); it != insts.rend(); ++it) {
+      const Instruction* u = it->get();
+      if (Owned(u) || IsEntryOnly(u->opcode()) || !needed_alone(u)) continue;
+      Draft d{FusionKind::kLoop};
+      d.added.push_back(u);
+      d.members.insert(u);
+      std::vector<const Instruction*> stack(u->operands().begin(),
+                                            u->operands().end());
+      while (!stack.empty()) {
+        const Instruction* p = stack.back();
+        stack.pop_back();
+        if (d.Has(p) || Owned(p) || p == flat_.root()) continue;
+        if (p->opcode() == Opcode::kConstant) {
+          d.duplicated.insert(p);
+          continue;
+        }
+        if (IsEntryOnly(p->opcode()) || p->opcode() == Opcode::kDot ||
+            p->opcode() == Opcode::kReduce) {
+          continue;
+        }
+        bool all_users_inside = true;
+        for (const Instruction* user : p->users()) {
+          all_users_inside &= d.members.contains(user);
+        }
+        if (all_users_inside) {
+          d.added.push_back(p);
+          d.members.insert(p);
+        } else if (IsCheapToDuplicate(*p)) {
+          d.duplicated.insert(p);
+        } else {
+          continue;
+        }
+        for (const Instruction* op : p->operands()) stack.push_back(op);
+      }
+      Commit(d);
+    }
+  }
+
+  const Computation& flat_;
+  absl::flat_hash_map<const Instruction*, int> pos_;
+  absl::flat_hash_map<const Instruction*, size_t> owner_;
+  std::vector<FusionGroup> groups_;
+};
+
+}  // namespace
+
+std::vector<FusionGroup> PlanFusions(const Computation& flat) {
+  return Planner(flat).Run();
+}
+
+}  // namespace xtune

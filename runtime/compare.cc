@@ -1,0 +1,79 @@
+#include "runtime/compare.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace xtune {
+namespace {
+
+std::string IndexString(const Shape& s, int64_t linear) {
+  std::vector<int64_t> idx(s.rank());
+  for (int64_t d = s.rank() - 1; d >= 0; --d) {
+    idx[d] = linear % std::max<int64_t>(s.dim(d), 1);
+    linear /= std::max<int64_t>(s.dim(d), 1);
+  }
+  std::string out = "[";
+  for (size_t i = 0; i < idx.size(); ++i) {
+    absl::StrAppend(&out, i ? "," : "", idx[i]);
+  }
+  return out + "]";
+}
+
+}  // namespace
+
+absl::Status CompareLiterals(const Literal& expected, const Literal& actual,
+                             absl::string_view what,
+                             const CompareOptions& options) {
+  if (!expected.shape().Compatible(actual.shape())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": shape ", actual.shape().ToString(false), " but expected ",
+        expected.shape().ToString(false)));
+  }
+  if (expected.IsTuple()) {
+    for (size_t i = 0; i < expected.elements().size(); ++i) {
+      absl::Status s = CompareLiterals(expected.elements()[i], actual.elements()[i],
+                                       absl::StrCat(what, "{", i, "}"), options);
+      if (!s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
+  DType t = expected.shape().dtype();
+  double tol = (t == DType::kF16 || t == DType::kBF16) ? options.f16_tolerance
+                                                       : options.f32_tolerance;
+  int64_t n = expected.element_count();
+  int64_t mismatches = 0, worst = -1;
+  double worst_error = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double error;
+    if (IsFloat(t)) {
+      double a = expected.GetDouble(i), b = actual.GetDouble(i);
+      if (std::isnan(a) || std::isnan(b)) {
+        error = std::isnan(a) && std::isnan(b) ? 0 : INFINITY;
+      } else if (std::isinf(a) || std::isinf(b)) {
+        error = a == b ? 0 : INFINITY;
+      } else {
+        error = std::fabs(a - b) / (std::max(std::fabs(a), std::fabs(b)) + 1);
+      }
+      if (error <= tol) continue;
+    } else {
+      if (expected.GetInt(i) == actual.GetInt(i)) continue;
+      error = INFINITY;
+    }
+    ++mismatches;
+    if (worst < 0 || error > worst_error) {
+      worst = i;
+      worst_error = error;
+    }
+  }
+  if (mismatches == 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%s: %d of %d elements differ from the reference; worst at %s: got %.9g, "
+      "expected %.9g (relative error %.3g, tolerance %.3g)",
+      std::string(what), mismatches, n, IndexString(expected.shape(), worst),
+      actual.GetDouble(worst), expected.GetDouble(worst), worst_error,
+      IsFloat(t) ? tol : 0.0));
+}
+
+}  // namespace xtune

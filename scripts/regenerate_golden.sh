@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Rewrites the expected outputs of the fusion golden tests (tests/golden/)
+# from the current fusion pass. Review `git diff tests/golden` afterwards.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+xtune=build/xtune
+for dir in examples tests/data tests/golden; do
+  for input in "$dir"/*.hlo; do
+    case "$input" in *.fused.hlo) continue ;; esac
+    name=$(basename "$input" .hlo)
+    if [ "$dir" = tests/golden ]; then
+      out="tests/golden/$name.fused.hlo"
+    else
+      out="tests/golden/$(basename "$dir")_$name.fused.hlo"
+    fi
+    "$xtune" fuse "$input" --output="$out"
+    echo "wrote $out"
+  done
+done
