@@ -1,13 +1,22 @@
 #include "tools/run_command.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <iostream>
+#include <map>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "codegen/cpu/cpu_backend.h"
 #include "eval/evaluator.h"
+#include "fusion/fusion_pass.h"
+#include "runtime/compare.h"
+#include "runtime/executable.h"
 #include "ir/parser.h"
 #include "runtime/npy.h"
 #include "runtime/random_inputs.h"
@@ -24,8 +33,21 @@ Parses an HLO text module, computes its entry computation and prints, for
 each output, its shape, element type and min/max/mean.
 
 flags:
-  --backend=NAME      where to compute: interpreter (the reference
-                      evaluator; the only backend in this build)
+  --backend=NAME      where to compute: cpu (default: fused kernels generated
+                      as C++, compiled by the host compiler, run on all
+                      cores), interpreter (the reference evaluator) or cuda
+                      (not available in this build)
+  --verify            also compute the module with the reference evaluator
+                      and compare every output (|a-b|/(max(|a|,|b|)+1) <= 1e-3
+                      for f32/f64, 2e-2 for f16/bf16, exact otherwise); exit
+                      2 on a mismatch
+  --benchmark=N       after compiling, time N executions (after one warm-up)
+                      and print the median, min and max
+  --config=FUSION:K=V,...
+                      force parameters of one fusion's kernel config, e.g.
+                      gemm_fusion:mc=64,threads=1; or switch its kind:
+                      gemm_fusion:cpu_gemm_blas:threads=1 (repeat the flag
+                      for several fusions; `xtune fuse` shows fusion names)
   --input=FILE.npy    one .npy file per entry parameter, in order (repeat
                       the flag); without it, inputs are deterministic
                       pseudo-random data: floats uniform in [-1, 1], signed
@@ -38,10 +60,66 @@ flags:
                       are written as float32
   --help              this text
 
-exit codes: 0 ok, 1 user error (bad module, input or flag), 2 internal error
+exit codes: 0 ok, 1 user error (bad module, input or flag; no compiler
+for --backend=cpu), 2 internal error (including a --verify mismatch)
 )";
 
 namespace {
+
+// The config of each fusion: its default, with the --config overrides.
+absl::StatusOr<ConfigChooser> MakeChooser(const Module& fused,
+                                          const cpu::CpuBackend& backend,
+                                          const ParsedArgs& args) {
+  std::map<std::string, std::string> overrides;
+  auto it = args.flags.find("config");
+  if (it != args.flags.end()) {
+    for (const std::string& spec : it->second) {
+      size_t colon = spec.find(':');
+      if (colon == std::string::npos) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--config must be FUSION:KEY=VALUE,..., got '", spec, "'"));
+      }
+      std::string name = spec.substr(0, colon);
+      if (fused.entry()->FindInstruction(name) == nullptr ||
+          fused.entry()->FindInstruction(name)->opcode() != Opcode::kFusion) {
+        std::vector<std::string> names;
+        for (const auto& i : fused.entry()->instructions()) {
+          if (i->opcode() == Opcode::kFusion) names.push_back(i->name());
+        }
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--config names '", name, "', which is not a fusion of this module "
+            "(fusions: ", absl::StrJoin(names, ", "), ")"));
+      }
+      overrides[name] = spec.substr(colon + 1);
+    }
+  }
+  return ConfigChooser(
+      [&backend, overrides](const Instruction& f) -> absl::StatusOr<KernelConfig> {
+        KernelConfig config = backend.DefaultConfig(f);
+        auto o = overrides.find(f.name());
+        if (o == overrides.end()) return config;
+        std::string spec = o->second;
+        // An optional leading kind switches to the first candidate of it.
+        size_t colon = spec.find(':');
+        if (colon != std::string::npos) {
+          std::string kind = spec.substr(0, colon);
+          spec = spec.substr(colon + 1);
+          bool found = false;
+          for (const KernelConfig& c : backend.Candidates(f, false)) {
+            if (c.kind() == kind) {
+              config = c;
+              found = true;
+              break;
+            }
+          }
+          if (!found) {
+            return absl::InvalidArgumentError(absl::StrCat(
+                "no '", kind, "' kernels for this fusion"));
+          }
+        }
+        return ApplyOverrides(config, spec);
+      });
+}
 
 // Largest total size of generated or loaded inputs.
 constexpr int64_t kMaxInputBytes = int64_t{4} << 30;
@@ -84,13 +162,13 @@ absl::Status Run(const ParsedArgs& args) {
     return absl::InvalidArgumentError(
         "run takes exactly one module file (see xtune run --help)");
   }
-  std::string backend = args.Get("backend", "interpreter");
-  if (backend == "cpu" || backend == "cuda") {
-    return absl::UnavailableError(absl::StrCat(
-        "backend '", backend,
-        "' is not built yet; use --backend=interpreter"));
+  std::string backend = args.Get("backend", "cpu");
+  if (backend == "cuda") {
+    return absl::UnavailableError(
+        "the cuda backend is not built yet; use --backend=cpu or "
+        "--backend=interpreter");
   }
-  if (backend != "interpreter") {
+  if (backend != "interpreter" && backend != "cpu") {
     return absl::InvalidArgumentError(absl::StrCat(
         "unknown backend '", backend, "' (expected interpreter, cpu or cuda)"));
   }
@@ -132,7 +210,50 @@ absl::Status Run(const ParsedArgs& args) {
   } else {
     inputs = RandomArguments(*module, seed);
   }
-  XTUNE_ASSIGN_OR_RETURN(Literal result, Evaluate(*module, inputs));
+  int64_t benchmark_runs = 0;
+  if (args.Has("benchmark") &&
+      (!absl::SimpleAtoi(args.Get("benchmark", ""), &benchmark_runs) ||
+       benchmark_runs < 1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--benchmark must be a positive integer, got '",
+        args.Get("benchmark", ""), "'"));
+  }
+  // Runs the module once on `inputs` (after compiling, for the cpu backend).
+  std::function<absl::StatusOr<Literal>()> run_once;
+  std::unique_ptr<cpu::CpuBackend> cpu_backend;
+  std::unique_ptr<Executable> executable;
+  if (backend == "interpreter") {
+    run_once = [&]() { return Evaluate(*module, inputs); };
+  } else {
+    XTUNE_ASSIGN_OR_RETURN(cpu_backend, cpu::CpuBackend::Create());
+    XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> fused, FuseModule(*module));
+    XTUNE_ASSIGN_OR_RETURN(ConfigChooser chooser,
+                           MakeChooser(*fused, *cpu_backend, args));
+    XTUNE_ASSIGN_OR_RETURN(
+        executable, Executable::Create(std::move(fused), cpu_backend.get(), chooser));
+    for (const CompiledFusion& f : executable->fusions()) {
+      if (!f.fallback_reason.empty()) {
+        std::cerr << "xtune: warning: fusion '" << f.fusion->name()
+                  << "' runs on the evaluator: " << f.fallback_reason << "\n";
+      }
+    }
+    run_once = [&]() { return executable->Run(inputs); };
+  }
+  XTUNE_ASSIGN_OR_RETURN(Literal result, run_once());
+  if (benchmark_runs > 0) {
+    std::vector<double> ms;
+    for (int64_t i = 0; i < benchmark_runs; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      XTUNE_ASSIGN_OR_RETURN(Literal again, run_once());
+      ms.push_back(std::chrono::duration<double, std::milli>(
+                       std::chrono::steady_clock::now() - start)
+                       .count());
+    }
+    std::sort(ms.begin(), ms.end());
+    std::cout << absl::StrFormat(
+        "benchmark: %d runs on %s, median %.3f ms (min %.3f, max %.3f)\n",
+        benchmark_runs, backend, ms[ms.size() / 2], ms.front(), ms.back());
+  }
   std::vector<const Literal*> outputs;
   Flatten(result, &outputs);
   std::string dir = args.Get("output_dir", "");
@@ -144,6 +265,15 @@ absl::Status Run(const ParsedArgs& args) {
           WriteNpy(absl::StrCat(dir, "/out_", k, ".npy"), *outputs[k]));
     }
   }
+  if (args.Has("verify")) {
+    XTUNE_ASSIGN_OR_RETURN(Literal expected, Evaluate(*module, inputs));
+    absl::Status match = CompareLiterals(expected, result, "output");
+    if (!match.ok()) {
+      return absl::InternalError(absl::StrCat(
+          "verification failed: ", match.message()));
+    }
+    std::cout << "verify: every output matches the evaluator\n";
+  }
   return absl::OkStatus();
 }
 
@@ -152,6 +282,9 @@ absl::Status Run(const ParsedArgs& args) {
 int RunCommand(const std::vector<std::string>& argv) {
   absl::StatusOr<ParsedArgs> args =
       ParseArgs(argv, {{"backend", true},
+                       {"verify", false},
+                       {"benchmark", true},
+                       {"config", true, /*repeated=*/true},
                        {"input", true, /*repeated=*/true},
                        {"seed", true},
                        {"output_dir", true},

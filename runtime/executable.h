@@ -1,0 +1,76 @@
+// Executable: a fused module ready to run on a backend — one compiled
+// kernel per fusion, buffers allocated once and reused by every Run().
+//
+// The entry computation of a fused module holds parameters, constants,
+// tuples, get-tuple-elements and fusions (fusion/fusion_pass.h). Fusions
+// run in order; a fusion the backend cannot generate code for (Unimplemented)
+// runs on the reference evaluator instead, and says so in fallback_reason.
+//
+// Not thread-safe: one Run() at a time.
+#ifndef XTUNE_RUNTIME_EXECUTABLE_H_
+#define XTUNE_RUNTIME_EXECUTABLE_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "codegen/backend.h"
+#include "ir/literal.h"
+#include "ir/module.h"
+
+namespace xtune {
+
+// Which config each fusion gets (default config, a tuned one, an override).
+using ConfigChooser =
+    std::function<absl::StatusOr<KernelConfig>(const Instruction& fusion)>;
+
+struct CompiledFusion {
+  const Instruction* fusion = nullptr;
+  KernelConfig config;
+  std::unique_ptr<Kernel> kernel;  // null when it falls back
+  std::string fallback_reason;     // why it runs on the evaluator
+};
+
+struct ExecutableOptions {
+  // Kernels compiled at once; 0 = one per hardware thread. Default 0.
+  int compile_parallelism = 0;
+};
+
+class Executable {
+ public:
+  // Compiles every fusion of `fused` (taking ownership) with the config
+  // `choose` returns for it. Errors from `choose` and from compiling (other
+  // than Unimplemented) are returned, naming the fusion.
+  static absl::StatusOr<std::unique_ptr<Executable>> Create(
+      std::unique_ptr<Module> fused, Backend* backend,
+      const ConfigChooser& choose, const ExecutableOptions& options = {});
+
+  // Runs on one argument per entry parameter (compatible shapes, any
+  // layout); returns the root value in the root's layout.
+  absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments);
+
+  const Module& module() const { return *module_; }
+  const std::vector<CompiledFusion>& fusions() const { return fusions_; }
+
+  ~Executable();
+  // A runtime value (defined in the .cc).
+  struct Value;
+
+ private:
+  Executable() = default;
+
+  std::unique_ptr<Module> module_;
+  std::vector<CompiledFusion> fusions_;
+  // Every value (array values own a buffer) and the value of each entry
+  // instruction.
+  std::vector<std::unique_ptr<Value>> values_;
+  absl::flat_hash_map<const Instruction*, Value*> value_of_;
+};
+
+}  // namespace xtune
+
+#endif  // XTUNE_RUNTIME_EXECUTABLE_H_
