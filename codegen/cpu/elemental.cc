@@ -176,6 +176,11 @@ bool ElementalEmitter::Vectorizable(
   return true;
 }
 
+void ElementalEmitter::BindBuffer(const Instruction* inst, std::string pointer,
+                                  std::vector<int64_t> strides) {
+  buffers_[inst] = {std::move(pointer), std::move(strides)};
+}
+
 absl::StatusOr<std::string> ElementalEmitter::Emit(
     const Instruction* inst, const std::vector<IndexExpr>& index,
     CodeBuffer* out) {
@@ -183,6 +188,31 @@ absl::StatusOr<std::string> ElementalEmitter::Emit(
   if (bound != bound_.end()) return bound->second;
   std::string key = Key(inst, index);
   if (const std::string* v = out->Find(key)) return *v;
+  auto buffer = buffers_.find(inst);
+  if (buffer != buffers_.end()) {
+    IndexExpr off{"0", 0};
+    const std::vector<int64_t>& strides = buffer->second.second;
+    for (size_t d = 0; d < index.size(); ++d) {
+      if (strides[d] == 0) continue;
+      off.base = Plus(off.base, Times(index[d].base, strides[d]));
+      off.lane_stride += index[d].lane_stride * strides[d];
+    }
+    const std::string& p = buffer->second.first;
+    std::string v = out->Fresh();
+    if (width_ == 1) {
+      out->Linef("const float ", v, " = ", p, "[", off.base, "];");
+    } else if (off.lane_stride == 1) {
+      out->Linef("const xt_vf ", v, " = xt_load(", p, " + ", off.base, ");");
+    } else if (off.lane_stride == 0) {
+      out->Linef("const xt_vf ", v, " = xt_vsplat(", p, "[", off.base, "]);");
+    } else {
+      out->Linef("xt_vf ", v, ";");
+      out->Linef("for (int l = 0; l < XT_W; ++l) ", v, "[l] = ", p, "[",
+                 off.base, " + l * ", off.lane_stride, "];");
+    }
+    out->Remember(key, v);
+    return v;
+  }
   XTUNE_ASSIGN_OR_RETURN(std::string var, EmitUncached(inst, index, out));
   out->Remember(key, var);
   return var;

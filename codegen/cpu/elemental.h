@@ -44,6 +44,11 @@ class ElementalEmitter {
   // accumulators, per-row reduction results, to_apply arguments).
   void Bind(const Instruction* inst, std::string var);
 
+  // Makes `inst` (an f32-family value) read from float buffer `pointer` at
+  // offset sum(index[d] * strides[d]) — values stored by an earlier loop.
+  void BindBuffer(const Instruction* inst, std::string pointer,
+                  std::vector<int64_t> strides);
+
   // Emits into `out` the code computing `inst` at `index` (one entry per
   // logical dimension) and returns the variable holding the result.
   // Unimplemented for ops the mode cannot generate.
@@ -99,6 +104,9 @@ class ElementalEmitter {
   std::string name_prefix_;
   std::function<std::string(int64_t)> param_pointer_;
   absl::flat_hash_map<const Instruction*, std::string> bound_;
+  absl::flat_hash_map<const Instruction*,
+                      std::pair<std::string, std::vector<int64_t>>>
+      buffers_;
   absl::flat_hash_map<const Instruction*, std::string> constant_arrays_;
   std::string globals_;
 };

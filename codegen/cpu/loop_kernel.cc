@@ -15,7 +15,7 @@ namespace xtune::cpu {
 std::string KernelHeader(int vector_width) {
   std::string out = absl::StrCat("#define XT_W ", vector_width, "\n");
   out += kKernelPrelude;
-  if (vector_width > 1) out += VectorHelpers();
+  if (vector_width > 1) out += VectorHelpers(vector_width);
   out += kKernelMath;
   return out;
 }

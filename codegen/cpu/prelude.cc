@@ -1,5 +1,7 @@
 #include "codegen/cpu/prelude.h"
 
+#include <string>
+
 namespace xtune::cpu {
 
 const char kKernelPrelude[] = R"cc(
@@ -268,14 +270,20 @@ template <typename F> XT_INLINE F xt_sin(F x) { return xt_sincos(x, 0); }
 template <typename F> XT_INLINE F xt_cos(F x) { return xt_sincos(x, 1); }
 )cc";
 
-const char* VectorHelpers() {
+std::string VectorHelpers(int width) {
+  // The broadcast is a constructor of W copies: GCC turns it into one
+  // vbroadcastss. "(xt_vf){} + v" would add 0 first (signed zeros), and a
+  // lane loop defeats the vectorizer.
+  std::string copies = "v";
+  for (int l = 1; l < width; ++l) copies += ", v";
   return R"cc(
 typedef float xt_vf __attribute__((vector_size(XT_W * 4)));
 typedef int32_t xt_vi __attribute__((vector_size(XT_W * 4)));
 typedef uint32_t xt_vu __attribute__((vector_size(XT_W * 4)));
 typedef uint16_t xt_vu16 __attribute__((vector_size(XT_W * 2)));
-XT_INLINE xt_vf xt_splat(xt_vf, float v) { return (xt_vf){} + v; }
-XT_INLINE xt_vf xt_vsplat(float v) { return (xt_vf){} + v; }
+)cc" + std::string("XT_INLINE xt_vf xt_vsplat(float v) { return (xt_vf){") +
+         copies + "}; }\n" + R"cc(
+XT_INLINE xt_vf xt_splat(xt_vf, float v) { return xt_vsplat(v); }
 XT_INLINE xt_vi xt_as_i(xt_vf x) { return (xt_vi)x; }
 XT_INLINE xt_vf xt_as_f(xt_vi i) { return (xt_vf)i; }
 XT_INLINE xt_vi xt_cvt_i(xt_vf x) { return __builtin_convertvector(x, xt_vi); }

@@ -5,6 +5,8 @@
 #ifndef XTUNE_CODEGEN_CPU_PRELUDE_H_
 #define XTUNE_CODEGEN_CPU_PRELUDE_H_
 
+#include <string>
+
 namespace xtune::cpu {
 
 // Everything up to (not including) the vector typedefs of a kernel.
@@ -13,7 +15,7 @@ extern const char kKernelPrelude[];
 // Vector helpers for `W` float lanes: the typedefs xt_vf (float), xt_vi
 // (int32 masks), xt_vu16 and the overloads the math templates need.
 // Returns the text to append after kKernelPrelude.
-const char* VectorHelpers();
+std::string VectorHelpers(int width);
 
 // Math templates instantiable on float and on xt_vf; append after
 // VectorHelpers() (or right after the prelude for scalar-only kernels,

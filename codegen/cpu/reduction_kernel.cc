@@ -63,6 +63,29 @@ std::string Finish(const std::string& body, int width, int64_t tasks_of,
   return src;
 }
 
+// Whether `x` is used (not looking past reduces) by anything computed after
+// pass `p`: the reduces of later passes, later per-row values, the root.
+bool UsedAfterPass(const Instruction* x, const RowFusion& f, size_t p,
+                   const Instruction* root) {
+  std::vector<const Instruction*> stack;
+  for (size_t q = p + 1; q < f.passes.size(); ++q) {
+    for (const Instruction* r : f.passes[q]) stack.push_back(r->operand(0));
+  }
+  for (size_t q = p; q < f.row_values.size(); ++q) {
+    for (const Instruction* v : f.row_values[q]) stack.push_back(v);
+  }
+  stack.push_back(root);
+  absl::flat_hash_set<const Instruction*> seen;
+  while (!stack.empty()) {
+    const Instruction* i = stack.back();
+    stack.pop_back();
+    if (i == x) return true;
+    if (!seen.insert(i).second || i->opcode() == Opcode::kReduce) continue;
+    for (const Instruction* op : i->operands()) stack.push_back(op);
+  }
+  return false;
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> RowReductionKernelSource(const Computation& fused,
@@ -114,9 +137,40 @@ absl::StatusOr<std::string> RowReductionKernelSource(const Computation& fused,
     for (int64_t d = f.kept; d + 1 < rank; ++d) body->Close();
   };
 
+  // Column strides of the full index (0 for the row dimensions) and the
+  // column offset of the current element, for row buffers.
+  std::vector<int64_t> column_strides(rank, 0);
+  for (int64_t d = f.kept; d < rank; ++d) column_strides[d] = strides[d];
+  auto column_offset = [&](const std::string& j) {
+    std::string off = j;
+    for (int64_t d = f.kept; d + 1 < rank; ++d) {
+      off = absl::StrCat(off, " + xt_c", d, " * ", strides[d]);
+    }
+    return off;
+  };
+  // Reduce inputs that later passes need again are stored in a row buffer
+  // (they stay in L1/L2) instead of being recomputed: softmax's exp.
+  std::vector<std::vector<std::string>> buffer_of(f.passes.size());
+  int buffers = 0;
+  for (size_t p = 0; p < f.passes.size(); ++p) {
+    for (const Instruction* r : f.passes[p]) {
+      const Instruction* x = r->operand(0);
+      DType t = x->shape().dtype();
+      bool f32 = t == DType::kF32 || t == DType::kF16 || t == DType::kBF16;
+      bool cheap = x->opcode() == Opcode::kParameter;
+      buffer_of[p].push_back(f32 && !cheap && UsedAfterPass(x, f, p, fused.root())
+                                 ? absl::StrCat("xt_buf", buffers++)
+                                 : "");
+    }
+  }
+
   CodeBuffer body;
   body.Open("static void xt_task(void* xt_arg, int64_t xt_task_index)");
   EmitPointers(fused, fused.root()->shape().dtype(), &body);
+  for (int b = 0; b < buffers; ++b) {
+    body.Linef("float* xt_buf", b, " = (float*)malloc(sizeof(float) * ",
+               std::max<int64_t>(f.columns, 1), ");");
+  }
   body.Line("const int64_t xt_begin = xt_task_index * xt_args->per_task;");
   body.Linef("const int64_t xt_end = xt_begin + xt_args->per_task < ", f.rows,
              " ? xt_begin + xt_args->per_task : ", f.rows, ";");
@@ -166,6 +220,9 @@ absl::StatusOr<std::string> RowReductionKernelSource(const Computation& fused,
         for (size_t k = 0; k < reduces.size(); ++k) {
           XTUNE_ASSIGN_OR_RETURN(
               std::string x, vec.Emit(reduces[k]->operand(0), full_index(j, 1), &body));
+          if (!buffer_of[p][k].empty()) {
+            body.Linef("xt_store(", buffer_of[p][k], " + ", column_offset(j), ", ", x, ");");
+          }
           std::string acc = absl::StrCat(names[k], "_v", u);
           body.Linef(acc, " = ", CombineExpr(AsSimpleReduction(*reduces[k])->op, acc, x), ";");
         }
@@ -177,6 +234,9 @@ absl::StatusOr<std::string> RowReductionKernelSource(const Computation& fused,
     for (size_t k = 0; k < reduces.size(); ++k) {
       XTUNE_ASSIGN_OR_RETURN(
           std::string x, sca.Emit(reduces[k]->operand(0), full_index("xt_j", 0), &body));
+      if (!buffer_of[p][k].empty()) {
+        body.Linef(buffer_of[p][k], "[", column_offset("xt_j"), "] = ", x, ";");
+      }
       if (vector_pass) {
         std::string acc = names[k] + "_tail";
         body.Linef(acc, " = ", CombineExpr(AsSimpleReduction(*reduces[k])->op, acc, x), ";");
@@ -210,6 +270,12 @@ absl::StatusOr<std::string> RowReductionKernelSource(const Computation& fused,
         } else if (reduces[k]->shape().dtype() == DType::kBF16) {
           body.Linef(n, " = xt_round_bf(", n, ");");
         }
+      }
+      if (!buffer_of[p][k].empty()) {
+        const Instruction* x = reduces[k]->operand(0);
+        sca.BindBuffer(x, buffer_of[p][k], column_strides);
+        vec.BindBuffer(x, buffer_of[p][k], column_strides);
+        bound.insert(x);
       }
       sca.Bind(reduces[k], n);
       if (width > 1) {
@@ -274,6 +340,7 @@ absl::StatusOr<std::string> RowReductionKernelSource(const Computation& fused,
     close_column_loops(&body);
   }
   body.Close();  // rows
+  for (int b = 0; b < buffers; ++b) body.Linef("free(xt_buf", b, ");");
   body.Close();  // xt_task
   return Finish(body.text(), width, f.rows, {vec.globals(), sca.globals()});
 }
