@@ -11,7 +11,8 @@
 //  - loop / softmax: achieved bandwidth of a loop fusion and of a softmax
 //    fusion against a STREAM-style copy.
 //
-// Usage: gemm_vs_openblas [--quick]   (--quick: smaller shapes, for smoke runs)
+// Usage: gemm_vs_openblas [--quick] [--only=gemm|spread|loop|softmax]
+//   --quick: smaller shapes, for smoke runs; --only: one family of cases.
 #include <cblas.h>
 
 #include <cmath>
@@ -245,7 +246,8 @@ void BandwidthCase(cpu::CpuBackend& backend, const std::string& name,
             << std::endl;
 }
 
-int Main(bool quick) {
+int Main(bool quick, const std::string& only) {
+  auto want = [&](const char* name) { return only.empty() || only == name; };
   absl::StatusOr<std::unique_ptr<cpu::CpuBackend>> backend =
       cpu::CpuBackend::Create();
   if (!backend.ok()) {
@@ -265,10 +267,12 @@ int Main(bool quick) {
   if (all > 1) thread_modes.push_back(all);
   for (const Shape3& s : shapes) {
     for (int t : thread_modes) {
-      for (bool epilogue : {false, true}) GemmCase(cpu, s.m, s.n, s.k, t, epilogue);
+      for (bool epilogue : {false, true}) {
+        if (want("gemm")) GemmCase(cpu, s.m, s.n, s.k, t, epilogue);
+      }
     }
   }
-  SpreadCase(cpu, quick ? 256 : 1024);
+  if (want("spread")) SpreadCase(cpu, quick ? 256 : 1024);
   ThreadPool pool(all);
   int64_t rows = quick ? 512 : 4096, cols = quick ? 512 : 4096;
   int64_t bytes = rows * cols * 4 * 2;
@@ -293,9 +297,12 @@ int Main(bool quick) {
       rows, cols, rows, rows, cols, rows, cols, rows, cols, rows, rows, cols,
       rows, cols);
   for (int t : thread_modes) {
+    if (!want("loop") && !want("softmax")) continue;
     double copy = CopyBandwidth(bytes, t, pool);
-    BandwidthCase(cpu, "loop_fusion", loop, "loop_fusion", t, copy);
-    BandwidthCase(cpu, "softmax", softmax, "reduce_fusion", t, copy);
+    if (want("loop")) BandwidthCase(cpu, "loop_fusion", loop, "loop_fusion", t, copy);
+    if (want("softmax")) {
+      BandwidthCase(cpu, "softmax", softmax, "reduce_fusion", t, copy);
+    }
   }
   return 0;
 }
@@ -304,6 +311,19 @@ int Main(bool quick) {
 }  // namespace xtune::bench
 
 int main(int argc, char** argv) {
-  bool quick = argc > 1 && std::string(argv[1]) == "--quick";
-  return xtune::bench::Main(quick);
+  bool quick = false;
+  std::string only;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--quick") {
+      quick = true;
+    } else if (arg.rfind("--only=", 0) == 0) {
+      only = arg.substr(7);
+    } else {
+      std::cerr << "usage: gemm_vs_openblas [--quick] "
+                   "[--only=gemm|spread|loop|softmax]\n";
+      return 1;
+    }
+  }
+  return xtune::bench::Main(quick, only);
 }

@@ -156,13 +156,20 @@ Literal ToLiteral(const Executable::Value* v) {
   return lit;
 }
 
-void CopyInto(const Literal& lit, Executable::Value* v) {
+// Makes `v` hold `lit`'s values: by pointing at lit's bytes when the layouts
+// agree and `alias` is allowed (arguments are only read), else by copying.
+void CopyInto(const Literal& lit, Executable::Value* v, bool alias = false) {
   if (v->shape.IsTuple()) {
     for (size_t i = 0; i < v->elements.size(); ++i) {
-      CopyInto(lit.elements()[i], v->elements[i]);
+      CopyInto(lit.elements()[i], v->elements[i], alias);
     }
     return;
   }
+  if (alias && lit.shape().minor_to_major() == v->shape.minor_to_major()) {
+    v->data = const_cast<uint8_t*>(lit.bytes().data());
+    return;
+  }
+  v->data = v->storage.data();
   const Literal* src = &lit;
   Literal relaid;
   if (lit.shape().minor_to_major() != v->shape.minor_to_major()) {
@@ -190,7 +197,7 @@ absl::StatusOr<Literal> Executable::Run(absl::Span<const Literal> arguments) {
           arg.shape().ToString(false), " but the parameter is ",
           p->shape().ToString(false)));
     }
-    CopyInto(arg, value_of.at(p));
+    CopyInto(arg, value_of.at(p), /*alias=*/true);
   }
   size_t f = 0;
   for (const auto& owned : entry.instructions()) {

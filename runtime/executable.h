@@ -50,7 +50,9 @@ class Executable {
       const ConfigChooser& choose, const ExecutableOptions& options = {});
 
   // Runs on one argument per entry parameter (compatible shapes, any
-  // layout); returns the root value in the root's layout.
+  // layout); returns the root value in the root's layout. Arguments in the
+  // parameters' layouts are read in place (not copied); they must stay alive
+  // and unchanged until Run returns.
   absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments);
 
   const Module& module() const { return *module_; }

@@ -139,5 +139,96 @@ TEST_F(CliTest, RandomInputsAreDeterministic) {
   EXPECT_NE(first.output, other_seed.output);
 }
 
+constexpr char kGemmModule[] = R"hlo(HloModule g
+ENTRY e {
+  a = f32[32,48] parameter(0)
+  b = f32[48,40] parameter(1)
+  bias = f32[40] parameter(2)
+  d = f32[32,40] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[32,40] broadcast(bias), dimensions={1}
+  s = f32[32,40] add(d, bb)
+  z = f32[] constant(0)
+  zb = f32[32,40] broadcast(z), dimensions={}
+  ROOT r = f32[32,40] maximum(s, zb)
+})hlo";
+
+TEST_F(CliTest, CpuBackendVerifiesAgainstTheEvaluator) {
+  std::string module = Write("g.hlo", kGemmModule);
+  Result r = RunXtune("run " + module + " --verify");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("verify: every output matches the evaluator"));
+  // The same outputs as the interpreter prints (shape and statistics).
+  Result interp = RunXtune("run " + module + " --backend=interpreter");
+  ASSERT_EQ(interp.exit_code, 0);
+  EXPECT_THAT(r.output, HasSubstr("out_0: f32[32,40] min=0 max="));
+}
+
+TEST_F(CliTest, ConfigOverridesAndBenchmark) {
+  std::string module = Write("g.hlo", kGemmModule);
+  Result r = RunXtune("run " + module +
+                      " --config=gemm_fusion:mr=4,nr=16,kc=16,threads=1 "
+                      "--benchmark=3 --verify");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("benchmark: 3 runs on cpu, median "));
+  Result blas = RunXtune("run " + module +
+                         " --config=gemm_fusion:cpu_gemm_blas:threads=1 --verify");
+  EXPECT_EQ(blas.exit_code, 0) << blas.output;
+  Result unknown = RunXtune("run " + module + " --config=nope:mc=1");
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_THAT(unknown.output,
+              HasSubstr("'nope', which is not a fusion of this module "
+                        "(fusions: gemm_fusion)"));
+  Result bad_param = RunXtune("run " + module + " --config=gemm_fusion:zz=1");
+  EXPECT_EQ(bad_param.exit_code, 1);
+  EXPECT_THAT(bad_param.output, HasSubstr("'zz' is not a parameter of cpu_gemm"));
+  Result bad_tile = RunXtune("run " + module + " --config=gemm_fusion:nr=5");
+  EXPECT_EQ(bad_tile.exit_code, 1);
+  EXPECT_THAT(bad_tile.output, HasSubstr("register tile"));
+  Result bench = RunXtune("run " + module + " --benchmark=0");
+  EXPECT_EQ(bench.exit_code, 1);
+}
+
+TEST_F(CliTest, MissingCompilerIsAClearError) {
+  std::string module = Write("g.hlo", kGemmModule);
+  std::string command = "CXX=/nonexistent/c++ XTUNE_CACHE_DIR=" + dir_ +
+                        "/cache " + std::string(XTUNE_BINARY) + " run " +
+                        module + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  char buffer[1024];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) output.append(buffer, n);
+  int status = pclose(pipe);
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_THAT(output, HasSubstr("no C++ compiler"));
+  EXPECT_THAT(output, HasSubstr("/nonexistent/c++"));
+  // The interpreter needs no compiler.
+  command = "CXX=/nonexistent/c++ " + std::string(XTUNE_BINARY) + " run " +
+            module + " --backend=interpreter 2>&1";
+  pipe = popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  while (fread(buffer, 1, sizeof(buffer), pipe) > 0) {
+  }
+  EXPECT_EQ(WEXITSTATUS(pclose(pipe)), 0);
+}
+
+TEST_F(CliTest, UnwritableKernelCacheFallsBackWithAWarning) {
+  std::string module = Write("g.hlo", kGemmModule);
+  std::string file = Write("not_a_dir", "x");
+  std::string command = "XTUNE_CACHE_DIR=" + file + "/sub " +
+                        std::string(XTUNE_BINARY) + " run " + module +
+                        " --verify 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  char buffer[1024];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) output.append(buffer, n);
+  EXPECT_EQ(WEXITSTATUS(pclose(pipe)), 0) << output;
+  EXPECT_THAT(output, HasSubstr("is not writable"));
+  EXPECT_THAT(output, HasSubstr("verify: every output matches"));
+}
+
 }  // namespace
 }  // namespace xtune

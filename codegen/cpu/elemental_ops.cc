@@ -181,7 +181,16 @@ absl::StatusOr<std::string> ElementalEmitter::EmitElementwise(
       case Opcode::kAdd: e = absl::StrCat("(", a, " + ", b, ")"); break;
       case Opcode::kSubtract: e = absl::StrCat("(", a, " - ", b, ")"); break;
       case Opcode::kMultiply: e = absl::StrCat("(", a, " * ", b, ")"); break;
-      case Opcode::kDivide: e = absl::StrCat("(", a, " / ", b, ")"); break;
+      case Opcode::kDivide: {
+        // Dividing by a value bound for the whole loop (a per-row sum):
+        // multiply by its reciprocal, which the compiler hoists (at most
+        // one ulp from the quotient).
+        bool invariant = false;
+        for (const auto& [inst_bound, var] : bound_) invariant |= var == b;
+        e = invariant && f32 ? absl::StrCat("(", a, " * (1.0f / ", b, "))")
+                             : absl::StrCat("(", a, " / ", b, ")");
+        break;
+      }
       case Opcode::kMaximum: e = absl::StrCat("xt_max(", a, ", ", b, ")"); break;
       case Opcode::kMinimum: e = absl::StrCat("xt_min(", a, ", ", b, ")"); break;
       case Opcode::kRemainder:

@@ -227,6 +227,20 @@ static void xt_block_task(void* arg, int64_t t) {
   free(ap);
 }
 
+struct XtPackB {
+  const void* const* in;
+  float* bp;
+  int64_t b, jc, nb, pc, kb, chunk;
+};
+
+static void xt_pack_b_task(void* arg, int64_t t) {
+  const XtPackB* g = (const XtPackB*)arg;
+  int64_t j0 = t * g->chunk;
+  if (j0 >= g->nb) return;
+  xt_pack_b(g->in, g->b, g->jc + j0, xt_min64(g->chunk, g->nb - j0), g->pc,
+            g->kb, g->bp + j0 * g->kb);
+}
+
 // C[b] over K range [k_begin, k_end): partial sums into acc (when
 // `finish` is false) or through the epilogue into out.
 static void xt_gemm(const void* const* in, xt_out_t* out, float* acc, int64_t b,
@@ -234,6 +248,12 @@ static void xt_gemm(const void* const* in, xt_out_t* out, float* acc, int64_t b,
                     int64_t nc, int64_t kc, int64_t threads,
                     const XtContext* ctx) {
   float* bp = xt_alloc(xt_round_up(nc, XT_NR) * kc);
+  // Few row blocks for the threads: even them out so no thread waits on a
+  // lone remainder block.
+  if (threads > 1 && (XT_M + mc - 1) / mc < 2 * threads) {
+    int64_t even = xt_round_up((XT_M + threads - 1) / threads, XT_MR);
+    if (even < mc) mc = even;
+  }
   int64_t tasks_m = (XT_M + mc - 1) / mc;
   for (int64_t jc = 0; jc < XT_N; jc += nc) {
     int64_t nb = xt_min64(nc, XT_N - jc);
@@ -244,7 +264,16 @@ static void xt_gemm(const void* const* in, xt_out_t* out, float* acc, int64_t b,
     tasks_n = (nb + n_chunk - 1) / n_chunk;
     for (int64_t pc = k_begin; pc < k_end || (pc == k_begin && k_end == k_begin); pc += kc) {
       int64_t kb = xt_min64(kc, k_end - pc);
-      xt_pack_b(in, b, jc, nb, pc, kb, bp);
+      if (threads > 1 && panels > 1) {
+        // Packing B is O(K N): shared among the threads, or it dominates
+        // short, wide problems (M = 128).
+        int64_t chunk = (panels + threads - 1) / threads * XT_NR;
+        XtPackB pk = {in, bp, b, jc, nb, pc, kb, chunk};
+        ctx->parallel_for(ctx->pool, (nb + chunk - 1) / chunk, threads,
+                          xt_pack_b_task, &pk);
+      } else {
+        xt_pack_b(in, b, jc, nb, pc, kb, bp);
+      }
       XtBlock blk = {in, out, acc, bp, b, jc, nb, pc, kb, mc, n_chunk, tasks_n,
                      pc == k_begin, finish && pc + kc >= k_end};
       if (tasks_m * tasks_n == 1 || threads == 1) {
