@@ -14,6 +14,7 @@
 #include "runtime/compare.h"
 #include "runtime/random_inputs.h"
 #include "util/status_matchers.h"
+#include "util/thread_pool.h"
 
 namespace xtune::cpu {
 namespace {
@@ -33,9 +34,8 @@ CpuBackend& Backend() {
 
 // Runs `kernel` on `args` and compares with the evaluator.
 void CheckKernel(const Instruction& fusion, const KernelConfig& config,
+                 absl::StatusOr<std::unique_ptr<Kernel>>& kernel,
                  const std::vector<Literal>& args, const Literal& expected) {
-  absl::StatusOr<std::unique_ptr<Kernel>> kernel =
-      Backend().Compile(fusion, config);
   ASSERT_THAT(kernel, IsOk()) << fusion.name() << " " << config.ToString();
   std::vector<const void*> inputs;
   for (const Literal& a : args) inputs.push_back(a.bytes().data());
@@ -72,9 +72,18 @@ TEST_P(EveryCandidateTest, MatchesTheEvaluator) {
     EXPECT_NE(std::find(candidates.begin(), candidates.end(), def),
               candidates.end())
         << "default " << def.ToString() << " not among the candidates";
-    for (const KernelConfig& c : candidates) {
+    // Compile every candidate at once (as the autotuner does), then run.
+    std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> kernels(candidates.size());
+    {
+      ThreadPool pool(0);
+      pool.ParallelFor(static_cast<int64_t>(candidates.size()), 0, [&](int64_t i) {
+        kernels[i] = Backend().Compile(*inst, candidates[i]);
+      });
+    }
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      const KernelConfig& c = candidates[i];
       SCOPED_TRACE(c.ToString());
-      CheckKernel(*inst, c, args, *expected);
+      CheckKernel(*inst, c, kernels[i], args, *expected);
       if (::testing::Test::HasFailure()) {
         absl::StatusOr<std::string> src = Backend().Source(*inst, c);
         ADD_FAILURE() << "fused computation:\n"
