@@ -1,5 +1,6 @@
 // End-to-end tests of the `xtune` binary: exit codes, messages, files.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -39,7 +40,7 @@ Result RunXtune(const std::string& args) {
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = ::testing::TempDir() + "xtune_cli_test_" +
+    dir_ = ::testing::TempDir() + "xtune_cli_test_" + std::to_string(getpid()) + "_" +
            ::testing::UnitTest::GetInstance()->current_test_info()->name();
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);

@@ -1,5 +1,7 @@
 #include "util/file.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "gmock/gmock.h"
@@ -15,7 +17,10 @@ using ::xtune::testing::IsOkAndHolds;
 using ::xtune::testing::StatusIs;
 
 std::string TempDir() {
-  std::string dir = ::testing::TempDir() + "xtune_file_test";
+  // Unique per process, so runs by different users or in parallel never
+  // share it.
+  std::string dir = ::testing::TempDir() + "xtune_file_test_" +
+                    std::to_string(getpid());
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
