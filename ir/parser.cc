@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "ir/literal_parser.h"
+#include "ir/text_parsers.h"
 #include "ir/text_cursor.h"
 #include "ir/verifier.h"
 #include "util/file.h"
@@ -133,7 +134,7 @@ class Parser {
           XTUNE_ASSIGN_OR_RETURN(std::string pname,
                                  cursor_.ParseName("a parameter name"));
           XTUNE_RETURN_IF_ERROR(cursor_.Expect(':', "after a parameter name"));
-          XTUNE_ASSIGN_OR_RETURN(Shape s, ParseShape());
+          XTUNE_ASSIGN_OR_RETURN(Shape s, ParseShapeText(cursor_));
           signature.emplace_back(pname, std::move(s));
           if (cursor_.TryConsume(')')) break;
           XTUNE_RETURN_IF_ERROR(cursor_.Expect(',', "or ')' in a signature"));
@@ -142,7 +143,7 @@ class Parser {
       if (!cursor_.TryConsume("->")) {
         return cursor_.Error("expected '->' and the result shape");
       }
-      XTUNE_ASSIGN_OR_RETURN(Shape s, ParseShape());
+      XTUNE_ASSIGN_OR_RETURN(Shape s, ParseShapeText(cursor_));
       result_shape = std::move(s);
     }
     XTUNE_ASSIGN_OR_RETURN(Computation * c, ParseComputationBody(name));
@@ -261,88 +262,6 @@ class Parser {
     return absl::OkStatus();
   }
 
-  absl::StatusOr<Shape> ParseShape(int depth = 0) {
-    if (depth > kMaxShapeNesting) return cursor_.Error("shape nested too deeply");
-    if (cursor_.TryConsume('(')) {
-      std::vector<Shape> elements;
-      if (!cursor_.TryConsume(')')) {
-        while (true) {
-          XTUNE_ASSIGN_OR_RETURN(Shape s, ParseShape(depth + 1));
-          elements.push_back(std::move(s));
-          if (cursor_.TryConsume(')')) break;
-          XTUNE_RETURN_IF_ERROR(cursor_.Expect(',', "or ')' in a tuple shape"));
-        }
-      }
-      return Shape::Tuple(std::move(elements));
-    }
-    cursor_.SkipSpace();
-    size_t pos = cursor_.pos();
-    XTUNE_ASSIGN_OR_RETURN(std::string type_name,
-                           cursor_.ParseName("a shape such as f32[2,3]"));
-    std::optional<DType> type = DTypeFromName(type_name);
-    if (!type.has_value()) {
-      return cursor_.ErrorAt(
-          pos, absl::StrCat("unsupported element type '", type_name,
-                            "' (supported: pred s8 s32 s64 u8 u32 f16 bf16 "
-                            "f32 f64)"));
-    }
-    if (cursor_.PeekRaw() != '[') {
-      return cursor_.Error(absl::StrCat("expected '[' after '", type_name,
-                                        "' in a shape"));
-    }
-    cursor_.TryConsume('[');
-    std::vector<int64_t> dims;
-    if (!cursor_.TryConsume(']')) {
-      while (true) {
-        if (cursor_.Peek() == '<' || cursor_.Peek() == '?') {
-          return cursor_.Error("dynamic dimensions are not supported");
-        }
-        XTUNE_ASSIGN_OR_RETURN(int64_t d, cursor_.ParseInt());
-        dims.push_back(d);
-        if (cursor_.TryConsume(']')) break;
-        XTUNE_RETURN_IF_ERROR(
-            cursor_.Expect(',', "or ']' in the dimensions of a shape"));
-      }
-    }
-    Shape shape(*type, dims);
-    // Layout: {1,0}, optionally with tiling and memory space after ':',
-    // e.g. {1,0:T(8,128)}; the part after ':' is parsed and ignored.
-    if (cursor_.PeekRaw() == '{') {
-      size_t layout_pos = cursor_.pos();
-      cursor_.TryConsume('{');
-      std::vector<int64_t> m2m;
-      if (cursor_.Peek() != '}' && cursor_.Peek() != ':') {
-        while (true) {
-          XTUNE_ASSIGN_OR_RETURN(int64_t d, cursor_.ParseInt());
-          m2m.push_back(d);
-          if (cursor_.Peek() != ',') break;
-          cursor_.TryConsume(',');
-        }
-      }
-      if (cursor_.TryConsume(':')) {
-        int nesting = 0;
-        while (true) {
-          char c = cursor_.PeekRaw();
-          if (c == '\0') return cursor_.ErrorAt(layout_pos, "unterminated layout");
-          if (c == '}' && nesting == 0) break;
-          if (c == '(') ++nesting;
-          if (c == ')') --nesting;
-          cursor_.set_pos(cursor_.pos() + 1);
-        }
-      }
-      XTUNE_RETURN_IF_ERROR(cursor_.Expect('}', "to end a layout"));
-      if (m2m.empty() && !dims.empty()) {
-        // "{}" on an array: XLA treats it as the default layout too.
-        m2m = DefaultLayout(static_cast<int64_t>(dims.size()));
-      }
-      shape.set_minor_to_major(std::move(m2m));
-    }
-    if (absl::Status s = shape.Validate(); !s.ok()) {
-      return cursor_.ErrorAt(pos, s.message());
-    }
-    return shape;
-  }
-
   absl::StatusOr<Instruction*> ParseInstruction(Computation* c) {
     cursor_.SkipSpace();
     size_t pos = cursor_.pos();
@@ -353,7 +272,7 @@ class Parser {
           pos, absl::StrCat("duplicate instruction name '", name, "'"));
     }
     XTUNE_RETURN_IF_ERROR(cursor_.Expect('=', "after the instruction name"));
-    XTUNE_ASSIGN_OR_RETURN(Shape shape, ParseShape());
+    XTUNE_ASSIGN_OR_RETURN(Shape shape, ParseShapeText(cursor_));
     cursor_.SkipSpace();
     size_t op_pos = cursor_.pos();
     XTUNE_ASSIGN_OR_RETURN(std::string op_name, cursor_.ParseName("an opcode"));
@@ -458,13 +377,13 @@ class Parser {
     size_t pos = cursor_.pos();
     std::optional<Shape> shape;
     if (cursor_.PeekRaw() == '(') {
-      XTUNE_ASSIGN_OR_RETURN(shape, ParseShape());
+      XTUNE_ASSIGN_OR_RETURN(shape, ParseShapeText(cursor_));
     } else {
       XTUNE_ASSIGN_OR_RETURN(std::string token,
                              cursor_.ParseName("an operand"));
       if (DTypeFromName(token).has_value() && cursor_.PeekRaw() == '[') {
         cursor_.set_pos(pos);
-        XTUNE_ASSIGN_OR_RETURN(shape, ParseShape());
+        XTUNE_ASSIGN_OR_RETURN(shape, ParseShapeText(cursor_));
       } else {
         cursor_.set_pos(pos);
       }
@@ -508,9 +427,9 @@ class Parser {
     } else if (attr == "rhs_contracting_dims") {
       XTUNE_ASSIGN_OR_RETURN(a->dot.rhs_contracting, cursor_.ParseIntList());
     } else if (attr == "slice") {
-      XTUNE_RETURN_IF_ERROR(ParseSlice(&a->slice));
+      XTUNE_RETURN_IF_ERROR(ParseSliceText(cursor_, &a->slice));
     } else if (attr == "padding") {
-      XTUNE_RETURN_IF_ERROR(ParsePadding(&a->padding));
+      XTUNE_RETURN_IF_ERROR(ParsePaddingText(cursor_, &a->padding));
     } else if (attr == "direction") {
       XTUNE_ASSIGN_OR_RETURN(std::string d, cursor_.ParseName("a direction"));
       static constexpr std::pair<absl::string_view, ComparisonDirection>
@@ -604,46 +523,6 @@ class Parser {
     pending_.push_back({inst, name, pos});
     inst->AppendCalledComputation(nullptr);
     return absl::OkStatus();
-  }
-
-  absl::Status ParseSlice(std::vector<SliceDimension>* out) {
-    XTUNE_RETURN_IF_ERROR(cursor_.Expect('{', "to start a slice"));
-    if (cursor_.TryConsume('}')) return absl::OkStatus();
-    while (true) {
-      XTUNE_RETURN_IF_ERROR(cursor_.Expect('[', "to start a slice dimension"));
-      SliceDimension d;
-      XTUNE_ASSIGN_OR_RETURN(d.start, cursor_.ParseInt());
-      XTUNE_RETURN_IF_ERROR(cursor_.Expect(':', "in a slice dimension"));
-      XTUNE_ASSIGN_OR_RETURN(d.limit, cursor_.ParseInt());
-      if (cursor_.TryConsume(':')) {
-        XTUNE_ASSIGN_OR_RETURN(d.stride, cursor_.ParseInt());
-      }
-      XTUNE_RETURN_IF_ERROR(cursor_.Expect(']', "to end a slice dimension"));
-      out->push_back(d);
-      if (cursor_.TryConsume('}')) return absl::OkStatus();
-      XTUNE_RETURN_IF_ERROR(cursor_.Expect(',', "or '}' in a slice"));
-    }
-  }
-
-  // low_high[_interior] per dimension, dimensions joined by 'x':
-  // "0_0x1_-1_2".
-  absl::Status ParsePadding(std::vector<PaddingDimension>* out) {
-    while (true) {
-      PaddingDimension d;
-      XTUNE_ASSIGN_OR_RETURN(d.low, cursor_.ParseInt());
-      if (cursor_.PeekRaw() != '_') {
-        return cursor_.Error("expected '_' in padding (low_high[_interior])");
-      }
-      cursor_.set_pos(cursor_.pos() + 1);
-      XTUNE_ASSIGN_OR_RETURN(d.high, cursor_.ParseInt());
-      if (cursor_.PeekRaw() == '_') {
-        cursor_.set_pos(cursor_.pos() + 1);
-        XTUNE_ASSIGN_OR_RETURN(d.interior, cursor_.ParseInt());
-      }
-      out->push_back(d);
-      if (cursor_.PeekRaw() != 'x') return absl::OkStatus();
-      cursor_.set_pos(cursor_.pos() + 1);
-    }
   }
 
   absl::Status ResolveCalls() {
