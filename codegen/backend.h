@@ -58,6 +58,11 @@ class Backend {
   // Unavailable (no compiler / device).
   virtual absl::StatusOr<std::unique_ptr<Kernel>> Compile(
       const Instruction& fusion, const KernelConfig& config) = 0;
+
+  // Called in a child process right after fork() (the autotuner times
+  // candidates in forked workers): recreate whatever threads the backend
+  // needs, since the child has only the forking thread. Default: nothing.
+  virtual void ResetAfterFork() {}
 };
 
 }  // namespace xtune

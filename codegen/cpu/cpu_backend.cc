@@ -44,15 +44,19 @@ void SetBlasThreads(int threads) { openblas_set_num_threads(threads); }
 class CpuKernel : public Kernel {
  public:
   CpuKernel(std::shared_ptr<LoadedObject> object, KernelFn fn,
-            std::vector<int64_t> config, ThreadPool* pool)
-      : object_(std::move(object)), fn_(fn), config_(std::move(config)) {
+            std::vector<int64_t> config, CpuBackend* backend)
+      : object_(std::move(object)),
+        fn_(fn),
+        config_(std::move(config)),
+        backend_(backend) {
     context_.parallel_for = &ParallelFor;
-    context_.pool = pool;
     context_.sgemm = &Sgemm;
     context_.set_blas_threads = &SetBlasThreads;
   }
 
   absl::Status Run(absl::Span<const void* const> inputs, void* output) override {
+    // The pool is read at each run: a forked profiling worker gets a new one.
+    context_.pool = backend_->pool();
     fn_(inputs.data(), output, config_.data(), &context_);
     return absl::OkStatus();
   }
@@ -61,6 +65,7 @@ class CpuKernel : public Kernel {
   std::shared_ptr<LoadedObject> object_;
   KernelFn fn_;
   std::vector<int64_t> config_;
+  CpuBackend* backend_;
   XtContext context_;
 };
 
@@ -83,6 +88,13 @@ absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(
                          HostCompiler::Create(compiler));
   return std::unique_ptr<CpuBackend>(
       new CpuBackend(DetectCpu(options.threads), std::move(host)));
+}
+
+void CpuBackend::ResetAfterFork() {
+  // The old pool's worker threads are gone in the child: it can neither be
+  // used nor destroyed (joining would hang), so it is deliberately leaked.
+  (void)pool_.release();
+  pool_ = std::make_unique<ThreadPool>(device_.threads);
 }
 
 std::vector<KernelConfig> CpuBackend::Candidates(const Instruction& fusion,
@@ -131,7 +143,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CpuBackend::Compile(
   std::vector<int64_t> values;
   for (const auto& p : config.params()) values.push_back(p.second);
   return std::unique_ptr<Kernel>(
-      new CpuKernel(std::move(object), fn, std::move(values), pool_.get()));
+      new CpuKernel(std::move(object), fn, std::move(values), this));
 }
 
 }  // namespace xtune::cpu

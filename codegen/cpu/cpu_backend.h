@@ -44,6 +44,9 @@ class CpuBackend : public Backend {
   absl::StatusOr<std::string> Source(const Instruction& fusion,
                                      const KernelConfig& config) const;
 
+  // A fresh thread pool (the old one's threads do not exist in a child).
+  void ResetAfterFork() override;
+
   const CpuDevice& device() const { return device_; }
   ThreadPool* pool() { return pool_.get(); }
   HostCompiler* compiler() { return compiler_.get(); }

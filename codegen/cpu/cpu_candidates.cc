@@ -140,7 +140,8 @@ std::vector<KernelConfig> GemmConfigs(const GemmFusion& g, const CpuDevice& d,
   std::vector<Blocks> blocks = {
       {96, 4096, 512}, {48, 4096, 1024}, {192, 2048, 256}, {144, 1024, 384}};
   if (exhaustive) {
-    blocks.clear();
+    // The default blocks plus a grid: the exhaustive space contains the
+    // default one.
     for (int64_t mc : {24, 48, 96, 192, 384}) {
       for (int64_t kc : {64, 128, 256, 512, 1024}) {
         for (int64_t nc : {256, 1024, 4096}) blocks.push_back({mc, nc, kc});
@@ -151,6 +152,7 @@ std::vector<KernelConfig> GemmConfigs(const GemmFusion& g, const CpuDevice& d,
   // Split K when the output is too small to keep every thread busy.
   if (exhaustive) {
     splits = {1, 2, 4, 8};
+    if (d.threads > 8) splits.push_back(d.threads);
   } else if (d.threads > 1 && g.m * g.n <= 64 * 64 && g.k >= 1024) {
     splits = {1, d.threads};
   }

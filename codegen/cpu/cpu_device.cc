@@ -26,6 +26,25 @@ std::string CpuModel() {
   return "unknown";
 }
 
+// Cache size from sysfs ("32768K"), 0 when unknown.
+int64_t SysfsCacheBytes(int index) {
+  std::ifstream in(absl::StrCat("/sys/devices/system/cpu/cpu0/cache/index",
+                                index, "/size"));
+  std::string text;
+  if (!(in >> text) || text.empty()) return 0;
+  int64_t scale = 1;
+  char unit = text.back();
+  if (unit == 'K') scale = 1024;
+  if (unit == 'M') scale = 1024 * 1024;
+  if (scale != 1) text.pop_back();
+  int64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return 0;
+    value = value * 10 + (c - '0');
+  }
+  return value * scale;
+}
+
 }  // namespace
 
 std::string CpuDevice::Description() const {
@@ -53,8 +72,11 @@ CpuDevice DetectCpu(int threads) {
   }
   int hw = static_cast<int>(std::thread::hardware_concurrency());
   d.threads = threads > 0 ? threads : (hw > 0 ? hw : 1);
-  long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-  long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  // sysfs first: sysconf's figures can be wrong in virtual machines.
+  long l2 = SysfsCacheBytes(2);
+  long l3 = SysfsCacheBytes(3);
+  if (l2 <= 0) l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  if (l3 <= 0) l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
   d.l2_bytes = l2 > 0 ? l2 : 512 * 1024;
   d.l3_bytes = l3 > 0 ? l3 : 8 * 1024 * 1024;
   return d;

@@ -1,0 +1,399 @@
+#include "autotune/autotuner.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "autotune/override.h"
+#include "autotune/selection.h"
+#include "codegen/codegen_version.h"
+#include "eval/evaluator.h"
+#include "fusion/fusion_pass.h"
+#include "ir/printer.h"
+#include "runtime/compare.h"
+#include "runtime/random_inputs.h"
+#include "util/file.h"
+#include "util/status_macros.h"
+#include "util/thread_pool.h"
+
+namespace xtune {
+namespace {
+
+bool IsLibrary(const KernelConfig& c) {
+  return absl::EndsWith(c.kind(), "_blas");
+}
+
+// Progress on a terminal: one line, rewritten in place.
+class Progress {
+ public:
+  explicit Progress(bool enabled) : enabled_(enabled) {
+    start_ = std::chrono::steady_clock::now();
+  }
+  void Update(int fusion, int fusions, const std::string& name, int done,
+              int total, int64_t all_done, int64_t all_total) {
+    if (!enabled_) return;
+    double elapsed = Elapsed();
+    std::string eta;
+    if (all_done > 0 && all_total > all_done) {
+      eta = absl::StrFormat(", ~%.0f s left",
+                            elapsed / all_done * (all_total - all_done));
+    }
+    std::fprintf(stderr,
+                 "\r\033[K[xtune] tuning fusion %d/%d %s: %d/%d candidates timed, "
+                 "%.1f s elapsed%s",
+                 fusion, fusions, name.c_str(), done, total, elapsed, eta.c_str());
+    std::fflush(stderr);
+    dirty_ = true;
+  }
+  void Clear() {
+    if (enabled_ && dirty_) std::fprintf(stderr, "\r\033[K");
+    dirty_ = false;
+  }
+  double Elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start_)
+        .count();
+  }
+
+ private:
+  bool enabled_;
+  bool dirty_ = false;
+  std::chrono::steady_clock::time_point start_;
+};
+
+std::vector<Literal> MakeInputs(const Instruction& fusion, int level) {
+  std::vector<Literal> inputs;
+  for (int64_t i = 0; i < fusion.operand_count(); ++i) {
+    const Shape& s = fusion.operand(i)->shape();
+    // Level 1 tunes on uninitialized memory in XLA; zeros stand in for it.
+    inputs.push_back(level >= 2 ? RandomLiteral(s, 1000 + i) : Literal(s));
+  }
+  return inputs;
+}
+
+FailureKind KindOf(const absl::Status& s) {
+  switch (s.code()) {
+    case absl::StatusCode::kDeadlineExceeded: return FailureKind::kTimeout;
+    case absl::StatusCode::kAborted: return FailureKind::kCrash;
+    default: return FailureKind::kRunError;
+  }
+}
+
+}  // namespace
+
+const char* ConfigSourceName(ConfigSource s) {
+  switch (s) {
+    case ConfigSource::kTuned: return "tuned";
+    case ConfigSource::kCache: return "cache";
+    case ConfigSource::kDefault: return "default";
+    case ConfigSource::kOverride: return "override";
+  }
+  return "?";
+}
+
+std::string TuningStats::ToString() const {
+  return absl::StrFormat(
+      "%d fusions (%d unique): %d from the cache, %d tuned, %d default, %d "
+      "overridden; %d candidates compiled (%d failed), %d timed, %d wrong; "
+      "%.2f s",
+      fusions, unique, cache_hits, tuned, defaults, overrides, compiled,
+      compile_failures, timed, wrong, seconds);
+}
+
+AutotuneKey KeyOf(const Backend& backend, const Instruction& fusion) {
+  return AutotuneKey{backend.DeviceDescription(),
+                     CanonicalText(*fusion.called_computations()[0]),
+                     kCodegenVersion};
+}
+
+Autotuner::Autotuner(Backend* backend, AutotuneCache* cache, Profiler* profiler,
+                     AutotuneOptions options)
+    : backend_(backend),
+      cache_(cache),
+      profiler_(profiler),
+      options_(std::move(options)) {}
+
+absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
+  Progress progress(options_.progress);
+  TuningResult result;
+  TuningStats& stats = result.stats;
+
+  // Group fusions by key: identical fusions are tuned once.
+  struct Unique {
+    AutotuneKey key;
+    const Instruction* first;
+    std::vector<size_t> members;  // indices into result.fusions
+    std::vector<KernelConfig> candidates;
+    std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> kernels;
+    bool tune = false;
+  };
+  std::vector<Unique> uniques;
+  absl::flat_hash_map<AutotuneKey, size_t> index_of;
+  for (const auto& inst : fused.entry()->instructions()) {
+    if (inst->opcode() != Opcode::kFusion) continue;
+    FusionTuning ft;
+    ft.fusion = inst.get();
+    result.fusions.push_back(ft);
+    AutotuneKey key = KeyOf(*backend_, *inst);
+    auto [it, inserted] = index_of.emplace(key, uniques.size());
+    if (inserted) uniques.push_back(Unique{key, inst.get(), {}, {}, {}, false});
+    uniques[it->second].members.push_back(result.fusions.size() - 1);
+  }
+  stats.fusions = static_cast<int>(result.fusions.size());
+  stats.unique = static_cast<int>(uniques.size());
+
+  // Decide what each unique fusion needs.
+  for (Unique& u : uniques) {
+    const Instruction& f = *u.first;
+    FusionTuning decided;
+    bool is_gemm = ClassifyFusion(f) == FusionKind::kGemm;
+    if (!options_.override_gemm.empty() && is_gemm) {
+      XTUNE_ASSIGN_OR_RETURN(decided.config,
+                             ApplyGemmOverride(backend_->DefaultConfig(f),
+                                               options_.override_gemm));
+      decided.source = ConfigSource::kOverride;
+      ++stats.overrides;
+    } else if (options_.level <= 0) {
+      decided.config = backend_->DefaultConfig(f);
+      decided.source = ConfigSource::kDefault;
+      ++stats.defaults;
+    } else if (std::optional<AutotuneEntry> hit = cache_->Lookup(u.key)) {
+      decided.config = hit->config;
+      decided.source = ConfigSource::kCache;
+      decided.chosen_seconds = absl::ToDoubleSeconds(hit->run_time);
+      ++stats.cache_hits;
+    } else {
+      u.tune = true;
+      ++stats.tuned;
+      u.candidates = backend_->Candidates(f, options_.exhaustive);
+      if (!options_.library_fallback) {
+        u.candidates.erase(std::remove_if(u.candidates.begin(),
+                                          u.candidates.end(), IsLibrary),
+                           u.candidates.end());
+      }
+      KernelConfig def = backend_->DefaultConfig(f);
+      if (std::find(u.candidates.begin(), u.candidates.end(), def) ==
+          u.candidates.end()) {
+        u.candidates.insert(std::lower_bound(u.candidates.begin(),
+                                             u.candidates.end(), def),
+                            def);
+      }
+      continue;
+    }
+    for (size_t m : u.members) {
+      FusionTuning& ft = result.fusions[m];
+      ft.source = decided.source;
+      ft.config = decided.config;
+      ft.chosen_seconds = decided.chosen_seconds;
+    }
+  }
+
+  // Compile every candidate of every fusion to tune, in parallel.
+  std::vector<std::pair<size_t, size_t>> jobs;
+  for (size_t u = 0; u < uniques.size(); ++u) {
+    if (!uniques[u].tune) continue;
+    uniques[u].kernels.resize(uniques[u].candidates.size());
+    for (size_t c = 0; c < uniques[u].candidates.size(); ++c) jobs.push_back({u, c});
+  }
+  if (!jobs.empty()) {
+    ThreadPool pool(options_.compilation_parallelism);
+    pool.ParallelFor(static_cast<int64_t>(jobs.size()), 0, [&](int64_t j) {
+      auto [u, c] = jobs[j];
+      uniques[u].kernels[c] =
+          backend_->Compile(*uniques[u].first, uniques[u].candidates[c]);
+    });
+  }
+  stats.compiled = static_cast<int64_t>(jobs.size());
+
+  ProfileOptions profile;
+  profile.min_repetitions = options_.min_repetitions;
+  profile.max_repetitions = options_.max_repetitions;
+  profile.time_budget = options_.time_budget;
+  profile.timeout = options_.candidate_timeout;
+  profile.flush_bytes = options_.flush_bytes;
+  CompareOptions tolerance;
+  tolerance.f32_tolerance = options_.rtol;
+  tolerance.f16_tolerance = options_.rtol;
+
+  int64_t all_total = 0, all_done = 0;
+  for (const Unique& u : uniques) all_total += u.tune ? u.candidates.size() : 0;
+  int tuned_index = 0;
+  for (Unique& u : uniques) {
+    if (!u.tune) continue;
+    ++tuned_index;
+    const Instruction& f = *u.first;
+    const Computation& fused_comp = *f.called_computations()[0];
+    std::vector<Literal> inputs = MakeInputs(f, options_.level);
+    FusionLog log;
+    log.fusion = f.name();
+    log.key = u.key;
+    log.candidates.resize(u.candidates.size());
+    std::vector<Timed> timed(u.candidates.size());
+    std::vector<bool> wrong(u.candidates.size(), false);
+    std::vector<bool> failed(u.candidates.size(), false);
+    std::vector<std::optional<Literal>> outputs(u.candidates.size());
+    bool all_unimplemented = true;
+    // Profile the library candidate first: for gemms it is the reference.
+    std::vector<size_t> order;
+    for (size_t c = 0; c < u.candidates.size(); ++c) {
+      if (IsLibrary(u.candidates[c])) order.push_back(c);
+    }
+    for (size_t c = 0; c < u.candidates.size(); ++c) {
+      if (!IsLibrary(u.candidates[c])) order.push_back(c);
+    }
+    int done = 0;
+    for (size_t c : order) {
+      CandidateLog& cl = log.candidates[c];
+      cl.config = u.candidates[c];
+      progress.Update(tuned_index, stats.tuned, f.name(), done++,
+                      static_cast<int>(u.candidates.size()), all_done++, all_total);
+      absl::StatusOr<std::unique_ptr<Kernel>>& kernel = u.kernels[c];
+      if (!kernel.ok()) {
+        failed[c] = true;
+        timed[c].eligible = false;
+        cl.failure = FailureKind::kCompileError;
+        cl.message = std::string(kernel.status().message());
+        ++stats.compile_failures;
+        all_unimplemented &= kernel.status().code() == absl::StatusCode::kUnimplemented;
+        continue;
+      }
+      all_unimplemented = false;
+      absl::StatusOr<ProfileResult> p = profiler_->Profile(
+          **kernel, u.candidates[c], inputs, f.shape(), profile);
+      if (!p.ok()) {
+        failed[c] = true;
+        timed[c].eligible = false;
+        cl.failure = KindOf(p.status());
+        cl.message = std::string(p.status().message());
+        continue;
+      }
+      ++stats.timed;
+      timed[c].seconds = p->seconds;
+      timed[c].median = Median(p->seconds);
+      cl.seconds = p->seconds;
+      cl.median_seconds = timed[c].median;
+      outputs[c] = std::move(p->output);
+    }
+    // The reference: the library candidate's output for gemms, else the
+    // evaluator's.
+    if (options_.level >= 4) {
+      std::optional<Literal> reference;
+      for (size_t c = 0; c < u.candidates.size(); ++c) {
+        if (IsLibrary(u.candidates[c]) && outputs[c].has_value()) {
+          reference = *outputs[c];
+          break;
+        }
+      }
+      if (!reference.has_value()) {
+        absl::StatusOr<Literal> eval = EvaluateComputation(fused_comp, inputs);
+        if (eval.ok()) reference = std::move(*eval);
+      }
+      if (reference.has_value()) {
+        for (size_t c = 0; c < u.candidates.size(); ++c) {
+          if (!outputs[c].has_value()) continue;
+          absl::Status match = CompareLiterals(
+              *reference, *outputs[c],
+              absl::StrCat(f.name(), " with ", u.candidates[c].ToString()),
+              tolerance);
+          if (match.ok()) continue;
+          if (options_.crash_on_verification_failures) {
+            progress.Clear();
+            return absl::InternalError(absl::StrCat(
+                "autotuning verification failed (--xla_gpu_crash_on_"
+                "verification_failures): ",
+                match.message()));
+          }
+          wrong[c] = true;
+          ++stats.wrong;
+          log.candidates[c].failure = FailureKind::kWrongResult;
+          log.candidates[c].message = std::string(match.message());
+        }
+      }
+    }
+    // Wrong results are passed over while a correct candidate exists
+    // (level 4), always at level 5.
+    bool any_correct = false;
+    for (size_t c = 0; c < u.candidates.size(); ++c) {
+      any_correct |= timed[c].eligible && !wrong[c];
+    }
+    for (size_t c = 0; c < u.candidates.size(); ++c) {
+      if (wrong[c] && (any_correct || options_.level >= 5)) {
+        timed[c].eligible = false;
+      }
+    }
+    double band = 0;
+    int winner = SelectWinner(timed, options_.min_noise_band, &band);
+    log.noise_band = band;
+    FusionTuning decided;
+    KernelConfig def = backend_->DefaultConfig(f);
+    if (winner < 0) {
+      if (!all_unimplemented) {
+        progress.Clear();
+        std::string why;
+        for (const CandidateLog& cl : log.candidates) {
+          if (cl.failure != FailureKind::kNone) {
+            absl::StrAppend(&why, "\n  ", cl.config.ToString(), ": ",
+                            cl.message.substr(0, 200));
+          }
+        }
+        return absl::InternalError(absl::StrCat(
+            "autotuning fusion '", f.name(), "': all ", u.candidates.size(),
+            " candidates failed:", why));
+      }
+      // Nothing can be generated: the executable runs it on the evaluator.
+      decided.config = def;
+      decided.source = ConfigSource::kDefault;
+    } else {
+      bool any_wrong = std::find(wrong.begin(), wrong.end(), true) != wrong.end();
+      if (!any_correct && any_wrong) {
+        progress.Clear();
+        std::cerr << "xtune: warning: every candidate of fusion '" << f.name()
+                  << "' disagrees with the reference; choosing the fastest\n";
+      }
+      decided.config = u.candidates[winner];
+      decided.source = ConfigSource::kTuned;
+      decided.chosen_seconds = timed[winner].median;
+      log.selected = u.candidates[winner];
+      cache_->Insert(u.key, AutotuneEntry{u.candidates[winner],
+                                          absl::Seconds(timed[winner].median)});
+    }
+    int failures = 0;
+    std::optional<double> default_seconds;
+    for (size_t c = 0; c < u.candidates.size(); ++c) {
+      failures += failed[c] || wrong[c];
+      if (u.candidates[c] == def && timed[c].median > 0) {
+        default_seconds = timed[c].median;
+      }
+    }
+    for (size_t m : u.members) {
+      FusionTuning& ft = result.fusions[m];
+      ft.source = decided.source;
+      ft.config = decided.config;
+      ft.chosen_seconds = decided.chosen_seconds;
+      ft.default_seconds = default_seconds;
+      ft.candidates = static_cast<int>(u.candidates.size());
+      ft.failed = failures;
+    }
+    result.logs.push_back(std::move(log));
+    u.kernels.clear();  // unload the candidates
+  }
+  progress.Clear();
+  for (const FusionTuning& ft : result.fusions) result.configs[ft.fusion] = ft.config;
+  stats.seconds = progress.Elapsed();
+  if (!options_.dump_logs_to.empty()) {
+    XTUNE_RETURN_IF_ERROR(
+        WriteFileAtomically(options_.dump_logs_to, TuningLogsToText(result.logs)));
+  }
+  if (options_.print_summary) {
+    std::cerr << "xtune: autotuning: " << stats.ToString() << "\n";
+  }
+  return result;
+}
+
+}  // namespace xtune

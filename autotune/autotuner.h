@@ -1,0 +1,88 @@
+// The autotuner: for every fusion of a fused module, find the fastest
+// correct kernel config — from the cache when the fusion's key is there,
+// otherwise by compiling every candidate (in parallel), timing each in an
+// isolated worker, checking its output against a reference, and choosing
+// deterministically (autotune/selection.h). Results go into the cache.
+//
+// Behaviour follows XLA's flags (options.h). Identical fusions (same
+// canonical text) are tuned once. Not thread-safe: one Tune() at a time.
+#ifndef XTUNE_AUTOTUNE_AUTOTUNER_H_
+#define XTUNE_AUTOTUNE_AUTOTUNER_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "autotune/options.h"
+#include "autotune/profiler.h"
+#include "autotune/tuning_log.h"
+#include "cache/autotune_cache.h"
+#include "codegen/backend.h"
+#include "ir/module.h"
+
+namespace xtune {
+
+enum class ConfigSource { kTuned, kCache, kDefault, kOverride };
+const char* ConfigSourceName(ConfigSource s);  // "tuned", "cache", ...
+
+struct FusionTuning {
+  const Instruction* fusion = nullptr;
+  ConfigSource source = ConfigSource::kDefault;
+  KernelConfig config;
+  std::optional<double> chosen_seconds;   // median, when timed or cached
+  std::optional<double> default_seconds;  // the default config's median
+  int candidates = 0;  // tried
+  int failed = 0;      // failed to compile, crashed, hung or were wrong
+};
+
+struct TuningStats {
+  int fusions = 0;
+  int unique = 0;
+  int cache_hits = 0;
+  int tuned = 0;
+  int defaults = 0;
+  int overrides = 0;
+  int64_t compiled = 0;
+  int64_t compile_failures = 0;
+  int64_t timed = 0;
+  int64_t wrong = 0;
+  double seconds = 0;
+
+  // "7 fusions (6 unique): 2 from the cache, 4 tuned, ..."
+  std::string ToString() const;
+};
+
+struct TuningResult {
+  std::vector<FusionTuning> fusions;  // entry order
+  absl::flat_hash_map<const Instruction*, KernelConfig> configs;
+  TuningStats stats;
+  std::vector<FusionLog> logs;  // tuned fusions only
+};
+
+class Autotuner {
+ public:
+  // Borrows everything; all must outlive the Autotuner.
+  Autotuner(Backend* backend, AutotuneCache* cache, Profiler* profiler,
+            AutotuneOptions options);
+
+  // Chooses a config for every fusion of `fused`'s entry computation.
+  // Errors: Internal when a fusion's candidates all fail (naming it and the
+  // failures), or on a wrong result with crash_on_verification_failures;
+  // InvalidArgument for a bad override; file errors from dump_logs_to.
+  absl::StatusOr<TuningResult> Tune(const Module& fused);
+
+ private:
+  Backend* backend_;
+  AutotuneCache* cache_;
+  Profiler* profiler_;
+  AutotuneOptions options_;
+};
+
+// The cache key of a fusion on `backend`.
+AutotuneKey KeyOf(const Backend& backend, const Instruction& fusion);
+
+}  // namespace xtune
+
+#endif  // XTUNE_AUTOTUNE_AUTOTUNER_H_

@@ -1,0 +1,250 @@
+#include "autotune/autotuner.h"
+
+#include <filesystem>
+
+#include "autotune/fake_profiler.h"
+#include "codegen/cpu/cpu_backend.h"
+#include "codegen/fake_backend.h"
+#include "fusion/fusion_pass.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ir/parser.h"
+#include "util/file.h"
+#include "util/status_matchers.h"
+
+namespace xtune {
+namespace {
+
+using ::testing::HasSubstr;
+using ::xtune::testing::IsOk;
+using ::xtune::testing::StatusIs;
+
+KernelConfig C(int x) { return KernelConfig("fake", {{"x", x}}); }
+
+// Two identical gemm fusions (dot + exp) and one loop fusion.
+std::unique_ptr<Module> Fused() {
+  auto m = ParseModule(R"hlo(HloModule m
+ENTRY e {
+  a = f32[8,16] parameter(0)
+  b = f32[16,4] parameter(1)
+  c = f32[8,16] parameter(2)
+  d1 = f32[8,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  d2 = f32[8,4] dot(c, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  e1 = f32[8,4] exponential(d1)
+  e2 = f32[8,4] exponential(d2)
+  t = f32[8,16] tanh(a)
+  ROOT r = (f32[8,4], f32[8,4], f32[8,16]) tuple(e1, e2, t)
+})hlo");
+  EXPECT_THAT(m, IsOk());
+  auto fused = FuseModule(**m);
+  EXPECT_THAT(fused, IsOk());
+  return std::move(*fused);
+}
+
+AutotuneOptions Options() {
+  AutotuneOptions o;
+  o.print_summary = false;
+  o.compilation_parallelism = 2;
+  return o;
+}
+
+struct Fixture {
+  std::unique_ptr<Module> module = Fused();
+  InMemoryAutotuneCache cache;
+  FakeProfiler profiler;
+};
+
+TEST(AutotunerTest, PicksTheFastestAndTunesIdenticalFusionsOnce) {
+  Fixture fx;
+  FakeBackend backend({{C(1)}, {C(2)}, {C(3)}});
+  fx.profiler.SetSamples(C(2).ToString(), {0.5e-3, 0.5e-3, 0.5e-3});
+  Autotuner tuner(&backend, &fx.cache, &fx.profiler, Options());
+  absl::StatusOr<TuningResult> r = tuner.Tune(*fx.module);
+  ASSERT_THAT(r, IsOk());
+  // The gemm fusions are identical (same canonical text): 2 unique of 3.
+  EXPECT_EQ(r->stats.fusions, 3);
+  EXPECT_EQ(r->stats.unique, 2);
+  EXPECT_EQ(r->stats.tuned, 2);
+  EXPECT_EQ(backend.compilations(), 6);
+  for (const FusionTuning& ft : r->fusions) {
+    EXPECT_EQ(ft.config, C(2));
+    EXPECT_EQ(ft.source, ConfigSource::kTuned);
+    EXPECT_EQ(ft.chosen_seconds, 0.5e-3);
+    EXPECT_EQ(ft.default_seconds, 1e-3);
+  }
+  EXPECT_EQ(fx.cache.size(), 2);
+}
+
+TEST(AutotunerTest, TiesGoToTheEarliestConfig) {
+  Fixture fx;
+  FakeBackend backend({{C(1)}, {C(2)}, {C(3)}});
+  fx.profiler.SetSamples(C(1).ToString(), {1.01e-3, 1.01e-3, 1.01e-3});
+  fx.profiler.SetSamples(C(2).ToString(), {2e-3, 2e-3, 2e-3});
+  fx.profiler.SetSamples(C(3).ToString(), {1.0e-3, 1.0e-3, 1.0e-3});
+  Autotuner tuner(&backend, &fx.cache, &fx.profiler, Options());
+  absl::StatusOr<TuningResult> r = tuner.Tune(*fx.module);
+  ASSERT_THAT(r, IsOk());
+  EXPECT_EQ(r->fusions[0].config, C(1));  // within 2% of C(3), and earlier
+}
+
+TEST(AutotunerTest, FailuresAreRecordedAndNeverChosen) {
+  Fixture fx;
+  FakeBackend backend({{C(1)},
+                       {C(2), FakeBehavior::kCompileError},
+                       {C(3)},
+                       {C(4)},
+                       {C(5), FakeBehavior::kWrong}});
+  fx.profiler.SetSamples(C(1).ToString(), {9e-3, 9e-3, 9e-3});
+  fx.profiler.SetError(C(3).ToString(), absl::AbortedError("crashed with signal 11"));
+  fx.profiler.SetError(C(4).ToString(), absl::DeadlineExceededError("killed"));
+  fx.profiler.SetSamples(C(5).ToString(), {1e-6, 1e-6, 1e-6});  // fast, wrong
+  std::string log_path = ::testing::TempDir() + "tuning_log_" +
+                         std::to_string(getpid()) + ".textproto";
+  AutotuneOptions o = Options();
+  o.dump_logs_to = log_path;
+  Autotuner tuner(&backend, &fx.cache, &fx.profiler, o);
+  absl::StatusOr<TuningResult> r = tuner.Tune(*fx.module);
+  ASSERT_THAT(r, IsOk());
+  EXPECT_EQ(r->fusions[0].config, C(1));
+  EXPECT_EQ(r->fusions[0].failed, 4);
+  ASSERT_EQ(r->logs.size(), 2u);
+  const std::vector<CandidateLog>& c = r->logs[0].candidates;
+  EXPECT_EQ(c[1].failure, FailureKind::kCompileError);
+  EXPECT_EQ(c[2].failure, FailureKind::kCrash);
+  EXPECT_EQ(c[3].failure, FailureKind::kTimeout);
+  EXPECT_EQ(c[4].failure, FailureKind::kWrongResult);
+  absl::StatusOr<std::string> text = ReadFile(log_path);
+  ASSERT_THAT(text, IsOk());
+  EXPECT_THAT(*text, HasSubstr("failure { kind: WRONG_RESULT"));
+  EXPECT_THAT(*text, HasSubstr("failure { kind: DISQUALIFIED"));
+  EXPECT_THAT(*text, HasSubstr("xtune_reason: TIMEOUT"));
+  EXPECT_THAT(*text, HasSubstr("selected: \"fake:x=1\""));
+  EXPECT_THAT(*text, HasSubstr("run_time { nanos: 9000000 }"));
+}
+
+TEST(AutotunerTest, LevelsFollowXla) {
+  // Level 0: no tuning, nothing compiled here.
+  {
+    Fixture fx;
+    FakeBackend backend({{C(1)}, {C(2)}}, /*default_index=*/1);
+    AutotuneOptions o = Options();
+    o.level = 0;
+    Autotuner tuner(&backend, &fx.cache, &fx.profiler, o);
+    absl::StatusOr<TuningResult> r = tuner.Tune(*fx.module);
+    ASSERT_THAT(r, IsOk());
+    EXPECT_EQ(backend.compilations(), 0);
+    EXPECT_EQ(r->fusions[0].config, C(2));
+    EXPECT_EQ(r->fusions[0].source, ConfigSource::kDefault);
+  }
+  // Level 3: no correctness check, so the fast wrong candidate wins.
+  {
+    Fixture fx;
+    FakeBackend backend({{C(1)}, {C(2), FakeBehavior::kWrong}});
+    fx.profiler.SetSamples(C(2).ToString(), {1e-6, 1e-6, 1e-6});
+    AutotuneOptions o = Options();
+    o.level = 3;
+    Autotuner tuner(&backend, &fx.cache, &fx.profiler, o);
+    absl::StatusOr<TuningResult> r = tuner.Tune(*fx.module);
+    ASSERT_THAT(r, IsOk());
+    EXPECT_EQ(r->fusions[0].config, C(2));
+  }
+  // Level 4 with every candidate wrong: the fastest, with a warning.
+  {
+    Fixture fx;
+    FakeBackend backend({{C(1), FakeBehavior::kWrong}, {C(2), FakeBehavior::kWrong}});
+    fx.profiler.SetSamples(C(2).ToString(), {1e-6, 1e-6, 1e-6});
+    Autotuner tuner(&backend, &fx.cache, &fx.profiler, Options());
+    absl::StatusOr<TuningResult> r = tuner.Tune(*fx.module);
+    ASSERT_THAT(r, IsOk());
+    EXPECT_EQ(r->fusions[0].config, C(2));
+  }
+  // Level 5 with every candidate wrong: an error naming the fusion.
+  {
+    Fixture fx;
+    FakeBackend backend({{C(1), FakeBehavior::kWrong}, {C(2), FakeBehavior::kWrong}});
+    AutotuneOptions o = Options();
+    o.level = 5;
+    Autotuner tuner(&backend, &fx.cache, &fx.profiler, o);
+    EXPECT_THAT(tuner.Tune(*fx.module),
+                StatusIs(absl::StatusCode::kInternal,
+                         HasSubstr("all 2 candidates failed")));
+  }
+  // crash_on_verification_failures makes a mismatch fatal.
+  {
+    Fixture fx;
+    FakeBackend backend({{C(1)}, {C(2), FakeBehavior::kWrong}});
+    AutotuneOptions o = Options();
+    o.crash_on_verification_failures = true;
+    Autotuner tuner(&backend, &fx.cache, &fx.profiler, o);
+    EXPECT_THAT(tuner.Tune(*fx.module),
+                StatusIs(absl::StatusCode::kInternal,
+                         HasSubstr("verification failed")));
+  }
+}
+
+TEST(AutotunerTest, CacheHitsSkipTuning) {
+  Fixture fx;
+  FakeBackend backend({{C(1)}, {C(2)}});
+  Autotuner tuner(&backend, &fx.cache, &fx.profiler, Options());
+  ASSERT_THAT(tuner.Tune(*fx.module), IsOk());
+  int64_t compiled = backend.compilations();
+  absl::StatusOr<TuningResult> again = tuner.Tune(*fx.module);
+  ASSERT_THAT(again, IsOk());
+  EXPECT_EQ(backend.compilations(), compiled);
+  EXPECT_EQ(again->stats.cache_hits, 2);
+  EXPECT_EQ(again->fusions[0].source, ConfigSource::kCache);
+}
+
+TEST(AutotunerTest, OverrideForcesGemmConfigs) {
+  Fixture fx;
+  FakeBackend backend({{KernelConfig("fake", {{"mc", 1}, {"kc", 1}})}});
+  AutotuneOptions o = Options();
+  o.override_gemm = "block_m:32 block_k:64 num_warps:4";
+  Autotuner tuner(&backend, &fx.cache, &fx.profiler, o);
+  absl::StatusOr<TuningResult> r = tuner.Tune(*fx.module);
+  ASSERT_THAT(r, IsOk());
+  EXPECT_EQ(r->fusions[0].source, ConfigSource::kOverride);
+  EXPECT_EQ(r->fusions[0].config.ParamsString(), "mc=32,kc=64");
+  EXPECT_EQ(r->stats.overrides, 1);  // one unique gemm fusion
+}
+
+TEST(AutotunerTest, LibraryCandidateFollowsTheFallbackFlag) {
+  Fixture fx;
+  FakeBackend backend({{C(1)}, {KernelConfig("fake_blas", {{"threads", 1}})}});
+  fx.profiler.SetSamples("fake_blas:threads=1", {1e-6, 1e-6, 1e-6});
+  AutotuneOptions o = Options();
+  o.library_fallback = false;
+  Autotuner tuner(&backend, &fx.cache, &fx.profiler, o);
+  absl::StatusOr<TuningResult> r = tuner.Tune(*fx.module);
+  ASSERT_THAT(r, IsOk());
+  EXPECT_EQ(r->fusions[0].config, C(1));
+  for (const std::string& p : fx.profiler.profiled()) {
+    EXPECT_EQ(p.find("blas"), std::string::npos);
+  }
+}
+
+TEST(AutotunerTest, CpuExhaustiveSpaceContainsTheDefaultSpace) {
+  absl::StatusOr<std::unique_ptr<cpu::CpuBackend>> cpu = cpu::CpuBackend::Create();
+  ASSERT_THAT(cpu, IsOk());
+  for (const char* name : {"mlp.hlo", "attention.hlo", "layer_norm.hlo"}) {
+    auto m = ParseModuleFile(std::string(XTUNE_SOURCE_DIR) + "/examples/" + name);
+    ASSERT_THAT(m, IsOk());
+    auto fused = FuseModule(**m);
+    ASSERT_THAT(fused, IsOk());
+    for (const auto& i : (*fused)->entry()->instructions()) {
+      if (i->opcode() != Opcode::kFusion) continue;
+      std::vector<KernelConfig> all = (*cpu)->Candidates(*i, true);
+      std::vector<KernelConfig> def = (*cpu)->Candidates(*i, false);
+      EXPECT_GT(all.size(), def.size()) << i->name();
+      EXPECT_TRUE(std::is_sorted(all.begin(), all.end()));
+      EXPECT_TRUE(std::is_sorted(def.begin(), def.end()));
+      for (const KernelConfig& c : def) {
+        EXPECT_TRUE(std::binary_search(all.begin(), all.end(), c))
+            << name << " " << i->name() << ": " << c.ToString();
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace xtune

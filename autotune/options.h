@@ -1,0 +1,71 @@
+// Options of the autotuner. Plain data: the CLI fills them from XLA's flags
+// (tools/xla_flags.h); library users set them directly. Every field says
+// its default and the XLA flag it mirrors.
+#ifndef XTUNE_AUTOTUNE_OPTIONS_H_
+#define XTUNE_AUTOTUNE_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/time/time.h"
+
+namespace xtune {
+
+struct AutotuneOptions {
+  // --xla_gpu_autotune_level, XLA's meaning. 0: no tuning (default configs);
+  // 1: tune on zero inputs; >= 2: deterministic pseudo-random inputs; >= 4:
+  // check every candidate's output against a reference (a mismatch is
+  // recorded as WRONG_RESULT and the candidate is passed over while a
+  // correct one exists); 5: never choose a wrong candidate (a fusion whose
+  // candidates are all wrong is an error). Default 4.
+  int level = 4;
+  // --xla_gpu_exhaustive_tiling_search: the full search space instead of the
+  // default list. Default false.
+  bool exhaustive = false;
+  // --xla_gpu_autotune_gemm_rtol: element mismatch iff
+  // |a-b| / (max(|a|,|b|) + 1) > rtol. Default 0.1.
+  double rtol = 0.1;
+  // --xla_gpu_crash_on_verification_failures: a wrong result ends the
+  // compile with an error instead of being recorded. Default false.
+  bool crash_on_verification_failures = false;
+  // --xla_gpu_override_gemm_autotuner: a textproto config forced on every
+  // gemm fusion (see autotune/override.h). Default "" (none).
+  std::string override_gemm;
+  // --xla_gpu_dump_autotune_logs_to: write every candidate's result (config,
+  // time, failure) as textproto to this file. Default "" (none).
+  std::string dump_logs_to;
+  // --xla_gpu_force_compilation_parallelism: threads compiling candidates;
+  // 0 = all cores. Default 0.
+  int compilation_parallelism = 0;
+  // --xla_gpu_cublas_fallback: include the library gemm candidate (cuBLAS;
+  // OpenBLAS on the CPU backend). Default true.
+  bool library_fallback = true;
+
+  // xtune's own knobs (no XLA flag).
+  // Timing: after a warm-up, repeat until both `min_repetitions` runs and
+  // `time_budget` of kernel time are done (at most `max_repetitions`),
+  // flushing the last-level cache before each run. Defaults 3, 20 ms, 200.
+  int min_repetitions = 3;
+  absl::Duration time_budget = absl::Milliseconds(20);
+  int max_repetitions = 200;
+  // Bytes written before each timed run to flush the caches (about 1.5x
+  // the last-level cache; the CLI sets it from the device). 0 = no flush.
+  // Default 48 MiB.
+  int64_t flush_bytes = int64_t{48} << 20;
+  // A candidate still running after this is killed and recorded as hung.
+  // Default 30 s.
+  absl::Duration candidate_timeout = absl::Seconds(30);
+  // Candidates whose median is within the noise band of the fastest (the
+  // fastest's interquartile range over its median, never below this) tie;
+  // ties go to the earliest config in canonical order. Default 0.02.
+  double min_noise_band = 0.02;
+  // Show progress on stderr (the CLI sets it when stderr is a terminal).
+  // Default false.
+  bool progress = false;
+  // Print the one-line summary on stderr after every Tune(). Default true.
+  bool print_summary = true;
+};
+
+}  // namespace xtune
+
+#endif  // XTUNE_AUTOTUNE_OPTIONS_H_

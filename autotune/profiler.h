@@ -1,0 +1,48 @@
+// Profiler: runs one compiled candidate on inputs and times it. The real
+// profiler (IsolatedProfiler) runs each candidate in a forked worker process
+// so a kernel that crashes or never returns cannot take the compiler down;
+// FakeProfiler (fake_profiler.h) scripts timings for tests.
+#ifndef XTUNE_AUTOTUNE_PROFILER_H_
+#define XTUNE_AUTOTUNE_PROFILER_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+#include "codegen/backend.h"
+#include "ir/literal.h"
+
+namespace xtune {
+
+struct ProfileOptions {
+  int min_repetitions = 3;
+  int max_repetitions = 200;
+  absl::Duration time_budget = absl::Milliseconds(20);
+  absl::Duration timeout = absl::Seconds(30);
+  // Bytes written between repetitions to flush the caches; 0 = no flush.
+  int64_t flush_bytes = 0;
+};
+
+struct ProfileResult {
+  std::vector<double> seconds;  // one per timed repetition
+  Literal output;               // the candidate's result
+};
+
+class Profiler {
+ public:
+  virtual ~Profiler() = default;
+  // Times `kernel` (compiled for `config`) on `inputs`; the output has
+  // `output_shape`. Errors: DeadlineExceeded (still running after the
+  // timeout: killed), Aborted (crashed; the message names the signal),
+  // Internal (the worker could not be started), or the kernel's own error.
+  virtual absl::StatusOr<ProfileResult> Profile(
+      Kernel& kernel, const KernelConfig& config,
+      absl::Span<const Literal> inputs, const Shape& output_shape,
+      const ProfileOptions& options) = 0;
+};
+
+}  // namespace xtune
+
+#endif  // XTUNE_AUTOTUNE_PROFILER_H_

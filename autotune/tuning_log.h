@@ -1,0 +1,48 @@
+// The autotuning log: every candidate's result (config, time, failure),
+// written as textproto by --xla_gpu_dump_autotune_logs_to.
+#ifndef XTUNE_AUTOTUNE_TUNING_LOG_H_
+#define XTUNE_AUTOTUNE_TUNING_LOG_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cache/autotune_cache.h"
+
+namespace xtune {
+
+// XLA's FailureResult kinds, plus why xtune dropped the candidate.
+enum class FailureKind {
+  kNone,
+  kCompileError,  // XLA kind DISQUALIFIED
+  kCrash,         // UNKNOWN
+  kTimeout,       // UNKNOWN
+  kWrongResult,   // WRONG_RESULT
+  kRunError,      // UNKNOWN
+};
+
+// XLA's name of the kind ("WRONG_RESULT", "DISQUALIFIED", "UNKNOWN").
+const char* XlaFailureKindName(FailureKind kind);
+
+struct CandidateLog {
+  KernelConfig config;
+  std::optional<double> median_seconds;  // when it was timed
+  std::vector<double> seconds;
+  FailureKind failure = FailureKind::kNone;
+  std::string message;  // the failure, in words
+};
+
+struct FusionLog {
+  std::string fusion;  // the fusion instruction's name
+  AutotuneKey key;
+  std::vector<CandidateLog> candidates;  // canonical order
+  std::optional<KernelConfig> selected;
+  double noise_band = 0;
+};
+
+// Textproto: one `logs { ... }` per tuned fusion (see docs).
+std::string TuningLogsToText(const std::vector<FusionLog>& logs);
+
+}  // namespace xtune
+
+#endif  // XTUNE_AUTOTUNE_TUNING_LOG_H_

@@ -1,0 +1,15 @@
+// The codegen version: part of every autotuning cache key (DESIGN §7.2).
+// Bump it, with a one-line reason below, whenever generated code or timing
+// changes could change which config wins; older cache entries then stop
+// matching instead of silently steering new code.
+#ifndef XTUNE_CODEGEN_CODEGEN_VERSION_H_
+#define XTUNE_CODEGEN_CODEGEN_VERSION_H_
+
+namespace xtune {
+
+// 1: first CPU backend (loop, row/column reduction, BLIS-style gemm kernels).
+inline constexpr int kCodegenVersion = 1;
+
+}  // namespace xtune
+
+#endif  // XTUNE_CODEGEN_CODEGEN_VERSION_H_

@@ -1,0 +1,56 @@
+// FakeBackend: a scripted Backend for tests of the autotuner and the
+// executable. Its candidates are given; each behaves as scripted: correct
+// (computes the fusion with the reference evaluator), wrong (correct + 1 on
+// every element), failing to compile, crashing (SIGSEGV) or hanging.
+// Thread-safe.
+#ifndef XTUNE_CODEGEN_FAKE_BACKEND_H_
+#define XTUNE_CODEGEN_FAKE_BACKEND_H_
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "codegen/backend.h"
+
+namespace xtune {
+
+enum class FakeBehavior { kCorrect, kWrong, kCompileError, kCrash, kHang };
+
+struct FakeCandidate {
+  KernelConfig config;
+  FakeBehavior behavior = FakeBehavior::kCorrect;
+};
+
+class FakeBackend : public Backend {
+ public:
+  // Every fusion gets `candidates` (in this order, which must be canonical);
+  // the default config is candidates[default_index].
+  FakeBackend(std::vector<FakeCandidate> candidates, int default_index = 0,
+              std::string device = "FAKE: test device");
+
+  std::string name() const override { return "fake"; }
+  std::string DeviceDescription() const override { return device_; }
+  std::vector<KernelConfig> Candidates(const Instruction& fusion,
+                                       bool exhaustive) const override;
+  KernelConfig DefaultConfig(const Instruction& fusion) const override;
+  absl::StatusOr<std::unique_ptr<Kernel>> Compile(
+      const Instruction& fusion, const KernelConfig& config) override;
+
+  // Compile() calls so far.
+  int64_t compilations() const { return compilations_.load(); }
+  // Extra candidates returned only when exhaustive.
+  void SetExhaustiveExtras(std::vector<FakeCandidate> extras) {
+    extras_ = std::move(extras);
+  }
+
+ private:
+  std::vector<FakeCandidate> candidates_;
+  std::vector<FakeCandidate> extras_;
+  int default_index_;
+  std::string device_;
+  std::atomic<int64_t> compilations_{0};
+};
+
+}  // namespace xtune
+
+#endif  // XTUNE_CODEGEN_FAKE_BACKEND_H_
