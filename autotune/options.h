@@ -43,12 +43,13 @@ struct AutotuneOptions {
 
   // xtune's own knobs (no XLA flag).
   // Timing: after a warm-up, repeat until both `min_repetitions` runs and
-  // `time_budget` of kernel time are done (at most `max_repetitions`),
-  // flushing the last-level cache before each run. Defaults 3, 20 ms, 200.
-  int min_repetitions = 3;
-  absl::Duration time_budget = absl::Milliseconds(20);
+  // `time_budget` of wall time are done (at most `max_repetitions`),
+  // flushing the caches before each run. Defaults 5, 30 ms, 200.
+  int min_repetitions = 5;
+  absl::Duration time_budget = absl::Milliseconds(30);
   int max_repetitions = 200;
-  // Bytes written before each timed run to flush the caches (about 1.5x
+  // Cache flush before each timed run: on x86 the kernel's own buffers are
+  // evicted with clflush; elsewhere this many bytes are written (about 1.5x
   // the last-level cache; the CLI sets it from the device). 0 = no flush.
   // Default 48 MiB.
   int64_t flush_bytes = int64_t{48} << 20;

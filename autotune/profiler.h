@@ -17,11 +17,16 @@
 namespace xtune {
 
 struct ProfileOptions {
+  // After a warm-up run: repetitions until at least `min_repetitions` ran
+  // and `time_budget` of wall time (flushes included) passed; at most
+  // `max_repetitions`.
   int min_repetitions = 3;
   int max_repetitions = 200;
   absl::Duration time_budget = absl::Milliseconds(20);
   absl::Duration timeout = absl::Seconds(30);
-  // Bytes written between repetitions to flush the caches; 0 = no flush.
+  // Flush the caches before each timed run (> 0): the kernel's buffers with
+  // clflush on x86, else a buffer of this many bytes is written. 0 = no
+  // flush.
   int64_t flush_bytes = 0;
 };
 

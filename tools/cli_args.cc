@@ -33,6 +33,10 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
       value = body.substr(eq + 1);
       has_value = true;
     }
+    if (absl::StartsWith(name, "xla_")) {
+      parsed.xla.push_back({name, value, has_value});
+      continue;
+    }
     const FlagSpec* spec = nullptr;
     for (const FlagSpec& s : specs) {
       if (s.name == name) spec = &s;

@@ -21,15 +21,23 @@ struct FlagSpec {
 struct ParsedArgs {
   std::vector<std::string> positional;
   std::map<std::string, std::vector<std::string>> flags;
+  // --xla_* flags, in order: (name, value, whether a value was given).
+  struct XlaFlag {
+    std::string name;
+    std::string value;
+    bool has_value;
+  };
+  std::vector<XlaFlag> xla;
 
   bool Has(const std::string& name) const { return flags.count(name) > 0; }
   // The last value of `name`, or `fallback`.
   std::string Get(const std::string& name, const std::string& fallback) const;
 };
 
-// Parses args (without the program and command names). InvalidArgument on
-// an unknown flag, a missing value, a repeated single-valued flag, or a
-// value given to a boolean.
+// Parses args (without the program and command names). Flags starting with
+// --xla_ are collected in ParsedArgs::xla for tools/xla_flags.h to check.
+// InvalidArgument on an unknown flag, a missing value, a repeated
+// single-valued flag, or a value given to a boolean.
 absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
                                      const std::vector<FlagSpec>& specs);
 

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/compile_command.h"
 #include "tools/exit_codes.h"
 #include "tools/fuse_command.h"
 #include "tools/run_command.h"
@@ -15,6 +16,7 @@ usage: xtune COMMAND [args] [flags]
 
 commands:
   run MODULE.hlo    compute a module and print (or save) its outputs
+  compile MODULE.hlo  fuse and autotune a module, print the chosen configs
   fuse MODULE.hlo   print the module after the fusion pass
   help [COMMAND]    show help for a command
 
@@ -45,6 +47,10 @@ int main(int argc, char** argv) {
       std::cout << xtune::kRunHelp;
       return xtune::kExitOk;
     }
+    if (rest[0] == "compile") {
+      std::cout << xtune::kCompileHelp;
+      return xtune::kExitOk;
+    }
     if (rest[0] == "fuse") {
       std::cout << xtune::kFuseHelp;
       return xtune::kExitOk;
@@ -54,6 +60,7 @@ int main(int argc, char** argv) {
   }
   if (command == "run") return xtune::RunCommand(rest);
   if (command == "fuse") return xtune::FuseCommand(rest);
+  if (command == "compile") return xtune::CompileCommand(rest);
   std::cerr << "xtune: unknown command '" << command
             << "' (see xtune --help)\n";
   return xtune::kExitUserError;

@@ -12,11 +12,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "codegen/cpu/cpu_backend.h"
 #include "eval/evaluator.h"
-#include "fusion/fusion_pass.h"
 #include "runtime/compare.h"
-#include "runtime/executable.h"
+#include "tools/compile_pipeline.h"
 #include "ir/parser.h"
 #include "runtime/npy.h"
 #include "runtime/random_inputs.h"
@@ -34,9 +32,9 @@ each output, its shape, element type and min/max/mean.
 
 flags:
   --backend=NAME      where to compute: cpu (default: fused kernels generated
-                      as C++, compiled by the host compiler, run on all
-                      cores), interpreter (the reference evaluator) or cuda
-                      (not available in this build)
+                      as C++, autotuned, compiled by the host compiler, run
+                      on all cores), interpreter (the reference evaluator)
+                      or cuda (not available in this build)
   --verify            also compute the module with the reference evaluator
                       and compare every output (|a-b|/(max(|a|,|b|)+1) <= 1e-3
                       for f32/f64, 2e-2 for f16/bf16, exact otherwise); exit
@@ -60,66 +58,18 @@ flags:
                       are written as float32
   --help              this text
 
+XLA flags (also read from the XLA_FLAGS environment variable; the command
+line wins; see `xtune compile --help`): --xla_gpu_autotune_level,
+--xla_gpu_exhaustive_tiling_search, --xla_gpu_autotune_gemm_rtol,
+--xla_gpu_crash_on_verification_failures, --xla_gpu_override_gemm_autotuner,
+--xla_gpu_dump_autotune_logs_to, --xla_gpu_force_compilation_parallelism,
+--xla_gpu_cublas_fallback
+
 exit codes: 0 ok, 1 user error (bad module, input or flag; no compiler
 for --backend=cpu), 2 internal error (including a --verify mismatch)
 )";
 
 namespace {
-
-// The config of each fusion: its default, with the --config overrides.
-absl::StatusOr<ConfigChooser> MakeChooser(const Module& fused,
-                                          const cpu::CpuBackend& backend,
-                                          const ParsedArgs& args) {
-  std::map<std::string, std::string> overrides;
-  auto it = args.flags.find("config");
-  if (it != args.flags.end()) {
-    for (const std::string& spec : it->second) {
-      size_t colon = spec.find(':');
-      if (colon == std::string::npos) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "--config must be FUSION:KEY=VALUE,..., got '", spec, "'"));
-      }
-      std::string name = spec.substr(0, colon);
-      if (fused.entry()->FindInstruction(name) == nullptr ||
-          fused.entry()->FindInstruction(name)->opcode() != Opcode::kFusion) {
-        std::vector<std::string> names;
-        for (const auto& i : fused.entry()->instructions()) {
-          if (i->opcode() == Opcode::kFusion) names.push_back(i->name());
-        }
-        return absl::InvalidArgumentError(absl::StrCat(
-            "--config names '", name, "', which is not a fusion of this module "
-            "(fusions: ", absl::StrJoin(names, ", "), ")"));
-      }
-      overrides[name] = spec.substr(colon + 1);
-    }
-  }
-  return ConfigChooser(
-      [&backend, overrides](const Instruction& f) -> absl::StatusOr<KernelConfig> {
-        KernelConfig config = backend.DefaultConfig(f);
-        auto o = overrides.find(f.name());
-        if (o == overrides.end()) return config;
-        std::string spec = o->second;
-        // An optional leading kind switches to the first candidate of it.
-        size_t colon = spec.find(':');
-        if (colon != std::string::npos) {
-          std::string kind = spec.substr(0, colon);
-          spec = spec.substr(colon + 1);
-          bool found = false;
-          for (const KernelConfig& c : backend.Candidates(f, false)) {
-            if (c.kind() == kind) {
-              config = c;
-              found = true;
-              break;
-            }
-          }
-          if (!found) {
-            return absl::InvalidArgumentError(absl::StrCat(
-                "no '", kind, "' kernels for this fusion"));
-          }
-        }
-        return ApplyOverrides(config, spec);
-      });
-}
 
 // Largest total size of generated or loaded inputs.
 constexpr int64_t kMaxInputBytes = int64_t{4} << 30;
@@ -178,6 +128,7 @@ absl::Status Run(const ParsedArgs& args) {
         "--seed must be a non-negative integer, got '", args.Get("seed", ""),
         "'"));
   }
+  XTUNE_ASSIGN_OR_RETURN(XlaFlags xla_flags, ReadXlaFlags(args));
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> module,
                          ParseModuleFile(args.positional[0]));
   const Computation& entry = *module->entry();
@@ -220,24 +171,12 @@ absl::Status Run(const ParsedArgs& args) {
   }
   // Runs the module once on `inputs` (after compiling, for the cpu backend).
   std::function<absl::StatusOr<Literal>()> run_once;
-  std::unique_ptr<cpu::CpuBackend> cpu_backend;
-  std::unique_ptr<Executable> executable;
+  CompiledModule compiled;
   if (backend == "interpreter") {
     run_once = [&]() { return Evaluate(*module, inputs); };
   } else {
-    XTUNE_ASSIGN_OR_RETURN(cpu_backend, cpu::CpuBackend::Create());
-    XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> fused, FuseModule(*module));
-    XTUNE_ASSIGN_OR_RETURN(ConfigChooser chooser,
-                           MakeChooser(*fused, *cpu_backend, args));
-    XTUNE_ASSIGN_OR_RETURN(
-        executable, Executable::Create(std::move(fused), cpu_backend.get(), chooser));
-    for (const CompiledFusion& f : executable->fusions()) {
-      if (!f.fallback_reason.empty()) {
-        std::cerr << "xtune: warning: fusion '" << f.fusion->name()
-                  << "' runs on the evaluator: " << f.fallback_reason << "\n";
-      }
-    }
-    run_once = [&]() { return executable->Run(inputs); };
+    XTUNE_ASSIGN_OR_RETURN(compiled, CompileForCpu(*module, xla_flags, args));
+    run_once = [&]() { return compiled.executable->Run(inputs); };
   }
   XTUNE_ASSIGN_OR_RETURN(Literal result, run_once());
   if (benchmark_runs > 0) {

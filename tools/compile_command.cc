@@ -1,0 +1,110 @@
+#include "tools/compile_command.h"
+
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "fusion/fusion_pass.h"
+#include "ir/parser.h"
+#include "tools/cli_args.h"
+#include "tools/compile_pipeline.h"
+#include "tools/exit_codes.h"
+#include "util/status_macros.h"
+
+namespace xtune {
+
+const char kCompileHelp[] = R"(usage: xtune compile MODULE.hlo [flags]
+
+Fuses the module, autotunes every fusion on the CPU backend (compiling each
+candidate config in parallel, timing it in an isolated worker process and
+checking its output), compiles the chosen kernels, and prints a table:
+fusion, kind, shape, chosen config, its time, the default config's time,
+the speedup, candidates tried/failed, and where the config came from.
+
+flags:
+  --config=FUSION:K=V,...   force parameters of one fusion (as xtune run)
+  --help                    this text
+
+XLA flags (also read from the XLA_FLAGS environment variable; the command
+line wins; unknown flags in XLA_FLAGS are ignored with a warning):
+  --xla_gpu_autotune_level=N             0 no tuning (default configs), 1 tune
+                                         on zero inputs, >=2 on random inputs,
+                                         >=4 check outputs (wrong candidates
+                                         passed over), 5 never choose a wrong
+                                         one (default 4)
+  --xla_gpu_exhaustive_tiling_search     the full search space
+  --xla_gpu_autotune_gemm_rtol=F         output check tolerance (default 0.1)
+  --xla_gpu_crash_on_verification_failures
+                                         a wrong candidate is a fatal error
+  --xla_gpu_override_gemm_autotuner=TEXT force one gemm config, e.g.
+                                         'block_m:64 block_k:32' or 'mr:4 nr:24'
+  --xla_gpu_dump_autotune_logs_to=FILE   write every candidate's result
+  --xla_gpu_force_compilation_parallelism=N
+                                         compile threads (default 0: all cores)
+  --xla_gpu_cublas_fallback=BOOL         include the OpenBLAS candidate for
+                                         gemms (default true)
+)";
+
+namespace {
+
+std::string Micros(std::optional<double> s) {
+  return s.has_value() ? absl::StrFormat("%.1f us", *s * 1e6) : "-";
+}
+
+absl::Status Compile(const ParsedArgs& args) {
+  if (args.positional.size() != 1) {
+    return absl::InvalidArgumentError(
+        "compile takes exactly one module file (see xtune compile --help)");
+  }
+  XTUNE_ASSIGN_OR_RETURN(XlaFlags flags, ReadXlaFlags(args));
+  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> module,
+                         ParseModuleFile(args.positional[0]));
+  XTUNE_ASSIGN_OR_RETURN(CompiledModule compiled,
+                         CompileForCpu(*module, flags, args));
+  std::cout << absl::StrFormat("%-16s %-9s %-18s %-62s %10s %10s %8s %8s %s\n",
+                               "fusion", "kind", "shape", "config", "time",
+                               "default", "speedup", "tried", "source");
+  for (const FusionTuning& ft : compiled.tuning.fusions) {
+    const CompiledFusion* cf = nullptr;
+    for (const CompiledFusion& f : compiled.executable->fusions()) {
+      if (f.fusion == ft.fusion) cf = &f;
+    }
+    std::string speedup = "-";
+    if (ft.chosen_seconds && ft.default_seconds && *ft.chosen_seconds > 0) {
+      speedup = absl::StrFormat("%.2fx", *ft.default_seconds / *ft.chosen_seconds);
+    }
+    std::string config = cf ? cf->config.ToString() : ft.config.ToString();
+    std::string source = ConfigSourceName(ft.source);
+    if (cf && cf->config != ft.config) source = "--config";
+    if (cf && !cf->fallback_reason.empty()) source += " (evaluator)";
+    std::cout << absl::StrFormat(
+        "%-16s %-9s %-18s %-62s %10s %10s %8s %8s %s\n", ft.fusion->name(),
+        FusionKindName(ClassifyFusion(*ft.fusion)),
+        ft.fusion->shape().ToString(false), config, Micros(ft.chosen_seconds),
+        Micros(ft.default_seconds), speedup,
+        ft.candidates ? absl::StrCat(ft.candidates, "/", ft.failed) : "-",
+        source);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int CompileCommand(const std::vector<std::string>& argv) {
+  absl::StatusOr<ParsedArgs> args =
+      ParseArgs(argv, {{"config", true, /*repeated=*/true}, {"help", false}});
+  if (args.ok() && args->Has("help")) {
+    std::cout << kCompileHelp;
+    return kExitOk;
+  }
+  absl::Status status = args.ok() ? Compile(*args) : args.status();
+  if (!status.ok()) {
+    std::string message(status.message());
+    bool located = args.ok() && !args->positional.empty() &&
+                   message.rfind(args->positional[0] + ":", 0) == 0;
+    std::cerr << (located ? "" : "xtune compile: ") << message << "\n";
+  }
+  return ExitCodeFor(status);
+}
+
+}  // namespace xtune

@@ -1,0 +1,41 @@
+// XLA's flags, in XLA's spelling, read from the XLA_FLAGS environment
+// variable and from the command line (the command line wins). The only
+// place that turns flag text into options.
+//
+// XLA_FLAGS is shared with other XLA programs: unknown flags there are
+// warned about and ignored. Unknown --xla_* flags on the command line are
+// errors. Values: --flag=value; booleans also --flag (true), =true/false/1/0.
+// In XLA_FLAGS a token may be quoted ("..." or '...') to hold spaces.
+#ifndef XTUNE_TOOLS_XLA_FLAGS_H_
+#define XTUNE_TOOLS_XLA_FLAGS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "autotune/options.h"
+
+namespace xtune {
+
+struct XlaFlags {
+  AutotuneOptions autotune;
+};
+
+// Applies one flag (name without dashes). NotFound for an unknown name,
+// InvalidArgument for a bad value.
+absl::Status ApplyXlaFlag(absl::string_view name, absl::string_view value,
+                          bool has_value, XlaFlags* flags);
+
+// Applies every flag in the text of XLA_FLAGS. Unknown flags and stray
+// tokens become warnings; bad values of known flags are errors naming the
+// variable.
+absl::Status ApplyXlaFlagsEnv(absl::string_view env, XlaFlags* flags,
+                              std::vector<std::string>* warnings);
+
+// The names xtune understands (for --help).
+std::vector<std::string> KnownXlaFlags();
+
+}  // namespace xtune
+
+#endif  // XTUNE_TOOLS_XLA_FLAGS_H_
