@@ -247,38 +247,59 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
     for (size_t c = 0; c < u.candidates.size(); ++c) {
       if (!IsLibrary(u.candidates[c])) order.push_back(c);
     }
+    // Candidates are timed in interleaved rounds so that slow drifts of
+    // the machine (frequency, neighbours) hit them all alike; each round is
+    // a fresh worker with a share of the budget.
+    int rounds = std::max(1, options_.rounds);
+    ProfileOptions per_round = profile;
+    per_round.time_budget = profile.time_budget / rounds;
+    per_round.min_repetitions = std::max(1, profile.min_repetitions / rounds);
     int done = 0;
-    for (size_t c : order) {
-      CandidateLog& cl = log.candidates[c];
-      cl.config = u.candidates[c];
-      progress.Update(tuned_index, stats.tuned, f.name(), done++,
-                      static_cast<int>(u.candidates.size()), all_done++, all_total);
-      absl::StatusOr<std::unique_ptr<Kernel>>& kernel = u.kernels[c];
-      if (!kernel.ok()) {
-        failed[c] = true;
-        timed[c].eligible = false;
-        cl.failure = FailureKind::kCompileError;
-        cl.message = std::string(kernel.status().message());
-        ++stats.compile_failures;
-        all_unimplemented &= kernel.status().code() == absl::StatusCode::kUnimplemented;
-        continue;
+    for (int round = 0; round < rounds; ++round) {
+      for (size_t c : order) {
+        CandidateLog& cl = log.candidates[c];
+        cl.config = u.candidates[c];
+        if (failed[c]) continue;
+        progress.Update(tuned_index, stats.tuned, f.name(), done++,
+                        static_cast<int>(u.candidates.size()) * rounds,
+                        all_done++, all_total * rounds);
+        absl::StatusOr<std::unique_ptr<Kernel>>& kernel = u.kernels[c];
+        if (!kernel.ok()) {
+          failed[c] = true;
+          timed[c].eligible = false;
+          cl.failure = FailureKind::kCompileError;
+          cl.message = std::string(kernel.status().message());
+          ++stats.compile_failures;
+          all_unimplemented &=
+              kernel.status().code() == absl::StatusCode::kUnimplemented;
+          continue;
+        }
+        all_unimplemented = false;
+        absl::StatusOr<ProfileResult> p = profiler_->Profile(
+            **kernel, u.candidates[c], inputs, f.shape(), per_round);
+        if (!p.ok()) {
+          failed[c] = true;
+          timed[c].eligible = false;
+          cl.failure = KindOf(p.status());
+          cl.message = std::string(p.status().message());
+          outputs[c].reset();
+          continue;
+        }
+        if (round == 0) {
+          ++stats.timed;
+          outputs[c] = std::move(p->output);
+        }
+        timed[c].seconds.insert(timed[c].seconds.end(), p->seconds.begin(),
+                                p->seconds.end());
+        timed[c].round_scores.push_back(Score(p->seconds));
       }
-      all_unimplemented = false;
-      absl::StatusOr<ProfileResult> p = profiler_->Profile(
-          **kernel, u.candidates[c], inputs, f.shape(), profile);
-      if (!p.ok()) {
-        failed[c] = true;
-        timed[c].eligible = false;
-        cl.failure = KindOf(p.status());
-        cl.message = std::string(p.status().message());
-        continue;
-      }
-      ++stats.timed;
-      timed[c].seconds = p->seconds;
-      timed[c].median = Median(p->seconds);
-      cl.seconds = p->seconds;
-      cl.median_seconds = timed[c].median;
-      outputs[c] = std::move(p->output);
+    }
+    std::vector<double> medians(u.candidates.size(), 0);
+    for (size_t c = 0; c < u.candidates.size(); ++c) {
+      if (failed[c] || timed[c].seconds.empty()) continue;
+      medians[c] = Median(timed[c].seconds);
+      log.candidates[c].seconds = timed[c].seconds;
+      log.candidates[c].median_seconds = medians[c];
     }
     // The reference: the library candidate's output for gemms, else the
     // evaluator's.
@@ -327,6 +348,47 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
         timed[c].eligible = false;
       }
     }
+    // Finalists: the candidates close to the best get more rounds, so the
+    // choice among near-equals rests on more evidence (this curbs the
+    // "winner's curse" of picking whichever got lucky once).
+    if (options_.final_rounds > 0) {
+      double band0 = 0;
+      int leader = SelectWinner(timed, options_.min_noise_band, &band0);
+      if (leader >= 0) {
+        double best_score = Score(timed[leader].seconds);
+        for (size_t c = 0; c < timed.size(); ++c) {
+          if (timed[c].eligible && !timed[c].seconds.empty() &&
+              Score(timed[c].seconds) < best_score) {
+            best_score = Score(timed[c].seconds);
+          }
+        }
+        double limit = best_score * (1 + std::max(2 * band0, 0.05));
+        std::vector<size_t> finalists;
+        for (size_t c : order) {
+          if (timed[c].eligible && !timed[c].seconds.empty() &&
+              Score(timed[c].seconds) <= limit && finalists.size() < 8) {
+            finalists.push_back(c);
+          }
+        }
+        if (finalists.size() > 1) {
+          for (int round = 0; round < options_.final_rounds; ++round) {
+            for (size_t c : finalists) {
+              absl::StatusOr<ProfileResult> p = profiler_->Profile(
+                  **u.kernels[c], u.candidates[c], inputs, f.shape(), per_round);
+              if (!p.ok()) continue;
+              timed[c].seconds.insert(timed[c].seconds.end(), p->seconds.begin(),
+                                      p->seconds.end());
+              timed[c].round_scores.push_back(Score(p->seconds));
+            }
+          }
+          for (size_t c : finalists) {
+            medians[c] = Median(timed[c].seconds);
+            log.candidates[c].seconds = timed[c].seconds;
+            log.candidates[c].median_seconds = medians[c];
+          }
+        }
+      }
+    }
     double band = 0;
     int winner = SelectWinner(timed, options_.min_noise_band, &band);
     log.noise_band = band;
@@ -358,17 +420,17 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
       }
       decided.config = u.candidates[winner];
       decided.source = ConfigSource::kTuned;
-      decided.chosen_seconds = timed[winner].median;
+      decided.chosen_seconds = medians[winner];
       log.selected = u.candidates[winner];
       cache_->Insert(u.key, AutotuneEntry{u.candidates[winner],
-                                          absl::Seconds(timed[winner].median)});
+                                          absl::Seconds(medians[winner])});
     }
     int failures = 0;
     std::optional<double> default_seconds;
     for (size_t c = 0; c < u.candidates.size(); ++c) {
       failures += failed[c] || wrong[c];
-      if (u.candidates[c] == def && timed[c].median > 0) {
-        default_seconds = timed[c].median;
+      if (u.candidates[c] == def && medians[c] > 0) {
+        default_seconds = medians[c];
       }
     }
     for (size_t m : u.members) {

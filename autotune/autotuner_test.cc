@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "autotune/fake_profiler.h"
+#include "autotune/isolated_profiler.h"
 #include "codegen/cpu/cpu_backend.h"
 #include "codegen/fake_backend.h"
 #include "fusion/fusion_pass.h"
@@ -244,6 +245,32 @@ TEST(AutotunerTest, CpuExhaustiveSpaceContainsTheDefaultSpace) {
       }
     }
   }
+}
+
+}  // namespace
+}  // namespace xtune
+
+namespace xtune {
+namespace {
+
+TEST(AutotunerIsolationTest, CrashingAndHangingCandidatesAreSurvived) {
+  std::unique_ptr<Module> module = Fused();
+  InMemoryAutotuneCache cache;
+  FakeBackend backend({{C(1), FakeBehavior::kCrash},
+                       {C(2), FakeBehavior::kHang},
+                       {C(3)}});
+  IsolatedProfiler profiler(&backend);
+  AutotuneOptions o = Options();
+  o.candidate_timeout = absl::Milliseconds(1000);
+  o.time_budget = absl::Milliseconds(2);
+  Autotuner tuner(&backend, &cache, &profiler, o);
+  absl::StatusOr<TuningResult> r = tuner.Tune(*module);
+  ASSERT_THAT(r, IsOk());
+  for (const FusionTuning& ft : r->fusions) EXPECT_EQ(ft.config, C(3));
+  const std::vector<CandidateLog>& c = r->logs[0].candidates;
+  EXPECT_EQ(c[0].failure, FailureKind::kCrash);
+  EXPECT_THAT(c[0].message, HasSubstr("signal 11"));
+  EXPECT_EQ(c[1].failure, FailureKind::kTimeout);
 }
 
 }  // namespace

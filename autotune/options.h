@@ -45,9 +45,17 @@ struct AutotuneOptions {
   // Timing: after a warm-up, repeat until both `min_repetitions` runs and
   // `time_budget` of wall time are done (at most `max_repetitions`),
   // flushing the caches before each run. Defaults 5, 30 ms, 200.
-  int min_repetitions = 5;
+  int min_repetitions = 6;
   absl::Duration time_budget = absl::Milliseconds(30);
-  int max_repetitions = 200;
+  int max_repetitions = 300;
+  // The budget is spent in this many interleaved rounds over the
+  // candidates (each round in a fresh worker), so drifts of a shared
+  // machine hit every candidate alike; the spread of the best candidate's
+  // round scores widens the noise band. Default 3.
+  int rounds = 3;
+  // Then the candidates within max(2 x band, 5%) of the best (at most 8)
+  // get this many more rounds before the final choice. Default 3.
+  int final_rounds = 3;
   // Cache flush before each timed run: on x86 the kernel's own buffers are
   // evicted with clflush; elsewhere this many bytes are written (about 1.5x
   // the last-level cache; the CLI sets it from the device). 0 = no flush.
@@ -56,9 +64,10 @@ struct AutotuneOptions {
   // A candidate still running after this is killed and recorded as hung.
   // Default 30 s.
   absl::Duration candidate_timeout = absl::Seconds(30);
-  // Candidates whose median is within the noise band of the fastest (the
-  // fastest's interquartile range over its median, never below this) tie;
-  // ties go to the earliest config in canonical order. Default 0.02.
+  // Candidates whose score (10th percentile of run times) is within the
+  // noise band of the best (the spread of the best's round scores, never
+  // below this) tie; ties go to the earliest config in canonical order.
+  // Default 0.02.
   double min_noise_band = 0.02;
   // Show progress on stderr (the CLI sets it when stderr is a terminal).
   // Default false.

@@ -1,6 +1,7 @@
 #include "autotune/selection.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace xtune {
 
@@ -10,36 +11,42 @@ double Median(std::vector<double> seconds) {
   return seconds[(seconds.size() - 1) / 2];
 }
 
-double NoiseBand(std::vector<double> seconds, double min_band) {
-  if (seconds.size() < 4) return min_band;
+double Quantile(std::vector<double> seconds, double q) {
+  if (seconds.empty()) return 0;
   std::sort(seconds.begin(), seconds.end());
-  size_t n = seconds.size();
-  double q1 = seconds[n / 4];
-  double q3 = seconds[(3 * n) / 4];
-  double median = seconds[(n - 1) / 2];
-  if (median <= 0) return min_band;
-  return std::max(min_band, (q3 - q1) / median);
+  size_t i = static_cast<size_t>(std::floor(q * (seconds.size() - 1)));
+  return seconds[std::min(i, seconds.size() - 1)];
 }
+
+double Score(const std::vector<double>& seconds) { return Quantile(seconds, 0.1); }
 
 int SelectWinner(const std::vector<Timed>& candidates, double min_band,
                  double* band) {
-  int fastest = -1;
+  std::vector<double> scores(candidates.size(), 0);
+  int best = -1;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    if (!candidates[i].eligible) continue;
-    if (fastest < 0 || candidates[i].median < candidates[fastest].median) {
-      fastest = static_cast<int>(i);
-    }
+    if (!candidates[i].eligible || candidates[i].seconds.empty()) continue;
+    scores[i] = Score(candidates[i].seconds);
+    if (best < 0 || scores[i] < scores[best]) best = static_cast<int>(i);
   }
-  if (fastest < 0) return -1;
-  double b = NoiseBand(candidates[fastest].seconds, min_band);
-  if (band != nullptr) *band = b;
-  double limit = candidates[fastest].median * (1 + b);
+  if (best < 0) return -1;
+  std::vector<double> spreads;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    if (candidates[i].eligible && candidates[i].median <= limit) {
+    const std::vector<double>& rounds = candidates[i].round_scores;
+    if (!candidates[i].eligible || rounds.size() < 2 || scores[i] <= 0) continue;
+    auto [lo, hi] = std::minmax_element(rounds.begin(), rounds.end());
+    spreads.push_back((*hi - *lo) / scores[i]);
+  }
+  double b = std::clamp(Median(spreads), min_band, std::max(min_band, 0.25));
+  if (band != nullptr) *band = b;
+  double limit = scores[best] * (1 + b);
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (candidates[i].eligible && !candidates[i].seconds.empty() &&
+        scores[i] <= limit) {
       return static_cast<int>(i);
     }
   }
-  return fastest;
+  return best;
 }
 
 }  // namespace xtune

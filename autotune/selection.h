@@ -1,7 +1,13 @@
 // Choosing the winner among timed candidates, deterministically: candidates
-// whose median is within the noise band of the fastest tie, and ties go to
-// the earliest config in canonical order, so two runs on a quiet machine
-// pick the same config.
+// whose score is within the noise band of the best count as tied, and ties
+// go to the earliest config in canonical order, so two runs on a quiet
+// machine pick the same config.
+//
+// The score is the 10th percentile of a candidate's run times, not the
+// median: on shared machines, cold-cache medians move by 10-20% from one
+// worker process to the next (physical memory placement), while low
+// percentiles stay within about 2%. Medians are still what the cache and
+// the logs report.
 #ifndef XTUNE_AUTOTUNE_SELECTION_H_
 #define XTUNE_AUTOTUNE_SELECTION_H_
 
@@ -12,20 +18,26 @@ namespace xtune {
 // The median of `seconds` (the lower middle for an even count).
 double Median(std::vector<double> seconds);
 
-// The noise band of a sample set: its interquartile range over its median
-// (0 with fewer than 4 samples), never below `min_band`.
-double NoiseBand(std::vector<double> seconds, double min_band);
+// The q-quantile of `seconds` (nearest rank, q in [0, 1]); 0 when empty.
+double Quantile(std::vector<double> seconds, double q);
+
+// The statistic candidates are compared by: Quantile(seconds, 0.1).
+double Score(const std::vector<double>& seconds);
 
 struct Timed {
-  double median = 0;
-  std::vector<double> seconds;
+  std::vector<double> seconds;       // every timed run
+  std::vector<double> round_scores;  // Score() of each timing round
   bool eligible = true;
 };
 
 // Index into `candidates` (in canonical order) of the winner: the first
-// eligible candidate whose median is within (1 + band) of the fastest
-// eligible median, band = NoiseBand(fastest's samples, min_band). -1 when
-// none is eligible. `*band` (when non-null) receives the band used.
+// eligible candidate whose Score() is within (1 + band) of the best
+// eligible score. The band is the machine's drift between worker
+// processes — the median over eligible candidates of the spread of their
+// round scores, (max - min) / score — never below `min_band` and never
+// above 0.25. (The median, not the best candidate's own spread: one erratic
+// candidate, e.g. a library starting its threads, must not make everything
+// tie.) -1 when none is eligible. `*band` (when non-null) receives the band.
 int SelectWinner(const std::vector<Timed>& candidates, double min_band,
                  double* band = nullptr);
 

@@ -5,16 +5,21 @@
 namespace xtune {
 namespace {
 
-Timed T(double median, bool eligible = true) {
-  return Timed{median, {median, median, median, median}, eligible};
+// A candidate whose every run takes `s` seconds.
+Timed T(double s, bool eligible = true) {
+  return Timed{std::vector<double>(10, s), {s, s, s}, eligible};
 }
 
-TEST(SelectionTest, MedianAndNoiseBand) {
+TEST(SelectionTest, Statistics) {
   EXPECT_EQ(Median({3, 1, 2}), 2);
   EXPECT_EQ(Median({4, 1, 3, 2}), 2);
-  EXPECT_EQ(NoiseBand({1, 1, 1}, 0.02), 0.02);  // too few samples
-  EXPECT_DOUBLE_EQ(NoiseBand({1.0, 1.0, 1.1, 1.2, 1.3, 1.0, 1.0, 1.0}, 0.02),
-                   0.2);  // IQR (1.2 - 1.0) over median 1.0
+  std::vector<double> v;
+  for (int i = 1; i <= 11; ++i) v.push_back(i);
+  EXPECT_EQ(Quantile(v, 0.1), 2);
+  EXPECT_EQ(Quantile(v, 0.0), 1);
+  EXPECT_EQ(Quantile(v, 1.0), 11);
+  EXPECT_EQ(Score(v), 2);
+  EXPECT_EQ(Quantile({}, 0.5), 0);
 }
 
 TEST(SelectionTest, FastestWinsOutsideTheBand) {
@@ -30,9 +35,29 @@ TEST(SelectionTest, TiesGoToTheEarliestCanonicalConfig) {
   EXPECT_EQ(SelectWinner({T(1.03), T(1.0)}, 0.02), 1);
 }
 
-TEST(SelectionTest, NoisyFastestWidensTheBand) {
-  Timed noisy{1.0, {0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 0.7, 1.0}, true};
-  EXPECT_EQ(SelectWinner({T(1.2), noisy}, 0.02), 0);
+TEST(SelectionTest, SlowOutliersDoNotMoveTheScore) {
+  // Half of the runs hit a slow mode: the median moves, the score does not.
+  Timed bimodal{{1.0, 1.0, 1.0, 1.0, 1.0, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3},
+                {1.0, 1.0, 1.0}, true};
+  EXPECT_EQ(SelectWinner({T(1.1), bimodal}, 0.02), 1);
+}
+
+TEST(SelectionTest, RoundToRoundDriftWidensTheBand) {
+  // The machine drifts: every candidate's rounds disagree by 10%, so 1.08
+  // ties with 1.0, and comes first.
+  Timed a{std::vector<double>(10, 1.08), {1.03, 1.138, 1.08}, true};
+  Timed b{std::vector<double>(10, 1.0), {0.95, 1.05, 1.0}, true};
+  double band = 0;
+  EXPECT_EQ(SelectWinner({a, b}, 0.02, &band), 0);
+  EXPECT_NEAR(band, 0.1, 1e-12);
+}
+
+TEST(SelectionTest, OneErraticCandidateDoesNotMakeEverythingTie) {
+  // The fastest is erratic across rounds (60%); the others are steady.
+  Timed erratic{std::vector<double>(10, 0.7), {0.6, 1.02, 0.7}, true};
+  double band = 0;
+  EXPECT_EQ(SelectWinner({T(1.0), T(1.1), erratic}, 0.02, &band), 2);
+  EXPECT_EQ(band, 0.02);
 }
 
 TEST(SelectionTest, IneligibleNeverWin) {

@@ -205,6 +205,71 @@ TEST_F(CliTest, ConfigOverridesAndBenchmark) {
   EXPECT_EQ(bench.exit_code, 1);
 }
 
+// Runs `env_assignments xtune args` through the shell.
+Result RunWithEnv(const std::string& env, const std::string& args) {
+  std::string command = env + " " + std::string(XTUNE_BINARY) + " " + args + " 2>&1";
+  Result r{-1, ""};
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return r;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) r.output.append(buffer, n);
+  int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+TEST_F(CliTest, CompileTunesAndPrintsTheTable) {
+  std::string module = Write("g.hlo", kGemmModule);
+  std::string log = dir_ + "/tuning.textproto";
+  Result r = RunXtune("compile " + module + " --xla_gpu_dump_autotune_logs_to=" + log);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("fusion           kind"));
+  EXPECT_THAT(r.output, HasSubstr("gemm_fusion      gemm      f32[32,40]"));
+  EXPECT_THAT(r.output, HasSubstr(" tuned"));
+  EXPECT_THAT(r.output, HasSubstr("xtune: autotuning: 1 fusions (1 unique): 0 "
+                                  "from the cache, 1 tuned"));
+  absl::StatusOr<std::string> text = ReadFile(log);
+  ASSERT_THAT(text, IsOk());
+  EXPECT_THAT(*text, HasSubstr("selected: \"cpu_gemm"));
+  EXPECT_THAT(*text, HasSubstr("candidates {"));
+}
+
+TEST_F(CliTest, XlaFlagsFromTheEnvironmentAndTheCommandLine) {
+  std::string module = Write("g.hlo", kGemmModule);
+  // Level 0 from XLA_FLAGS: no tuning. Unknown flags there only warn.
+  Result level0 = RunWithEnv(
+      "XLA_FLAGS='--xla_gpu_autotune_level=0 --xla_dump_to=/tmp/nowhere'",
+      "compile " + module);
+  ASSERT_EQ(level0.exit_code, 0) << level0.output;
+  EXPECT_THAT(level0.output, HasSubstr("ignoring unknown flag '--xla_dump_to'"));
+  EXPECT_THAT(level0.output, HasSubstr(" default"));
+  // The command line wins over XLA_FLAGS.
+  Result wins = RunWithEnv("XLA_FLAGS=--xla_gpu_autotune_level=0",
+                           "compile " + module + " --xla_gpu_autotune_level=2");
+  ASSERT_EQ(wins.exit_code, 0) << wins.output;
+  EXPECT_THAT(wins.output, HasSubstr(" tuned"));
+  // An override forces the gemm config.
+  Result forced = RunXtune("compile " + module +
+                           " '--xla_gpu_override_gemm_autotuner=block_m:8 "
+                           "block_k:16 num_warps:4'");
+  ASSERT_EQ(forced.exit_code, 0) << forced.output;
+  EXPECT_THAT(forced.output, HasSubstr("cpu_gemm:mc=8,"));
+  EXPECT_THAT(forced.output, HasSubstr("kc=16,"));
+  EXPECT_THAT(forced.output, HasSubstr(" override"));
+  // Unknown or bad XLA flags on the command line are errors.
+  Result unknown = RunXtune("compile " + module + " --xla_gpu_nonsense=1");
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_THAT(unknown.output, HasSubstr("unknown XLA flag '--xla_gpu_nonsense'"));
+  Result bad = RunXtune("run " + module + " --xla_gpu_autotune_level=7");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.output, HasSubstr("expected an integer in [0, 5]"));
+  Result bad_env = RunWithEnv("XLA_FLAGS=--xla_gpu_cublas_fallback=maybe",
+                              "run " + module);
+  EXPECT_EQ(bad_env.exit_code, 1);
+  EXPECT_THAT(bad_env.output, HasSubstr("XLA_FLAGS: --xla_gpu_cublas_fallback"));
+}
+
 TEST_F(CliTest, MissingCompilerIsAClearError) {
   std::string module = Write("g.hlo", kGemmModule);
   std::string command = "CXX=/nonexistent/c++ XTUNE_CACHE_DIR=" + dir_ +

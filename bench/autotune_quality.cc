@@ -1,0 +1,178 @@
+// Benchmark of the autotuner's choices on the example models, in one run:
+//
+//  - stability: the same tuning (default search space, fresh in-memory
+//    cache) repeated 5 times; how many distinct winners each fusion gets.
+//  - quality: the winner of the default space against the default config
+//    and, for gemm fusions, against the winner of the exhaustive space, all
+//    re-timed here with a longer budget (median of cold-cache runs).
+//
+// Times are the autotuner's score (10th percentile of cold-cache runs,
+// microseconds). Prints one JSON line per fusion and measurement.
+// Usage: autotune_quality [examples_dir]   (default: ../examples next to the
+// source tree, from XTUNE_SOURCE_DIR)
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "autotune/autotuner.h"
+#include "autotune/isolated_profiler.h"
+#include "autotune/selection.h"
+#include "codegen/cpu/cpu_backend.h"
+#include "fusion/fusion_pass.h"
+#include "ir/parser.h"
+#include "runtime/random_inputs.h"
+
+namespace xtune::bench {
+namespace {
+
+AutotuneOptions Quiet(const cpu::CpuBackend& cpu) {
+  AutotuneOptions o;
+  o.print_summary = false;
+  o.flush_bytes = cpu.device().l3_bytes * 3 / 2;
+  return o;
+}
+
+// Re-times `config` with a long budget, in 5 worker processes; returns the
+// score the autotuner compares (10th percentile), +inf when it fails.
+double Retime(cpu::CpuBackend& cpu, const Instruction& f,
+              const KernelConfig& config) {
+  absl::StatusOr<std::unique_ptr<Kernel>> k = cpu.Compile(f, config);
+  if (!k.ok()) return INFINITY;
+  std::vector<Literal> inputs;
+  for (int64_t i = 0; i < f.operand_count(); ++i) {
+    inputs.push_back(RandomLiteral(f.operand(i)->shape(), 1000 + i));
+  }
+  IsolatedProfiler profiler(&cpu);
+  ProfileOptions o;
+  o.min_repetitions = 10;
+  o.max_repetitions = 1000;
+  o.time_budget = absl::Milliseconds(60);
+  o.flush_bytes = 1;
+  std::vector<double> all;
+  for (int round = 0; round < 5; ++round) {
+    absl::StatusOr<ProfileResult> r =
+        profiler.Profile(**k, config, inputs, f.shape(), o);
+    if (!r.ok()) return INFINITY;
+    all.insert(all.end(), r->seconds.begin(), r->seconds.end());
+  }
+  return Score(all);
+}
+
+int Main(const std::string& dir) {
+  absl::StatusOr<std::unique_ptr<cpu::CpuBackend>> backend = cpu::CpuBackend::Create();
+  if (!backend.ok()) {
+    std::cerr << backend.status() << "\n";
+    return 1;
+  }
+  cpu::CpuBackend& cpu = **backend;
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() == ".hlo") files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  for (const std::string& file : files) {
+    std::string name = std::filesystem::path(file).stem().string();
+    absl::StatusOr<std::unique_ptr<Module>> m = ParseModuleFile(file);
+    if (!m.ok()) return 1;
+    absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
+    if (!fused.ok()) return 1;
+    // Stability: five independent tunings.
+    std::map<std::string, std::vector<std::string>> winners;
+    std::map<std::string, const Instruction*> fusion_of;
+    for (int run = 0; run < 5; ++run) {
+      InMemoryAutotuneCache cache;
+      IsolatedProfiler profiler(&cpu);
+      Autotuner tuner(&cpu, &cache, &profiler, Quiet(cpu));
+      absl::StatusOr<TuningResult> r = tuner.Tune(**fused);
+      if (!r.ok()) {
+        std::cerr << r.status() << "\n";
+        return 1;
+      }
+      for (const FusionTuning& ft : r->fusions) {
+        winners[ft.fusion->name()].push_back(ft.config.ToString());
+        fusion_of[ft.fusion->name()] = ft.fusion;
+      }
+    }
+    for (const auto& [fusion, w] : winners) {
+      std::set<std::string> distinct(w.begin(), w.end());
+      std::cout << absl::StrFormat(
+                       "{\"bench\":\"autotune_stability\",\"module\":\"%s\","
+                       "\"fusion\":\"%s\",\"runs\":5,\"distinct_winners\":%d,"
+                       "\"winner\":\"%s\"}",
+                       name, fusion, distinct.size(), w[0])
+                << std::endl;
+    }
+    // Quality: the first run's winner against the default and, for gemms,
+    // against the exhaustive search's winner.
+    for (const auto& [fusion, w] : winners) {
+      const Instruction& f = *fusion_of[fusion];
+      KernelConfig chosen;
+      for (const KernelConfig& c : cpu.Candidates(f, false)) {
+        if (c.ToString() == w[0]) chosen = c;
+      }
+      KernelConfig def = cpu.DefaultConfig(f);
+      double t_chosen = Retime(cpu, f, chosen);
+      double t_default = Retime(cpu, f, def);
+      std::string extra;
+      if (ClassifyFusion(f) == FusionKind::kGemm) {
+        InMemoryAutotuneCache cache;
+        IsolatedProfiler profiler(&cpu);
+        AutotuneOptions o = Quiet(cpu);
+        o.exhaustive = true;
+        o.time_budget = absl::Milliseconds(10);
+        Autotuner tuner(&cpu, &cache, &profiler, o);
+        auto one = std::make_unique<Module>("one");
+        absl::StatusOr<TuningResult> r = tuner.Tune(**fused);
+        if (r.ok()) {
+          // The exhaustive search's best: re-time its winner and the five
+          // candidates it scored best, keep the fastest.
+          KernelConfig best = r->configs.at(&f);
+          double t_best = Retime(cpu, f, best);
+          for (const FusionLog& log : r->logs) {
+            if (log.fusion != f.name()) continue;
+            std::vector<std::pair<double, KernelConfig>> ranked;
+            for (const CandidateLog& c : log.candidates) {
+              if (c.failure == FailureKind::kNone && !c.seconds.empty()) {
+                ranked.push_back({Score(c.seconds), c.config});
+              }
+            }
+            std::sort(ranked.begin(), ranked.end(),
+                      [](const auto& a, const auto& b) { return a.first < b.first; });
+            for (size_t i = 0; i < ranked.size() && i < 5; ++i) {
+              double t = Retime(cpu, f, ranked[i].second);
+              if (t < t_best) {
+                t_best = t;
+                best = ranked[i].second;
+              }
+            }
+          }
+          int64_t n = static_cast<int64_t>(cpu.Candidates(f, true).size());
+          extra = absl::StrFormat(
+              ",\"exhaustive_candidates\":%d,\"exhaustive_best_us\":%.2f,"
+              "\"chosen_vs_exhaustive\":%.3f,\"exhaustive_winner\":\"%s\"",
+              n, t_best * 1e6, t_chosen / t_best, best.ToString());
+        }
+      }
+      std::cout << absl::StrFormat(
+                       "{\"bench\":\"autotune_quality\",\"module\":\"%s\","
+                       "\"fusion\":\"%s\",\"kind\":\"%s\",\"chosen_us\":%.2f,"
+                       "\"default_us\":%.2f,\"chosen_vs_default\":%.3f%s}",
+                       name, fusion, FusionKindName(ClassifyFusion(f)),
+                       t_chosen * 1e6, t_default * 1e6, t_chosen / t_default,
+                       extra)
+                << std::endl;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace xtune::bench
+
+int main(int argc, char** argv) {
+  std::string dir = argc > 1 ? argv[1] : std::string(XTUNE_SOURCE_DIR) + "/examples";
+  return xtune::bench::Main(dir);
+}
