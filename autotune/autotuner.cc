@@ -254,6 +254,9 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
     ProfileOptions per_round = profile;
     per_round.time_budget = profile.time_budget / rounds;
     per_round.min_repetitions = std::max(1, profile.min_repetitions / rounds);
+    std::vector<Kernel*> session;
+    for (auto& k : u.kernels) session.push_back(k.ok() ? k->get() : nullptr);
+    XTUNE_RETURN_IF_ERROR(profiler_->BeginFusion(session, inputs, f.shape()));
     int done = 0;
     for (int round = 0; round < rounds; ++round) {
       for (size_t c : order) {
@@ -301,6 +304,7 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
       log.candidates[c].seconds = timed[c].seconds;
       log.candidates[c].median_seconds = medians[c];
     }
+    // (The session stays open for the finalists below.)
     // The reference: the library candidate's output for gemms, else the
     // evaluator's.
     if (options_.level >= 4) {
@@ -325,6 +329,7 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
           if (match.ok()) continue;
           if (options_.crash_on_verification_failures) {
             progress.Clear();
+            profiler_->EndFusion();
             return absl::InternalError(absl::StrCat(
                 "autotuning verification failed (--xla_gpu_crash_on_"
                 "verification_failures): ",
@@ -389,6 +394,7 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
         }
       }
     }
+    profiler_->EndFusion();
     double band = 0;
     int winner = SelectWinner(timed, options_.min_noise_band, &band);
     log.noise_band = band;

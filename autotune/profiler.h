@@ -38,6 +38,19 @@ struct ProfileResult {
 class Profiler {
  public:
   virtual ~Profiler() = default;
+
+  // Optional session: the autotuner announces the compiled candidates of
+  // one fusion and its inputs before profiling them, so an implementation
+  // can keep one worker for all of them (all candidates then see the same
+  // memory placement). Profile() also works without a session. Defaults do
+  // nothing.
+  virtual absl::Status BeginFusion(absl::Span<Kernel* const> kernels,
+                                   absl::Span<const Literal> inputs,
+                                   const Shape& output_shape) {
+    return absl::OkStatus();
+  }
+  virtual void EndFusion() {}
+
   // Times `kernel` (compiled for `config`) on `inputs`; the output has
   // `output_shape`. Errors: DeadlineExceeded (still running after the
   // timeout: killed), Aborted (crashed; the message names the signal),
