@@ -50,8 +50,8 @@ struct AutotuneOptions {
   int max_repetitions = 300;
   // The budget is spent in this many interleaved rounds over the
   // candidates (each round in a fresh worker), so drifts of a shared
-  // machine hit every candidate alike; the spread of the best candidate's
-  // round scores widens the noise band. Default 3.
+  // machine hit every candidate alike; the spread of the candidates' round
+  // medians sets the noise band. Default 3.
   int rounds = 3;
   // Then the candidates within max(2 x band, 5%) of the best (at most 8)
   // get this many more rounds before the final choice. Default 3.
@@ -64,9 +64,9 @@ struct AutotuneOptions {
   // A candidate still running after this is killed and recorded as hung.
   // Default 30 s.
   absl::Duration candidate_timeout = absl::Seconds(30);
-  // Candidates whose score (10th percentile of run times) is within the
-  // noise band of the best (the spread of the best's round scores, never
-  // below this) tie; ties go to the earliest config in canonical order.
+  // Candidates whose median is within the noise band of the best (the
+  // machine's drift between rounds, never below this) tie; ties go to the
+  // earliest config in canonical order.
   // Default 0.03 (the floor is 2%; 3% makes repeated tunings on a
   // shared machine agree more often).
   double min_noise_band = 0.03;

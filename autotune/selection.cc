@@ -18,7 +18,7 @@ double Quantile(std::vector<double> seconds, double q) {
   return seconds[std::min(i, seconds.size() - 1)];
 }
 
-double Score(const std::vector<double>& seconds) { return Quantile(seconds, 0.1); }
+double Score(const std::vector<double>& seconds) { return Median(seconds); }
 
 int SelectWinner(const std::vector<Timed>& candidates, double min_band,
                  double* band) {

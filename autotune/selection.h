@@ -1,13 +1,13 @@
 // Choosing the winner among timed candidates, deterministically: candidates
-// whose score is within the noise band of the best count as tied, and ties
-// go to the earliest config in canonical order, so two runs on a quiet
+// whose median is within the noise band of the best count as tied, and
+// ties go to the earliest config in canonical order, so two runs on a quiet
 // machine pick the same config.
 //
-// The score is the 10th percentile of a candidate's run times, not the
-// median: on shared machines, cold-cache medians move by 10-20% from one
-// worker process to the next (physical memory placement), while low
-// percentiles stay within about 2%. Medians are still what the cache and
-// the logs report.
+// The median (not a low percentile) so that a config that is fast only now
+// and then — a threaded kernel on a busy machine — does not win on its best
+// case. Its stability comes from timing all candidates of a fusion in one
+// worker process (the same memory placement for all: across processes,
+// cold-cache medians move by 10-20%) in interleaved rounds.
 #ifndef XTUNE_AUTOTUNE_SELECTION_H_
 #define XTUNE_AUTOTUNE_SELECTION_H_
 
@@ -21,7 +21,7 @@ double Median(std::vector<double> seconds);
 // The q-quantile of `seconds` (nearest rank, q in [0, 1]); 0 when empty.
 double Quantile(std::vector<double> seconds, double q);
 
-// The statistic candidates are compared by: Quantile(seconds, 0.1).
+// The statistic candidates are compared by: the median.
 double Score(const std::vector<double>& seconds);
 
 struct Timed {

@@ -18,7 +18,7 @@ TEST(SelectionTest, Statistics) {
   EXPECT_EQ(Quantile(v, 0.1), 2);
   EXPECT_EQ(Quantile(v, 0.0), 1);
   EXPECT_EQ(Quantile(v, 1.0), 11);
-  EXPECT_EQ(Score(v), 2);
+  EXPECT_EQ(Score(v), 6);
   EXPECT_EQ(Quantile({}, 0.5), 0);
 }
 
@@ -35,11 +35,11 @@ TEST(SelectionTest, TiesGoToTheEarliestCanonicalConfig) {
   EXPECT_EQ(SelectWinner({T(1.03), T(1.0)}, 0.02), 1);
 }
 
-TEST(SelectionTest, SlowOutliersDoNotMoveTheScore) {
-  // Half of the runs hit a slow mode: the median moves, the score does not.
-  Timed bimodal{{1.0, 1.0, 1.0, 1.0, 1.0, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3},
-                {1.0, 1.0, 1.0}, true};
-  EXPECT_EQ(SelectWinner({T(1.1), bimodal}, 0.02), 1);
+TEST(SelectionTest, ConfigsFastOnlySometimesDoNotWinOnTheirBestCase) {
+  // Fast in a few runs, slow in most (a threaded kernel on a busy machine).
+  Timed bimodal{{1.0, 1.0, 1.0, 1.0, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3},
+                {1.3, 1.3, 1.3}, true};
+  EXPECT_EQ(SelectWinner({T(1.1), bimodal}, 0.02), 0);
 }
 
 TEST(SelectionTest, RoundToRoundDriftWidensTheBand) {

@@ -6,8 +6,7 @@
 //    and, for gemm fusions, against the winner of the exhaustive space, all
 //    re-timed here with a longer budget (median of cold-cache runs).
 //
-// Times are the autotuner's score (10th percentile of cold-cache runs,
-// microseconds). Prints one JSON line per fusion and measurement.
+// Times are medians of cold-cache runs, in microseconds. Prints one JSON line per fusion and measurement.
 // Usage: autotune_quality [examples_dir]   (default: ../examples next to the
 // source tree, from XTUNE_SOURCE_DIR)
 #include <filesystem>
@@ -37,8 +36,8 @@ AutotuneOptions Quiet(const cpu::CpuBackend& cpu) {
 
 // Re-times `configs` side by side: one worker, 8 interleaved rounds of 30 ms
 // each, so that every config sees the same memory placement and the same
-// drifts of the machine. Returns each config's score (10th percentile of its
-// cold-cache runs), +inf for one that fails.
+// drifts of the machine. Returns each config's score (the median of its
+// cold-cache runs, as the autotuner compares), +inf for one that fails.
 std::vector<double> Retime(cpu::CpuBackend& cpu, const Instruction& f,
                            const std::vector<KernelConfig>& configs) {
   std::vector<std::unique_ptr<Kernel>> kernels;
