@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "autotune/override.h"
 #include "autotune/selection.h"
+#include "cache/config_proto.h"
 #include "codegen/codegen_version.h"
 #include "eval/evaluator.h"
 #include "fusion/fusion_pass.h"
@@ -85,6 +86,49 @@ FailureKind KindOf(const absl::Status& s) {
   }
 }
 
+void SetDuration(double seconds, google::protobuf::Duration* d) {
+  int64_t nanos = static_cast<int64_t>(seconds * 1e9);
+  d->set_seconds(nanos / 1000000000);
+  d->set_nanos(static_cast<int32_t>(nanos % 1000000000));
+}
+
+// The cache entry of a tuned fusion: the config, its median, and xtune's
+// provenance (every candidate's median too with `candidates`). Provenance
+// (field 1010) is left out of entries with XLA's key types unless asked
+// for, so such files stay readable by XLA's text parser.
+xla::AutotuneResult ResultFor(const KernelConfig& config, double seconds,
+                              const FusionLog& log, int failures,
+                              bool candidates) {
+  xla::AutotuneResult r;
+  // Configs come from the backend's candidate list; a typed key missing a
+  // parameter is a backend bug, and the "other" form still records it.
+  if (!ConfigToResult(config, &r).ok()) r.mutable_other()->set_name(config.ToString());
+  SetDuration(seconds, r.mutable_run_time());
+  bool xla_key = r.key_case() < 1000;
+  if (xla_key && !candidates) return r;
+  auto* p = r.mutable_xtune_provenance();
+  p->set_xtune_version(kXtuneVersionString);
+  p->set_candidates(static_cast<int64_t>(log.candidates.size()));
+  p->set_failed(failures);
+  p->set_noise_band(log.noise_band);
+  p->set_tuned_at_unix_seconds(absl::ToUnixSeconds(absl::Now()));
+  if (candidates) {
+    for (const CandidateLog& cl : log.candidates) {
+      auto* c = p->add_timed();
+      c->set_config(cl.config.ToString());
+      if (cl.median_seconds) SetDuration(*cl.median_seconds, c->mutable_median());
+      if (cl.failure != FailureKind::kNone) {
+        c->set_failure(XlaFailureKindName(cl.failure));
+        c->set_message(cl.message.substr(0, 300));
+      }
+      if (cl.config == config) {
+        for (double t : cl.seconds) SetDuration(t, p->add_samples());
+      }
+    }
+  }
+  return r;
+}
+
 }  // namespace
 
 const char* ConfigSourceName(ConfigSource s) {
@@ -98,12 +142,38 @@ const char* ConfigSourceName(ConfigSource s) {
 }
 
 std::string TuningStats::ToString() const {
+  std::string tiers;
+  for (const auto& [tier, n] : hits_by_tier) {
+    absl::StrAppend(&tiers, tiers.empty() ? " (" : ", ", tier, " ", n);
+  }
+  if (!tiers.empty()) tiers += ")";
   return absl::StrFormat(
-      "%d fusions (%d unique): %d from the cache, %d tuned, %d default, %d "
+      "%d fusions (%d unique): %d from the cache%s, %d tuned, %d default, %d "
       "overridden; %d candidates compiled (%d failed), %d timed, %d wrong; "
       "%.2f s",
-      fusions, unique, cache_hits, tuned, defaults, overrides, compiled,
+      fusions, unique, cache_hits, tiers, tuned, defaults, overrides, compiled,
       compile_failures, timed, wrong, seconds);
+}
+
+std::optional<KernelConfig> Autotuner::FromCache(const AutotuneKey& key,
+                                                 const Instruction& fusion,
+                                                 TuningStats* stats,
+                                                 std::optional<double>* seconds) {
+  std::optional<CacheHit> hit = cache_->Lookup(key);
+  if (!hit) return std::nullopt;
+  absl::StatusOr<KernelConfig> config = ConfigFromResult(hit->result);
+  if (!config.ok()) {
+    std::cerr << "xtune: warning: the cached result of fusion '" << fusion.name()
+              << "' is not usable (" << config.status().message()
+              << "); tuning it\n";
+    return std::nullopt;
+  }
+  ++stats->cache_hits;
+  ++stats->hits_by_tier[hit->tier];
+  if (hit->result.has_run_time()) {
+    *seconds = hit->result.run_time().seconds() + hit->result.run_time().nanos() * 1e-9;
+  }
+  return *config;
 }
 
 AutotuneKey KeyOf(const Backend& backend, const Instruction& fusion) {
@@ -149,6 +219,7 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   stats.unique = static_cast<int>(uniques.size());
 
   // Decide what each unique fusion needs.
+  std::vector<const Unique*> misses;  // with require_complete
   for (Unique& u : uniques) {
     const Instruction& f = *u.first;
     FusionTuning decided;
@@ -163,11 +234,13 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
       decided.config = backend_->DefaultConfig(f);
       decided.source = ConfigSource::kDefault;
       ++stats.defaults;
-    } else if (std::optional<AutotuneEntry> hit = cache_->Lookup(u.key)) {
-      decided.config = hit->config;
+    } else if (std::optional<KernelConfig> hit = FromCache(u.key, f, &stats,
+                                                            &decided.chosen_seconds)) {
+      decided.config = *hit;
       decided.source = ConfigSource::kCache;
-      decided.chosen_seconds = absl::ToDoubleSeconds(hit->run_time);
-      ++stats.cache_hits;
+    } else if (options_.require_complete) {
+      misses.push_back(&u);
+      continue;
     } else {
       u.tune = true;
       ++stats.tuned;
@@ -192,6 +265,16 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
       ft.config = decided.config;
       ft.chosen_seconds = decided.chosen_seconds;
     }
+  }
+
+  if (!misses.empty()) {
+    const Unique& u = *misses.front();
+    return absl::NotFoundError(absl::StrCat(
+        "complete AOT autotuning results are required "
+        "(--xla_gpu_require_complete_aot_autotune_results), but ",
+        misses.size(), " of ", uniques.size(),
+        " unique fusions are not in the cache; the first is fusion '",
+        u.first->name(), "' with key ", u.key.ToString()));
   }
 
   // Compile every candidate of every fusion to tune, in parallel.
@@ -400,6 +483,14 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
     log.noise_band = band;
     FusionTuning decided;
     KernelConfig def = backend_->DefaultConfig(f);
+    int failures = 0;
+    std::optional<double> default_seconds;
+    for (size_t c = 0; c < u.candidates.size(); ++c) {
+      failures += failed[c] || wrong[c];
+      if (u.candidates[c] == def && medians[c] > 0) {
+        default_seconds = medians[c];
+      }
+    }
     if (winner < 0) {
       if (!all_unimplemented) {
         progress.Clear();
@@ -428,16 +519,9 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
       decided.source = ConfigSource::kTuned;
       decided.chosen_seconds = medians[winner];
       log.selected = u.candidates[winner];
-      cache_->Insert(u.key, AutotuneEntry{u.candidates[winner],
-                                          absl::Seconds(medians[winner])});
-    }
-    int failures = 0;
-    std::optional<double> default_seconds;
-    for (size_t c = 0; c < u.candidates.size(); ++c) {
-      failures += failed[c] || wrong[c];
-      if (u.candidates[c] == def && medians[c] > 0) {
-        default_seconds = medians[c];
-      }
+      XTUNE_RETURN_IF_ERROR(cache_->Insert(
+          u.key, ResultFor(u.candidates[winner], medians[winner], log, failures,
+                           options_.record_candidates)));
     }
     for (size_t m : u.members) {
       FusionTuning& ft = result.fusions[m];

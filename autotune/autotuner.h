@@ -9,6 +9,7 @@
 #ifndef XTUNE_AUTOTUNE_AUTOTUNER_H_
 #define XTUNE_AUTOTUNE_AUTOTUNER_H_
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,7 +42,8 @@ struct TuningStats {
   int fusions = 0;
   int unique = 0;
   int cache_hits = 0;
-  int tuned = 0;
+  std::map<std::string, int> hits_by_tier;  // "memory", "directory"
+  int tuned = 0;  // the misses
   int defaults = 0;
   int overrides = 0;
   int64_t compiled = 0;
@@ -50,7 +52,7 @@ struct TuningStats {
   int64_t wrong = 0;
   double seconds = 0;
 
-  // "7 fusions (6 unique): 2 from the cache, 4 tuned, ..."
+  // "7 fusions (6 unique): 2 from the cache (memory 2), 4 tuned, ..."
   std::string ToString() const;
 };
 
@@ -70,10 +72,19 @@ class Autotuner {
   // Chooses a config for every fusion of `fused`'s entry computation.
   // Errors: Internal when a fusion's candidates all fail (naming it and the
   // failures), or on a wrong result with crash_on_verification_failures;
-  // InvalidArgument for a bad override; file errors from dump_logs_to.
+  // InvalidArgument for a bad override; NotFound naming the first missing
+  // fusion and its key with require_complete; file errors from
+  // dump_logs_to or a cache tier that cannot write.
   absl::StatusOr<TuningResult> Tune(const Module& fused);
 
  private:
+  // The cached config of `key`, counting the hit; nullopt on a miss (a
+  // stored result xtune cannot run is a miss, with a warning).
+  std::optional<KernelConfig> FromCache(const AutotuneKey& key,
+                                        const Instruction& fusion,
+                                        TuningStats* stats,
+                                        std::optional<double>* seconds);
+
   Backend* backend_;
   AutotuneCache* cache_;
   Profiler* profiler_;

@@ -41,7 +41,15 @@ struct AutotuneOptions {
   // OpenBLAS on the CPU backend). Default true.
   bool library_fallback = true;
 
-  // xtune's own knobs (no XLA flag).
+  // --xla_gpu_require_complete_aot_autotune_results: a fusion missing from
+  // the cache is an error (naming it and its key) and nothing is tuned.
+  // Default false.
+  bool require_complete = false;
+
+  // xtune's own knobs.
+  // --xtune_autotune_details: cache entries also record every candidate's
+  // median and failure and the winner's samples. Default false.
+  bool record_candidates = false;
   // Timing: after a warm-up, repeat until both `min_repetitions` runs and
   // `time_budget` of wall time are done (at most `max_repetitions`),
   // flushing the caches before each run. Defaults 5, 30 ms, 200.

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "cache/autotune_cache.h"
+#include "codegen/kernel_config.h"
 
 namespace xtune {
 

@@ -1,20 +1,25 @@
-// The autotuning cache interface: what the autotuner knows of the cache.
+// The autotuning cache: what the autotuner knows of stored results.
 //
 // A key is (device, canonical fused computation, codegen version), as in
-// XLA's AutotuneCacheKey (DESIGN §7.2); a value is the chosen config and its
-// measured time. Stores compose (memory over a per-fusion directory over a
-// remote store) behind this one interface. Implementations are thread-safe.
+// XLA's AutotuneCacheKey (DESIGN §7.2); a value is XLA's AutotuneResult (the
+// chosen config as one of its keys, and its run time). Stores compose
+// (memory over a per-fusion directory, cache/directory_cache.h) behind one
+// interface. Implementations are thread-safe.
 #ifndef XTUNE_CACHE_AUTOTUNE_CACHE_H_
 #define XTUNE_CACHE_AUTOTUNE_CACHE_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
-#include "absl/time/time.h"
-#include "codegen/kernel_config.h"
+#include "cache/autotune_results.pb.h"
 
 namespace xtune {
 
@@ -26,39 +31,71 @@ struct AutotuneKey {
   // XLA's text form: <key model='...', hlo='...', version=N>.
   std::string ToString() const;
   bool operator==(const AutotuneKey&) const = default;
+  // Ordered by (device, hlo, version): the order of dumped files.
+  bool operator<(const AutotuneKey& o) const;
   template <typename H>
   friend H AbslHashValue(H h, const AutotuneKey& k) {
     return H::combine(std::move(h), k.device, k.hlo, k.version);
   }
 };
 
-struct AutotuneEntry {
-  KernelConfig config;
-  absl::Duration run_time = absl::ZeroDuration();  // median of the winner
+// Whether two results are the same (field by field, unknown fields too).
+bool SameResult(const xla::AutotuneResult& a, const xla::AutotuneResult& b);
+
+struct CacheHit {
+  xla::AutotuneResult result;
+  std::string tier;  // the tier that had it: "memory", "directory", ...
 };
 
 class AutotuneCache {
  public:
   virtual ~AutotuneCache() = default;
-  // The stored entry; nullopt on a miss (not an error).
-  virtual std::optional<AutotuneEntry> Lookup(const AutotuneKey& key) = 0;
-  // Stores (or replaces) the entry of `key`.
-  virtual void Insert(const AutotuneKey& key, const AutotuneEntry& entry) = 0;
+  // The stored result; nullopt on a miss (not an error).
+  virtual std::optional<CacheHit> Lookup(const AutotuneKey& key) = 0;
+  // Stores (or replaces) the result of `key`. Errors come from storage
+  // (a file tier that cannot write).
+  virtual absl::Status Insert(const AutotuneKey& key,
+                              const xla::AutotuneResult& result) = 0;
 };
 
-// The in-memory tier.
+// The in-memory tier: what --xla_gpu_load_autotune_results_from fills and
+// --xla_gpu_dump_autotune_results_to writes. Remembers which loaded entries
+// were looked up, to report the unused ones.
 class InMemoryAutotuneCache : public AutotuneCache {
  public:
-  std::optional<AutotuneEntry> Lookup(const AutotuneKey& key) override;
-  void Insert(const AutotuneKey& key, const AutotuneEntry& entry) override;
-  // Every entry, sorted by (device, hlo, version).
-  std::vector<std::pair<AutotuneKey, AutotuneEntry>> Entries() const;
+  std::optional<CacheHit> Lookup(const AutotuneKey& key) override;
+  absl::Status Insert(const AutotuneKey& key,
+                      const xla::AutotuneResult& result) override;
+
+  // Adds every entry of a results file (`source` names it in errors); entry
+  // version 0 means `current_version`. All or nothing: InvalidArgument
+  // naming the source and key for an invalid config (XLA's rule) or a key
+  // present twice with different results (in the file, or already here);
+  // the same result twice is accepted. Returns the number of entries added.
+  absl::StatusOr<int64_t> Load(const xla::AutotuneResults& results,
+                               absl::string_view source, int current_version);
+
+  // Every entry, sorted by key, as an AutotuneResults (version 3).
+  xla::AutotuneResults Dump() const;
+
   int64_t size() const;
+  // Entries that came from Load() and were never looked up, sorted.
+  std::vector<AutotuneKey> UnusedLoaded() const;
+  // Loaded entries whose device differs from `device`.
+  int64_t LoadedForOtherDevices(absl::string_view device) const;
 
  private:
   mutable absl::Mutex mu_;
-  absl::flat_hash_map<AutotuneKey, AutotuneEntry> entries_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<AutotuneKey, xla::AutotuneResult> entries_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<AutotuneKey> loaded_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<AutotuneKey> used_ ABSL_GUARDED_BY(mu_);
 };
+
+// The key of a file entry (version 0 read as `current_version`).
+AutotuneKey KeyOfEntry(const xla::AutotuneResults::Entry& e, int current_version);
+
+// Sorts entries by key: (device, hlo, version).
+void SortEntries(xla::AutotuneResults* results);
 
 }  // namespace xtune
 

@@ -1,25 +1,141 @@
 #include "cache/autotune_cache.h"
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "util/status_matchers.h"
 
 namespace xtune {
 namespace {
 
-TEST(AutotuneCacheTest, LookupInsertAndSortedEntries) {
+using ::testing::HasSubstr;
+using ::xtune::testing::IsOk;
+using ::xtune::testing::IsOkAndHolds;
+using ::xtune::testing::StatusIs;
+
+xla::AutotuneResult Loop(int64_t unroll) {
+  xla::AutotuneResult r;
+  auto* k = r.mutable_cpu_streaming();
+  k->set_kind(xla::AutotuneResult::CpuStreamingKey::LOOP);
+  k->set_vector_width(8);
+  k->set_unroll(unroll);
+  k->set_per_task(1024);
+  k->set_threads(1);
+  r.mutable_run_time()->set_nanos(5000);
+  return r;
+}
+
+xla::AutotuneResults::Entry* Add(xla::AutotuneResults* rs, const std::string& device,
+                                 const std::string& hlo, xla::AutotuneResult r,
+                                 int version = 0) {
+  auto* e = rs->add_results();
+  e->set_device(device);
+  e->set_hlo(hlo);
+  e->set_version(version);
+  *e->mutable_result() = std::move(r);
+  return e;
+}
+
+TEST(AutotuneCacheTest, LookupInsertAndKeyText) {
   InMemoryAutotuneCache cache;
   AutotuneKey a{"CPU: x", "{\n  b\n}", 1};
-  AutotuneKey b{"CPU: x", "{\n  a\n}", 1};
   EXPECT_FALSE(cache.Lookup(a).has_value());
-  cache.Insert(a, {KernelConfig("k", {{"p", 1}}), absl::Microseconds(5)});
-  cache.Insert(b, {KernelConfig("k", {{"p", 2}}), absl::Microseconds(7)});
-  ASSERT_TRUE(cache.Lookup(a).has_value());
-  EXPECT_EQ(cache.Lookup(a)->config.Get("p"), 1);
+  ASSERT_THAT(cache.Insert(a, Loop(2)), IsOk());
+  std::optional<CacheHit> hit = cache.Lookup(a);
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(hit->tier, "memory");
+  EXPECT_EQ(hit->result.cpu_streaming().unroll(), 2);
   // Another version is another key.
   EXPECT_FALSE(cache.Lookup({"CPU: x", "{\n  b\n}", 2}).has_value());
-  auto entries = cache.Entries();
-  ASSERT_EQ(entries.size(), 2u);
-  EXPECT_EQ(entries[0].first, b);  // sorted by hlo text
   EXPECT_EQ(a.ToString(), "<key model='CPU: x', hlo='{\n  b\n}', version=1>");
+}
+
+TEST(AutotuneCacheTest, DumpIsSortedByDeviceThenHlo) {
+  InMemoryAutotuneCache cache;
+  ASSERT_THAT(cache.Insert({"B", "a", 1}, Loop(1)), IsOk());
+  ASSERT_THAT(cache.Insert({"A", "z", 1}, Loop(2)), IsOk());
+  ASSERT_THAT(cache.Insert({"A", "b", 1}, Loop(3)), IsOk());
+  xla::AutotuneResults d = cache.Dump();
+  EXPECT_EQ(d.version(), 3);
+  ASSERT_EQ(d.results_size(), 3);
+  EXPECT_EQ(d.results(0).hlo(), "b");
+  EXPECT_EQ(d.results(1).hlo(), "z");
+  EXPECT_EQ(d.results(2).device(), "B");
+  EXPECT_EQ(d.results(2).version(), 1);
+}
+
+TEST(AutotuneCacheTest, LoadReadsVersionZeroAsCurrentAndTracksUse) {
+  xla::AutotuneResults rs;
+  rs.set_version(3);
+  Add(&rs, "CPU: here", "h1", Loop(1));
+  Add(&rs, "CPU: here", "h2", Loop(2), 7);
+  Add(&rs, "CUDA: 9.0", "h1", Loop(3));
+  InMemoryAutotuneCache cache;
+  ASSERT_THAT(cache.Load(rs, "f.textproto", 7), IsOkAndHolds(3));
+  EXPECT_TRUE(cache.Lookup({"CPU: here", "h1", 7}).has_value());
+  EXPECT_EQ(cache.LoadedForOtherDevices("CPU: here"), 1);
+  std::vector<AutotuneKey> unused = cache.UnusedLoaded();
+  ASSERT_EQ(unused.size(), 2u);
+  EXPECT_EQ(unused[0].hlo, "h2");
+  EXPECT_EQ(unused[1].device, "CUDA: 9.0");
+}
+
+TEST(AutotuneCacheTest, DuplicateKeySameResultIsAccepted) {
+  xla::AutotuneResults rs;
+  rs.set_version(3);
+  Add(&rs, "d", "h", Loop(1));
+  Add(&rs, "d", "h", Loop(1), 1);  // version 0 == current == 1
+  InMemoryAutotuneCache cache;
+  EXPECT_THAT(cache.Load(rs, "f", 1), IsOkAndHolds(1));
+  // Loading the same file again adds nothing and is fine.
+  EXPECT_THAT(cache.Load(rs, "f", 1), IsOkAndHolds(0));
+}
+
+TEST(AutotuneCacheTest, DuplicateKeyDifferentResultIsAnErrorAndLoadsNothing) {
+  xla::AutotuneResults rs;
+  rs.set_version(3);
+  Add(&rs, "d", "other", Loop(9));
+  Add(&rs, "d", "h", Loop(1));
+  Add(&rs, "d", "h", Loop(2));
+  InMemoryAutotuneCache cache;
+  EXPECT_THAT(cache.Load(rs, "cache.pb", 1),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("cache.pb"), HasSubstr("entry 3"),
+                             HasSubstr("hlo='h'"), HasSubstr("different"))));
+  EXPECT_EQ(cache.size(), 0);
+}
+
+TEST(AutotuneCacheTest, ConflictWithAnEarlierLoadIsAnError) {
+  InMemoryAutotuneCache cache;
+  xla::AutotuneResults a, b;
+  a.set_version(3);
+  b.set_version(3);
+  Add(&a, "d", "h", Loop(1));
+  Add(&b, "d", "h", Loop(2));
+  ASSERT_THAT(cache.Load(a, "a", 1), IsOk());
+  EXPECT_THAT(cache.Load(b, "b", 1), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_EQ(cache.Lookup({"d", "h", 1})->result.cpu_streaming().unroll(), 1);
+}
+
+TEST(AutotuneCacheTest, InvalidConfigIsAnErrorNamingTheKey) {
+  xla::AutotuneResults rs;
+  rs.set_version(3);
+  xla::AutotuneResult bad;
+  auto* t = bad.mutable_triton();
+  t->set_block_m(16);
+  t->set_block_n(16);
+  t->set_block_k(0);
+  t->set_split_k(1);
+  t->set_num_stages(1);
+  t->set_num_warps(4);
+  t->set_num_ctas(1);
+  Add(&rs, "d", "h", Loop(1));
+  Add(&rs, "d", "g", bad);
+  InMemoryAutotuneCache cache;
+  EXPECT_THAT(cache.Load(rs, "x.textproto", 1),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("x.textproto"), HasSubstr("block_k"),
+                             HasSubstr("hlo='g'"))));
+  EXPECT_EQ(cache.size(), 0);
 }
 
 }  // namespace

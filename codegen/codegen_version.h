@@ -10,6 +10,9 @@ namespace xtune {
 // 1: first CPU backend (loop, row/column reduction, BLIS-style gemm kernels).
 inline constexpr int kCodegenVersion = 1;
 
+// xtune's release, recorded in the provenance of tuned cache entries.
+inline constexpr char kXtuneVersionString[] = "0.1.0";
+
 }  // namespace xtune
 
 #endif  // XTUNE_CODEGEN_CODEGEN_VERSION_H_

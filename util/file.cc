@@ -1,6 +1,7 @@
 #include "util/file.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -61,9 +62,11 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
 }
 
 absl::Status WriteFileAtomically(const std::string& path,
-                                 absl::string_view contents) {
+                                 absl::string_view contents,
+                                 const std::string& tmp_dir) {
   std::filesystem::path target(path);
-  std::filesystem::path dir = target.parent_path();
+  std::filesystem::path dir = tmp_dir.empty() ? target.parent_path()
+                                              : std::filesystem::path(tmp_dir);
   if (dir.empty()) dir = ".";
   // A unique name beside the target: same file system, so rename is atomic.
   std::random_device rd;
@@ -95,6 +98,31 @@ absl::Status WriteFileAtomically(const std::string& path,
     return ErrnoError(err, "cannot rename temporary file onto", path);
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<FileLock> FileLock::Acquire(const std::string& lock_path) {
+  int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoError(errno, "cannot open lock file", lock_path);
+  while (flock(fd, LOCK_EX) != 0) {
+    if (errno == EINTR) continue;
+    int err = errno;
+    close(fd);
+    return ErrnoError(err, "cannot lock", lock_path);
+  }
+  return FileLock(fd);
+}
+
+FileLock& FileLock::operator=(FileLock&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = o.fd_;
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+FileLock::~FileLock() {
+  if (fd_ >= 0) close(fd_);  // releases the flock
 }
 
 absl::Status CreateDirectories(const std::string& path) {

@@ -20,8 +20,30 @@ absl::StatusOr<std::string> ReadFile(const std::string& path);
 // in the same folder, is flushed to disk, then renamed over `path`. A reader
 // sees either the old file or the new one, never a partial file; on any error
 // the old file is untouched and the temporary file is removed.
+// `tmp_dir`, when given, holds the temporary file instead (it must be on
+// the same file system as `path`).
 absl::Status WriteFileAtomically(const std::string& path,
-                                 absl::string_view contents);
+                                 absl::string_view contents,
+                                 const std::string& tmp_dir = "");
+
+// An exclusive advisory lock (flock) on a lock file, held until destroyed.
+// Processes that all take the lock before a read-modify-write of a file do
+// not lose each other's updates. The lock file is created if missing and
+// left in place (removing it would race with a waiting process).
+class FileLock {
+ public:
+  // Blocks until the lock on `lock_path` is held.
+  static absl::StatusOr<FileLock> Acquire(const std::string& lock_path);
+  FileLock(FileLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  FileLock& operator=(FileLock&& o) noexcept;
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  ~FileLock();
+
+ private:
+  explicit FileLock(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
 
 // Creates `path` and its missing parents (like `mkdir -p`).
 absl::Status CreateDirectories(const std::string& path);

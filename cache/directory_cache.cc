@@ -1,0 +1,100 @@
+#include "cache/directory_cache.h"
+
+#include <google/protobuf/text_format.h>
+
+#include <iostream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "cache/config_proto.h"
+#include "util/file.h"
+#include "util/sha256.h"
+#include "util/status_macros.h"
+
+namespace xtune {
+
+absl::StatusOr<DirectoryCacheMode> ParseDirectoryCacheMode(absl::string_view s) {
+  std::string lower = absl::AsciiStrToLower(s);
+  if (lower == "update" || lower == "autotune_cache_mode_update") {
+    return DirectoryCacheMode::kUpdate;
+  }
+  if (lower == "read" || lower == "autotune_cache_mode_read") {
+    return DirectoryCacheMode::kRead;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown autotune cache mode '", s,
+      "' (expected update, read, AUTOTUNE_CACHE_MODE_UPDATE or "
+      "AUTOTUNE_CACHE_MODE_READ)"));
+}
+
+std::string DirectoryCacheFileName(const AutotuneKey& key) {
+  std::array<uint8_t, 32> digest = Sha256(key.ToString());
+  return absl::StrCat(
+      Base64UrlUnpadded(absl::string_view(
+          reinterpret_cast<const char*>(digest.data()), digest.size())),
+      ".textproto");
+}
+
+absl::StatusOr<std::unique_ptr<DirectoryAutotuneCache>> DirectoryAutotuneCache::Open(
+    const std::string& dir, DirectoryCacheMode mode) {
+  if (dir.empty()) {
+    return absl::InvalidArgumentError("the per-fusion autotune cache folder is empty");
+  }
+  if (mode == DirectoryCacheMode::kUpdate) {
+    XTUNE_RETURN_IF_ERROR(CreateDirectories(absl::StrCat(dir, "/tmp")));
+  }
+  auto cache = std::unique_ptr<DirectoryAutotuneCache>(
+      new DirectoryAutotuneCache(dir, mode));
+  cache->warn_ = [](const std::string& w) { std::cerr << "xtune: warning: " << w << "\n"; };
+  return cache;
+}
+
+std::optional<CacheHit> DirectoryAutotuneCache::Lookup(const AutotuneKey& key) {
+  std::string path = absl::StrCat(dir_, "/", DirectoryCacheFileName(key));
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) {
+    if (text.status().code() != absl::StatusCode::kNotFound) {
+      warn_(absl::StrCat("per-fusion autotune cache: ", text.status().message()));
+    }
+    return std::nullopt;
+  }
+  CacheHit hit;
+  hit.tier = "directory";
+  if (!google::protobuf::TextFormat::ParseFromString(*text, &hit.result)) {
+    warn_(absl::StrCat("per-fusion autotune cache: '", path,
+                       "' is not a valid AutotuneResult textproto; ignoring it"));
+    return std::nullopt;
+  }
+  if (absl::Status s = ValidateResult(hit.result); !s.ok()) {
+    warn_(absl::StrCat("per-fusion autotune cache: '", path, "': ", s.message(),
+                       "; ignoring it"));
+    return std::nullopt;
+  }
+  return hit;
+}
+
+absl::Status DirectoryAutotuneCache::Insert(const AutotuneKey& key,
+                                            const xla::AutotuneResult& result) {
+  if (mode_ == DirectoryCacheMode::kRead) return absl::OkStatus();
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(result, &text);
+  return WriteFileAtomically(absl::StrCat(dir_, "/", DirectoryCacheFileName(key)),
+                             text, absl::StrCat(dir_, "/tmp"));
+}
+
+std::optional<CacheHit> TieredAutotuneCache::Lookup(const AutotuneKey& key) {
+  if (std::optional<CacheHit> hit = memory_->Lookup(key)) return hit;
+  if (directory_ == nullptr) return std::nullopt;
+  std::optional<CacheHit> hit = directory_->Lookup(key);
+  if (hit) memory_->Insert(key, hit->result).IgnoreError();  // memory never fails
+  return hit;
+}
+
+absl::Status TieredAutotuneCache::Insert(const AutotuneKey& key,
+                                         const xla::AutotuneResult& result) {
+  XTUNE_RETURN_IF_ERROR(memory_->Insert(key, result));
+  if (directory_ != nullptr) return directory_->Insert(key, result);
+  return absl::OkStatus();
+}
+
+}  // namespace xtune

@@ -1,0 +1,155 @@
+#include "cache/directory_cache.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "util/file.h"
+#include "util/sha256.h"
+#include "util/status_matchers.h"
+
+namespace xtune {
+namespace {
+
+using ::testing::HasSubstr;
+using ::xtune::testing::IsOk;
+using ::xtune::testing::IsOkAndHolds;
+using ::xtune::testing::StatusIs;
+
+xla::AutotuneResult Gemm(int64_t kc) {
+  xla::AutotuneResult r;
+  auto* k = r.mutable_cpu_gemm();
+  k->set_mc(64);
+  k->set_nc(256);
+  k->set_kc(kc);
+  k->set_mr(6);
+  k->set_nr(16);
+  k->set_split_k(1);
+  k->set_threads(1);
+  return r;
+}
+
+std::string FreshDir(const std::string& name) {
+  std::string dir = ::testing::TempDir() + "/dircache_" + name + "_" +
+                    std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+TEST(DirectoryCacheTest, ModeNames) {
+  EXPECT_THAT(ParseDirectoryCacheMode("update"), IsOkAndHolds(DirectoryCacheMode::kUpdate));
+  EXPECT_THAT(ParseDirectoryCacheMode("AUTOTUNE_CACHE_MODE_READ"),
+              IsOkAndHolds(DirectoryCacheMode::kRead));
+  EXPECT_THAT(ParseDirectoryCacheMode("write"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("update")));
+}
+
+TEST(DirectoryCacheTest, FileNameIsBase64UrlOfSha256OfKeyText) {
+  AutotuneKey key{"CPU: x", "{\n  y\n}", 1};
+  std::string name = DirectoryCacheFileName(key);
+  EXPECT_EQ(name.size(), 43u + 10u);  // 32 bytes -> 43 base64 chars
+  std::array<uint8_t, 32> d = Sha256(key.ToString());
+  EXPECT_EQ(name, Base64UrlUnpadded(absl::string_view(
+                      reinterpret_cast<const char*>(d.data()), 32)) +
+                      ".textproto");
+  EXPECT_EQ(name.find_first_of("+/="), std::string::npos);
+}
+
+TEST(DirectoryCacheTest, UpdateWritesOneTextFilePerKeyAndReadsItBack) {
+  std::string dir = FreshDir("update");
+  ASSERT_OK_AND_ASSIGN(auto cache, DirectoryAutotuneCache::Open(dir, DirectoryCacheMode::kUpdate));
+  AutotuneKey key{"CPU: x", "h", 1};
+  EXPECT_FALSE(cache->Lookup(key).has_value());
+  ASSERT_THAT(cache->Insert(key, Gemm(128)), IsOk());
+  ASSERT_OK_AND_ASSIGN(std::string text, ReadFile(dir + "/" + DirectoryCacheFileName(key)));
+  EXPECT_THAT(text, HasSubstr("kc: 128"));
+  std::optional<CacheHit> hit = cache->Lookup(key);
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(hit->tier, "directory");
+  EXPECT_EQ(hit->result.cpu_gemm().kc(), 128);
+  // Nothing is left in tmp/.
+  EXPECT_TRUE(std::filesystem::is_empty(dir + "/tmp"));
+}
+
+TEST(DirectoryCacheTest, ReadModeNeverWrites) {
+  std::string dir = FreshDir("read");
+  ASSERT_THAT(CreateDirectories(dir), IsOk());
+  ASSERT_OK_AND_ASSIGN(auto cache, DirectoryAutotuneCache::Open(dir, DirectoryCacheMode::kRead));
+  ASSERT_THAT(cache->Insert({"d", "h", 1}, Gemm(1)), IsOk());
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+}
+
+TEST(DirectoryCacheTest, CorruptFileIsAMissWithAWarning) {
+  std::string dir = FreshDir("corrupt");
+  ASSERT_OK_AND_ASSIGN(auto cache, DirectoryAutotuneCache::Open(dir, DirectoryCacheMode::kUpdate));
+  std::vector<std::string> warnings;
+  cache->set_warning_callback([&](const std::string& w) { warnings.push_back(w); });
+  AutotuneKey key{"d", "h", 1};
+  ASSERT_THAT(WriteFileAtomically(dir + "/" + DirectoryCacheFileName(key), "cpu_gemm { mc:"),
+              IsOk());
+  EXPECT_FALSE(cache->Lookup(key).has_value());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(warnings[0], HasSubstr("not a valid"));
+}
+
+TEST(DirectoryCacheTest, TieredPromotesDirectoryHitsIntoMemory) {
+  std::string dir = FreshDir("tiered");
+  ASSERT_OK_AND_ASSIGN(auto d, DirectoryAutotuneCache::Open(dir, DirectoryCacheMode::kUpdate));
+  AutotuneKey key{"d", "h", 1};
+  ASSERT_THAT(d->Insert(key, Gemm(64)), IsOk());
+  InMemoryAutotuneCache memory;
+  TieredAutotuneCache tiered(&memory, d.get());
+  EXPECT_EQ(tiered.Lookup(key)->tier, "directory");
+  EXPECT_EQ(tiered.Lookup(key)->tier, "memory");
+  EXPECT_EQ(memory.Dump().results_size(), 1);
+  AutotuneKey other{"d", "g", 1};
+  ASSERT_THAT(tiered.Insert(other, Gemm(32)), IsOk());
+  EXPECT_TRUE(d->Lookup(other).has_value());
+}
+
+TEST(DirectoryCacheTest, ManyProcessesWritingOneDirectoryLoseNothing) {
+  std::string dir = FreshDir("procs");
+  constexpr int kProcs = 8, kKeys = 40;
+  std::vector<pid_t> pids;
+  for (int p = 0; p < kProcs; ++p) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      auto cache = DirectoryAutotuneCache::Open(dir, DirectoryCacheMode::kUpdate);
+      if (!cache.ok()) _exit(1);
+      // Every process writes its own keys and the shared ones.
+      for (int k = 0; k < kKeys; ++k) {
+        std::string hlo = k % 2 == 0 ? "shared" + std::to_string(k)
+                                     : "p" + std::to_string(p) + "_" + std::to_string(k);
+        if (!(*cache)->Insert({"d", hlo, 1}, Gemm(100 + p)).ok()) _exit(2);
+      }
+      _exit(0);
+    }
+    pids.push_back(pid);
+  }
+  for (pid_t pid : pids) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  ASSERT_OK_AND_ASSIGN(auto cache, DirectoryAutotuneCache::Open(dir, DirectoryCacheMode::kRead));
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) files += e.is_regular_file();
+  EXPECT_EQ(files, kKeys / 2 + kProcs * kKeys / 2);
+  for (int p = 0; p < kProcs; ++p) {
+    for (int k = 0; k < kKeys; ++k) {
+      std::string hlo = k % 2 == 0 ? "shared" + std::to_string(k)
+                                   : "p" + std::to_string(p) + "_" + std::to_string(k);
+      std::optional<CacheHit> hit = cache->Lookup({"d", hlo, 1});
+      ASSERT_TRUE(hit.has_value()) << hlo;
+      if (k % 2 == 1) EXPECT_EQ(hit->result.cpu_gemm().kc(), 100 + p);
+    }
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir + "/tmp"));
+}
+
+}  // namespace
+}  // namespace xtune

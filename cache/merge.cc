@@ -1,0 +1,113 @@
+#include "cache/merge.h"
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "cache/autotune_cache.h"
+#include "cache/results_file.h"
+#include "util/file.h"
+#include "util/status_macros.h"
+
+namespace xtune {
+namespace {
+
+double Seconds(const xla::AutotuneResult& r) {
+  return r.run_time().seconds() + r.run_time().nanos() * 1e-9;
+}
+
+// Whether `incoming` should replace `existing` under `policy`.
+bool Prefer(const xla::AutotuneResult& existing,
+            const xla::AutotuneResult& incoming, ConflictPolicy policy) {
+  if (policy == ConflictPolicy::kFaster) {
+    if (!incoming.has_run_time()) return false;
+    if (!existing.has_run_time()) return true;
+    return Seconds(incoming) < Seconds(existing);
+  }
+  int64_t a = existing.xtune_provenance().tuned_at_unix_seconds();
+  int64_t b = incoming.xtune_provenance().tuned_at_unix_seconds();
+  if (a == 0 || b == 0) return true;
+  return b >= a;
+}
+
+}  // namespace
+
+absl::StatusOr<ConflictPolicy> ParseConflictPolicy(absl::string_view s) {
+  if (s == "error") return ConflictPolicy::kError;
+  if (s == "faster") return ConflictPolicy::kFaster;
+  if (s == "newer") return ConflictPolicy::kNewer;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown conflict policy '", s, "' (expected error, faster or newer)"));
+}
+
+absl::Status MergeResults(xla::AutotuneResults* base,
+                          const xla::AutotuneResults& incoming,
+                          absl::string_view source, ConflictPolicy policy,
+                          int current_version, MergeStats* stats) {
+  xla::AutotuneResults out = *base;
+  out.set_version(3);
+  MergeStats local;
+  absl::flat_hash_map<AutotuneKey, int> index;
+  for (int i = 0; i < out.results_size(); ++i) {
+    index.emplace(KeyOfEntry(out.results(i), current_version), i);
+  }
+  for (const auto& e : incoming.results()) {
+    AutotuneKey key = KeyOfEntry(e, current_version);
+    auto it = index.find(key);
+    if (it == index.end()) {
+      index.emplace(key, out.results_size());
+      *out.add_results() = e;
+      ++local.added;
+      continue;
+    }
+    auto* existing = out.mutable_results(it->second);
+    if (SameResult(existing->result(), e.result())) {
+      ++local.identical;
+      continue;
+    }
+    if (policy == ConflictPolicy::kError) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          source, ": a different result for ", key.ToString(), " (existing: {",
+          existing->result().ShortDebugString(), "}, incoming: {",
+          e.result().ShortDebugString(),
+          "}); choose --on_conflict=faster or --on_conflict=newer"));
+    }
+    if (Prefer(existing->result(), e.result(), policy)) {
+      *existing = e;
+      ++local.replaced;
+    } else {
+      ++local.kept;
+    }
+  }
+  SortEntries(&out);
+  *base = std::move(out);
+  if (stats != nullptr) {
+    stats->added += local.added;
+    stats->identical += local.identical;
+    stats->replaced += local.replaced;
+    stats->kept += local.kept;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MergeIntoFile(const std::string& path,
+                           const xla::AutotuneResults& results,
+                           int current_version, MergeStats* stats) {
+  XTUNE_ASSIGN_OR_RETURN(FileLock lock, FileLock::Acquire(path + ".lock"));
+  xla::AutotuneResults merged;
+  merged.set_version(3);
+  absl::StatusOr<xla::AutotuneResults> existing = ReadAutotuneResults(path);
+  if (existing.ok()) {
+    merged = std::move(*existing);
+  } else if (existing.status().code() != absl::StatusCode::kNotFound) {
+    return absl::Status(
+        existing.status().code(),
+        absl::StrCat("cannot merge the dump into '", path,
+                     "', which is not a readable autotune cache: ",
+                     existing.status().message(),
+                     " (the file was left as it is; remove it to start afresh)"));
+  }
+  XTUNE_RETURN_IF_ERROR(MergeResults(&merged, results, "this compile",
+                                     ConflictPolicy::kNewer, current_version, stats));
+  return WriteAutotuneResults(path, merged);
+}
+
+}  // namespace xtune

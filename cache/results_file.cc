@@ -1,0 +1,187 @@
+#include "cache/results_file.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "util/file.h"
+#include "util/sha256.h"
+#include "util/status_macros.h"
+
+namespace xtune {
+namespace {
+
+constexpr char kWriter[] = "xtune";
+constexpr char kTextHeader[] = "# xtune-file: autotune results written by xtune";
+constexpr char kTextCheck[] = "# xtune-check: ";
+
+std::string Deterministic(const google::protobuf::Message& m) {
+  std::string out;
+  google::protobuf::io::StringOutputStream stream(&out);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  m.SerializeToCodedStream(&coded);
+  coded.Trim();
+  return out;
+}
+
+// Hex SHA-256 over the deterministic bytes of every entry.
+std::string EntriesHash(const xla::AutotuneResults& r) {
+  std::string all;
+  for (const auto& e : r.results()) {
+    std::string bytes = Deterministic(e);
+    absl::StrAppend(&all, bytes.size(), ":", bytes);
+  }
+  return Sha256Hex(all);
+}
+
+// Collects the first text-format error with its position.
+class ErrorCollector : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, int column, const std::string& message) override {
+    if (first_.empty()) {
+      first_ = absl::StrCat(line + 1, ":", column + 1, ": ", message);
+    }
+  }
+  void AddWarning(int, int, const std::string&) override {}
+  const std::string& first() const { return first_; }
+
+ private:
+  std::string first_;
+};
+
+absl::Status CheckVersion(const xla::AutotuneResults& r, absl::string_view source) {
+  if (r.version() != 3) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        source, ": autotune results version ", r.version(),
+        " is not supported (expected 3)"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool IsTextProtoPath(absl::string_view path) {
+  for (absl::string_view ext : {".txt", ".txtpb", ".textproto", ".prototxt", ".pbtxt"}) {
+    if (absl::EndsWith(path, ext)) return true;
+  }
+  return false;
+}
+
+absl::StatusOr<xla::AutotuneResults> ParseAutotuneResults(
+    absl::string_view data, bool text, absl::string_view source) {
+  xla::AutotuneResults r;
+  if (text) {
+    google::protobuf::TextFormat::Parser parser;
+    ErrorCollector errors;
+    parser.RecordErrorsTo(&errors);
+    if (!parser.ParseFromString(std::string(data), &r)) {
+      return absl::DataLossError(absl::StrCat(
+          source, ":", errors.first().empty() ? " not a valid textproto" : errors.first(),
+          " (expected XLA AutotuneResults textproto)"));
+    }
+    // xtune's own text files: header first, check last.
+    if (absl::StartsWith(data, kTextHeader)) {
+      size_t at = data.rfind(kTextCheck);
+      if (at == absl::string_view::npos) {
+        return absl::DataLossError(absl::StrCat(
+            source, ": the file is incomplete (written by xtune but its "
+                    "closing check line is missing: truncated?)"));
+      }
+      absl::string_view line = data.substr(at + strlen(kTextCheck));
+      line = line.substr(0, line.find('\n'));
+      int64_t entries = -1;
+      std::string hash;
+      for (absl::string_view kv : absl::StrSplit(line, ' ', absl::SkipEmpty())) {
+        if (absl::ConsumePrefix(&kv, "entries=")) {
+          if (!absl::SimpleAtoi(kv, &entries)) entries = -1;
+        } else if (absl::ConsumePrefix(&kv, "sha256=")) {
+          hash = std::string(kv);
+        }
+      }
+      if (entries != r.results_size() || hash != EntriesHash(r)) {
+        return absl::DataLossError(absl::StrCat(
+            source, ": the file does not match its check line (", r.results_size(),
+            " entries read, ", entries, " written): truncated or altered"));
+      }
+    }
+  } else {
+    google::protobuf::io::ArrayInputStream stream(data.data(),
+                                                  static_cast<int>(data.size()));
+    google::protobuf::io::CodedInputStream coded(&stream);
+    coded.SetRecursionLimit(64);
+    if (data.size() > static_cast<size_t>(INT32_MAX) ||
+        !r.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
+      return absl::DataLossError(absl::StrCat(
+          source, ": not a valid binary AutotuneResults proto (truncated or "
+                  "corrupt; a textproto file needs a .txt/.textproto/.pbtxt name)"));
+    }
+    if (r.has_xtune_header()) {
+      if (!r.has_xtune_check()) {
+        return absl::DataLossError(absl::StrCat(
+            source, ": the file is incomplete (written by xtune but its check "
+                    "is missing: truncated?)"));
+      }
+      if (r.xtune_check().entries() != r.results_size() ||
+          r.xtune_check().sha256() != EntriesHash(r)) {
+        return absl::DataLossError(absl::StrCat(
+            source, ": the file does not match its check (", r.results_size(),
+            " entries read, ", r.xtune_check().entries(),
+            " written): truncated or altered"));
+      }
+    }
+  }
+  XTUNE_RETURN_IF_ERROR(CheckVersion(r, source));
+  r.clear_xtune_header();
+  r.clear_xtune_check();
+  return r;
+}
+
+std::string SerializeAutotuneResults(const xla::AutotuneResults& in, bool text) {
+  xla::AutotuneResults r = in;
+  r.clear_xtune_header();
+  r.clear_xtune_check();
+  if (text) {
+    std::string body;
+    google::protobuf::TextFormat::Printer printer;
+    printer.PrintToString(r, &body);
+    return absl::StrCat(kTextHeader, "\n", body, kTextCheck, "entries=",
+                        r.results_size(), " sha256=", EntriesHash(r), "\n");
+  }
+  // Header first (field order on the wire is free), then the entries, then
+  // the check: a cut anywhere loses the check.
+  xla::AutotuneResults head;
+  head.set_version(r.version());
+  head.mutable_xtune_header()->set_writer(kWriter);
+  xla::AutotuneResults entries;
+  *entries.mutable_results() = r.results();
+  xla::AutotuneResults tail;
+  tail.mutable_xtune_check()->set_entries(r.results_size());
+  tail.mutable_xtune_check()->set_sha256(EntriesHash(r));
+  return Deterministic(head) + Deterministic(entries) + Deterministic(tail);
+}
+
+absl::StatusOr<xla::AutotuneResults> ReadAutotuneResults(const std::string& path) {
+  absl::StatusOr<std::string> data = ReadFile(path);
+  if (!data.ok()) {
+    if (data.status().code() == absl::StatusCode::kNotFound) {
+      return absl::NotFoundError(absl::StrCat(
+          "autotune results file '", path, "' does not exist"));
+    }
+    return data.status();
+  }
+  return ParseAutotuneResults(*data, IsTextProtoPath(path), path);
+}
+
+absl::Status WriteAutotuneResults(const std::string& path,
+                                  const xla::AutotuneResults& results) {
+  return WriteFileAtomically(path, SerializeAutotuneResults(results, IsTextProtoPath(path)));
+}
+
+}  // namespace xtune

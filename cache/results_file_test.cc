@@ -1,0 +1,140 @@
+#include "cache/results_file.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "absl/strings/str_split.h"
+#include "util/file.h"
+#include "util/status_matchers.h"
+
+namespace xtune {
+namespace {
+
+using ::testing::HasSubstr;
+using ::xtune::testing::IsOk;
+using ::xtune::testing::IsOkAndHolds;
+using ::xtune::testing::StatusIs;
+
+xla::AutotuneResults Sample(int n) {
+  xla::AutotuneResults rs;
+  rs.set_version(3);
+  for (int i = 0; i < n; ++i) {
+    auto* e = rs.add_results();
+    e->set_device("CPU: test");
+    e->set_hlo("{\n  tmp_0 = f32[" + std::to_string(i + 1) + "]{0} parameter(0)\n}");
+    e->set_version(1);
+    auto* k = e->mutable_result()->mutable_cpu_gemm();
+    k->set_mc(64);
+    k->set_nc(256);
+    k->set_kc(128 + i);
+    k->set_mr(6);
+    k->set_nr(16);
+    k->set_split_k(1);
+    k->set_threads(1);
+    e->mutable_result()->mutable_run_time()->set_nanos(1000 + i);
+  }
+  return rs;
+}
+
+std::string TempPath(const std::string& name) {
+  std::string dir = ::testing::TempDir() + "/results_file_test_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  return dir + "/" + name;
+}
+
+TEST(ResultsFileTest, TextProtoExtensions) {
+  for (const char* p : {"a.txt", "a.txtpb", "a.textproto", "a.prototxt", "a.pbtxt"}) {
+    EXPECT_TRUE(IsTextProtoPath(p)) << p;
+  }
+  for (const char* p : {"a.pb", "a.binpb", "a", "a.txt.gz"}) {
+    EXPECT_FALSE(IsTextProtoPath(p)) << p;
+  }
+}
+
+TEST(ResultsFileTest, XlasOwnFileLoads) {
+  ASSERT_OK_AND_ASSIGN(
+      xla::AutotuneResults rs,
+      ReadAutotuneResults(std::string(XTUNE_SOURCE_DIR) +
+                          "/tests/data/test_autotune_cache.textproto"));
+  ASSERT_EQ(rs.results_size(), 1);
+  EXPECT_EQ(rs.results(0).result().triton().block_m(), 32);
+  EXPECT_THAT(rs.results(0).device(), HasSubstr("CUDA: 8.0"));
+}
+
+TEST(ResultsFileTest, RoundTripBothFormatsDeterministically) {
+  for (const char* name : {"c.textproto", "c.pb"}) {
+    std::string path = TempPath(name);
+    ASSERT_THAT(WriteAutotuneResults(path, Sample(5)), IsOk());
+    ASSERT_OK_AND_ASSIGN(xla::AutotuneResults back, ReadAutotuneResults(path));
+    EXPECT_EQ(back.SerializeAsString(), Sample(5).SerializeAsString()) << name;
+    ASSERT_OK_AND_ASSIGN(std::string a, ReadFile(path));
+    ASSERT_THAT(WriteAutotuneResults(path, back), IsOk());
+    ASSERT_OK_AND_ASSIGN(std::string b, ReadFile(path));
+    EXPECT_EQ(a, b) << name;
+  }
+}
+
+TEST(ResultsFileTest, XlaKeysOnlyFileParsesWithoutXtuneFields) {
+  // What XLA's parser sees: no field >= 1000 inside the entries; the
+  // header/check are top-level fields XLA's binary parser skips and, in
+  // text, comment lines.
+  xla::AutotuneResults rs;
+  rs.set_version(3);
+  auto* e = rs.add_results();
+  e->set_device("CUDA: 9.0");
+  e->set_hlo("{}");
+  e->mutable_result()->mutable_gemm()->set_algorithm(4);
+  std::string text = SerializeAutotuneResults(rs, true);
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (!line.empty() && line[0] != '#') {
+      EXPECT_THAT(line, ::testing::Not(HasSubstr("xtune"))) << line;
+    }
+  }
+}
+
+TEST(ResultsFileTest, EveryTruncationIsDetected) {
+  for (bool text : {true, false}) {
+    std::string data = SerializeAutotuneResults(Sample(3), text);
+    for (size_t cut = 0; cut < data.size(); cut += text ? 7 : 3) {
+      absl::StatusOr<xla::AutotuneResults> r =
+          ParseAutotuneResults(data.substr(0, cut), text, "cut");
+      EXPECT_FALSE(r.ok()) << (text ? "text" : "binary") << " cut at " << cut;
+      if (!r.ok()) {
+        EXPECT_NE(r.status().code(), absl::StatusCode::kInternal);
+        EXPECT_THAT(r.status().message(), HasSubstr("cut"));
+      }
+    }
+    EXPECT_THAT(ParseAutotuneResults(data, text, "whole"), IsOk());
+  }
+}
+
+TEST(ResultsFileTest, AlteredEntryIsDetected) {
+  std::string data = SerializeAutotuneResults(Sample(2), true);
+  size_t at = data.find("kc: 129");
+  ASSERT_NE(at, std::string::npos);
+  data.replace(at, 7, "kc: 130");
+  EXPECT_THAT(ParseAutotuneResults(data, true, "f"),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("altered")));
+}
+
+TEST(ResultsFileTest, WrongVersionAndGarbage) {
+  xla::AutotuneResults rs = Sample(1);
+  rs.set_version(2);
+  for (bool text : {true, false}) {
+    EXPECT_THAT(ParseAutotuneResults(SerializeAutotuneResults(rs, text), text, "v2"),
+                StatusIs(absl::StatusCode::kFailedPrecondition,
+                         AllOf(HasSubstr("v2"), HasSubstr("version 2"))));
+  }
+  EXPECT_THAT(ParseAutotuneResults("version: 3\nresults { bogus: 1 }", true, "g.txt"),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("g.txt:2:")));
+  EXPECT_THAT(ParseAutotuneResults("\xff\xff\xff\xff garbage", false, "g.pb"),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("g.pb")));
+  EXPECT_THAT(ReadAutotuneResults(TempPath("missing.pb")),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("missing.pb")));
+}
+
+}  // namespace
+}  // namespace xtune
