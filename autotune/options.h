@@ -1,5 +1,5 @@
 // Options of the autotuner. Plain data: the CLI fills them from XLA's flags
-// (tools/xla_flags.h); library users set them directly. Every field says
+// (compiler/xla_flags.h); library users set them directly. Every field says
 // its default and the XLA flag it mirrors.
 #ifndef XTUNE_AUTOTUNE_OPTIONS_H_
 #define XTUNE_AUTOTUNE_OPTIONS_H_

@@ -33,7 +33,7 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
       value = body.substr(eq + 1);
       has_value = true;
     }
-    if (absl::StartsWith(name, "xla_")) {
+    if (absl::StartsWith(name, "xla_") || absl::StartsWith(name, "xtune_")) {
       parsed.xla.push_back({name, value, has_value});
       continue;
     }

@@ -35,7 +35,7 @@ struct ParsedArgs {
 };
 
 // Parses args (without the program and command names). Flags starting with
-// --xla_ are collected in ParsedArgs::xla for tools/xla_flags.h to check.
+// --xla_ are collected in ParsedArgs::xla for compiler/xla_flags.h to check.
 // InvalidArgument on an unknown flag, a missing value, a repeated
 // single-valued flag, or a value given to a boolean.
 absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,

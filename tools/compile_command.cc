@@ -23,6 +23,8 @@ the speedup, candidates tried/failed, and where the config came from.
 
 flags:
   --config=FUSION:K=V,...   force parameters of one fusion (as xtune run)
+  --cache_report=FILE       write the fusions the autotune cache missed (name
+                            and key) and the loaded entries no fusion used
   --help                    this text
 
 XLA flags (also read from the XLA_FLAGS environment variable; the command
@@ -43,6 +45,31 @@ line wins; unknown flags in XLA_FLAGS are ignored with a warning):
                                          compile threads (default 0: all cores)
   --xla_gpu_cublas_fallback=BOOL         include the OpenBLAS candidate for
                                          gemms (default true)
+  --xla_gpu_load_autotune_results_from=FILE
+                                         load tuning results before compiling
+                                         (text if FILE ends in .txt .txtpb
+                                         .textproto .prototxt .pbtxt, else
+                                         binary protobuf); fusions found are
+                                         not tuned
+  --xla_gpu_dump_autotune_results_to=FILE
+                                         write every result (loaded + tuned)
+                                         after compiling, atomically
+  --xtune_dump_autotune_results_merge    the dump merges into FILE under a
+                                         lock instead of replacing it
+                                         (parallel or sharded test runs)
+  --xla_gpu_require_complete_aot_autotune_results
+                                         a fusion missing from the loaded
+                                         results is an error; nothing is tuned
+  --xla_gpu_per_fusion_autotune_cache_dir=DIR
+                                         one file per fusion in DIR, shared by
+                                         any number of processes
+  --xla_gpu_experimental_autotune_cache_mode=update|read
+                                         write tuned results to DIR, or only
+                                         read it (default update)
+  --xtune_autotune_details               cache entries also keep every
+                                         candidate's time and failure
+Paths starting with TEST_UNDECLARED_OUTPUTS_DIR/ or TEST_WORKSPACE/ are
+resolved from those environment variables, as in XLA's tests.
 )";
 
 namespace {
@@ -60,7 +87,11 @@ absl::Status Compile(const ParsedArgs& args) {
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> module,
                          ParseModuleFile(args.positional[0]));
   XTUNE_ASSIGN_OR_RETURN(CompiledModule compiled,
-                         CompileForCpu(*module, flags, args));
+                         CompileForCpu(*module, flags, ConfigSpecs(args)));
+  if (args.Has("cache_report")) {
+    XTUNE_RETURN_IF_ERROR(WriteCacheReport(args.Get("cache_report", ""),
+                                           compiled, *compiled.own_session));
+  }
   std::cout << absl::StrFormat("%-16s %-9s %-18s %-62s %10s %10s %8s %8s %s\n",
                                "fusion", "kind", "shape", "config", "time",
                                "default", "speedup", "tried", "source");
@@ -92,7 +123,9 @@ absl::Status Compile(const ParsedArgs& args) {
 
 int CompileCommand(const std::vector<std::string>& argv) {
   absl::StatusOr<ParsedArgs> args =
-      ParseArgs(argv, {{"config", true, /*repeated=*/true}, {"help", false}});
+      ParseArgs(argv, {{"config", true, /*repeated=*/true},
+                           {"cache_report", true},
+                           {"help", false}});
   if (args.ok() && args->Has("help")) {
     std::cout << kCompileHelp;
     return kExitOk;

@@ -63,7 +63,11 @@ line wins; see `xtune compile --help`): --xla_gpu_autotune_level,
 --xla_gpu_exhaustive_tiling_search, --xla_gpu_autotune_gemm_rtol,
 --xla_gpu_crash_on_verification_failures, --xla_gpu_override_gemm_autotuner,
 --xla_gpu_dump_autotune_logs_to, --xla_gpu_force_compilation_parallelism,
---xla_gpu_cublas_fallback
+--xla_gpu_cublas_fallback, --xla_gpu_load_autotune_results_from,
+--xla_gpu_dump_autotune_results_to, --xtune_dump_autotune_results_merge,
+--xla_gpu_require_complete_aot_autotune_results,
+--xla_gpu_per_fusion_autotune_cache_dir,
+--xla_gpu_experimental_autotune_cache_mode, --xtune_autotune_details
 
 exit codes: 0 ok, 1 user error (bad module, input or flag; no compiler
 for --backend=cpu), 2 internal error (including a --verify mismatch)
@@ -175,7 +179,7 @@ absl::Status Run(const ParsedArgs& args) {
   if (backend == "interpreter") {
     run_once = [&]() { return Evaluate(*module, inputs); };
   } else {
-    XTUNE_ASSIGN_OR_RETURN(compiled, CompileForCpu(*module, xla_flags, args));
+    XTUNE_ASSIGN_OR_RETURN(compiled, CompileForCpu(*module, xla_flags, ConfigSpecs(args)));
     run_once = [&]() { return compiled.executable->Run(inputs); };
   }
   XTUNE_ASSIGN_OR_RETURN(Literal result, run_once());

@@ -6,8 +6,8 @@
 // warned about and ignored. Unknown --xla_* flags on the command line are
 // errors. Values: --flag=value; booleans also --flag (true), =true/false/1/0.
 // In XLA_FLAGS a token may be quoted ("..." or '...') to hold spaces.
-#ifndef XTUNE_TOOLS_XLA_FLAGS_H_
-#define XTUNE_TOOLS_XLA_FLAGS_H_
+#ifndef XTUNE_COMPILER_XLA_FLAGS_H_
+#define XTUNE_COMPILER_XLA_FLAGS_H_
 
 #include <string>
 #include <vector>
@@ -15,11 +15,13 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "autotune/options.h"
+#include "cache/persistent.h"
 
 namespace xtune {
 
 struct XlaFlags {
   AutotuneOptions autotune;
+  PersistentCacheOptions cache;
 };
 
 // Applies one flag (name without dashes). NotFound for an unknown name,
@@ -38,4 +40,4 @@ std::vector<std::string> KnownXlaFlags();
 
 }  // namespace xtune
 
-#endif  // XTUNE_TOOLS_XLA_FLAGS_H_
+#endif  // XTUNE_COMPILER_XLA_FLAGS_H_

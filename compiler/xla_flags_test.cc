@@ -1,4 +1,4 @@
-#include "tools/xla_flags.h"
+#include "compiler/xla_flags.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -1,4 +1,4 @@
-#include "tools/xla_flags.h"
+#include "compiler/xla_flags.h"
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -74,7 +74,14 @@ std::vector<std::string> KnownXlaFlags() {
           "xla_gpu_override_gemm_autotuner",
           "xla_gpu_dump_autotune_logs_to",
           "xla_gpu_force_compilation_parallelism",
-          "xla_gpu_cublas_fallback"};
+          "xla_gpu_cublas_fallback",
+          "xla_gpu_dump_autotune_results_to",
+          "xla_gpu_load_autotune_results_from",
+          "xla_gpu_require_complete_aot_autotune_results",
+          "xla_gpu_per_fusion_autotune_cache_dir",
+          "xla_gpu_experimental_autotune_cache_mode",
+          "xtune_dump_autotune_results_merge",
+          "xtune_autotune_details"};
 }
 
 absl::Status ApplyXlaFlag(absl::string_view name, absl::string_view value,
@@ -112,6 +119,37 @@ absl::Status ApplyXlaFlag(absl::string_view name, absl::string_view value,
   }
   if (name == "xla_gpu_cublas_fallback") {
     return ParseBool(name, value, has_value, &a.library_fallback);
+  }
+  PersistentCacheOptions& c = flags->cache;
+  if (name == "xla_gpu_dump_autotune_results_to") {
+    if (!has_value) return Bad(name, value, "a file path");
+    c.dump_to = std::string(value);
+    return absl::OkStatus();
+  }
+  if (name == "xla_gpu_load_autotune_results_from") {
+    if (!has_value) return Bad(name, value, "a file path");
+    c.load_from = std::string(value);
+    return absl::OkStatus();
+  }
+  if (name == "xla_gpu_require_complete_aot_autotune_results") {
+    return ParseBool(name, value, has_value, &a.require_complete);
+  }
+  if (name == "xla_gpu_per_fusion_autotune_cache_dir") {
+    if (!has_value) return Bad(name, value, "a folder");
+    c.per_fusion_dir = std::string(value);
+    return absl::OkStatus();
+  }
+  if (name == "xla_gpu_experimental_autotune_cache_mode") {
+    absl::StatusOr<DirectoryCacheMode> mode = ParseDirectoryCacheMode(value);
+    if (!mode.ok()) return Bad(name, value, "update or read");
+    c.per_fusion_mode = *mode;
+    return absl::OkStatus();
+  }
+  if (name == "xtune_dump_autotune_results_merge") {
+    return ParseBool(name, value, has_value, &c.dump_merge);
+  }
+  if (name == "xtune_autotune_details") {
+    return ParseBool(name, value, has_value, &a.record_candidates);
   }
   return absl::NotFoundError(absl::StrCat("unknown XLA flag '--", name, "'"));
 }

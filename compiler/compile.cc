@@ -1,0 +1,167 @@
+#include "compiler/compile.h"
+
+#include <cstdlib>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "autotune/isolated_profiler.h"
+#include "codegen/codegen_version.h"
+#include "fusion/fusion_pass.h"
+#include "util/file.h"
+#include "util/status_macros.h"
+
+namespace xtune {
+
+absl::Status ApplyXlaFlagsFromEnvironment(XlaFlags* flags) {
+  const char* env = std::getenv("XLA_FLAGS");
+  if (env == nullptr) return absl::OkStatus();
+  std::vector<std::string> warnings;
+  XTUNE_RETURN_IF_ERROR(ApplyXlaFlagsEnv(env, flags, &warnings));
+  for (const std::string& w : warnings) std::cerr << "xtune: warning: " << w << "\n";
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::map<std::string, std::string>> ConfigOverrides(
+    const std::vector<std::string>& specs, const Module& fused) {
+  std::map<std::string, std::string> overrides;
+  for (const std::string& spec : specs) {
+    size_t colon = spec.find(':');
+    if (colon == std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--config must be FUSION:KEY=VALUE,..., got '", spec, "'"));
+    }
+    std::string name = spec.substr(0, colon);
+    const Instruction* f = fused.entry()->FindInstruction(name);
+    if (f == nullptr || f->opcode() != Opcode::kFusion) {
+      std::vector<std::string> names;
+      for (const auto& i : fused.entry()->instructions()) {
+        if (i->opcode() == Opcode::kFusion) names.push_back(i->name());
+      }
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--config names '", name, "', which is not a fusion of this module "
+          "(fusions: ", absl::StrJoin(names, ", "), ")"));
+    }
+    overrides[name] = spec.substr(colon + 1);
+  }
+  return overrides;
+}
+
+namespace {
+
+// `base` (or the first candidate of an explicitly named kind) with the
+// overrides of a --config spec applied.
+absl::StatusOr<KernelConfig> Override(const Backend& backend,
+                                      const Instruction& f, KernelConfig base,
+                                      std::string spec) {
+  size_t colon = spec.find(':');
+  if (colon != std::string::npos) {
+    std::string kind = spec.substr(0, colon);
+    spec = spec.substr(colon + 1);
+    bool found = false;
+    for (const KernelConfig& c : backend.Candidates(f, false)) {
+      if (c.kind() == kind) {
+        base = c;
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("no '", kind, "' kernels for fusion '", f.name(), "'"));
+    }
+  } else if (base.kind() != backend.DefaultConfig(f).kind()) {
+    base = backend.DefaultConfig(f);
+  }
+  return ApplyOverrides(base, spec);
+}
+
+}  // namespace
+
+absl::StatusOr<CompiledModule> CompileForCpu(
+    const Module& module, const XlaFlags& flags,
+    const std::vector<std::string>& config_specs, AutotuneCacheSession* session) {
+  CompiledModule out;
+  XTUNE_ASSIGN_OR_RETURN(out.backend, cpu::CpuBackend::Create());
+  if (session == nullptr) {
+    XTUNE_ASSIGN_OR_RETURN(out.own_session,
+                           AutotuneCacheSession::Open(flags.cache, kCodegenVersion));
+    session = out.own_session.get();
+  }
+  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> fused, FuseModule(module));
+  XTUNE_ASSIGN_OR_RETURN(auto overrides, ConfigOverrides(config_specs, *fused));
+  AutotuneOptions options = flags.autotune;
+  options.print_summary = false;  // one line below, with the cache's figures
+  // Flush about 1.5x the last-level cache between timed runs.
+  options.flush_bytes =
+      std::min<int64_t>(out.backend->device().l3_bytes * 3 / 2, int64_t{256} << 20);
+  IsolatedProfiler profiler(out.backend.get());
+  Autotuner tuner(out.backend.get(), session->cache(), &profiler, options);
+  XTUNE_ASSIGN_OR_RETURN(out.tuning, tuner.Tune(*fused));
+  for (const FusionTuning& ft : out.tuning.fusions) {
+    if (ft.source == ConfigSource::kTuned) {
+      out.misses.push_back({ft.fusion->name(), KeyOf(*out.backend, *ft.fusion)});
+    }
+  }
+  XTUNE_ASSIGN_OR_RETURN(int64_t dumped, session->Dump());
+  out.cache_summary = session->Summary(out.backend->DeviceDescription(), dumped);
+  if (flags.autotune.print_summary) {
+    std::cerr << "xtune: autotuning: " << out.tuning.stats.ToString()
+              << (out.cache_summary.empty() ? "" : "; ") << out.cache_summary
+              << "\n";
+  }
+  const Backend& backend = *out.backend;
+  const TuningResult& tuning = out.tuning;
+  ConfigChooser choose =
+      [&backend, &tuning, overrides](const Instruction& f) -> absl::StatusOr<KernelConfig> {
+    KernelConfig config = tuning.configs.at(&f);
+    auto o = overrides.find(f.name());
+    if (o == overrides.end()) return config;
+    return Override(backend, f, config, o->second);
+  };
+  ExecutableOptions exe_options;
+  exe_options.compile_parallelism = flags.autotune.compilation_parallelism;
+  XTUNE_ASSIGN_OR_RETURN(
+      out.executable,
+      Executable::Create(std::move(fused), out.backend.get(), choose, exe_options));
+  for (const CompiledFusion& f : out.executable->fusions()) {
+    if (!f.fallback_reason.empty()) {
+      std::cerr << "xtune: warning: fusion '" << f.fusion->name()
+                << "' runs on the evaluator: " << f.fallback_reason << "\n";
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// A key over several lines (the text of a fusion has newlines), indented.
+std::string IndentedKey(const AutotuneKey& k, absl::string_view indent) {
+  std::string hlo = absl::StrReplaceAll(k.hlo, {{"\n", absl::StrCat("\n", indent, "  ")}});
+  return absl::StrCat(indent, "device: ", k.device, "\n", indent, "version: ",
+                      k.version, "\n", indent, "hlo: ", hlo, "\n");
+}
+
+}  // namespace
+
+absl::Status WriteCacheReport(const std::string& path,
+                              const CompiledModule& compiled,
+                              const AutotuneCacheSession& session) {
+  std::string text = absl::StrCat(
+      "# xtune cache report: the fusions the autotune cache missed (tuned\n"
+      "# here) and the loaded entries no fusion used.\n",
+      "device: ", compiled.backend->DeviceDescription(), "\n",
+      "missed: ", compiled.misses.size(), "\n");
+  for (const CacheMiss& m : compiled.misses) {
+    absl::StrAppend(&text, "- fusion: ", m.fusion, "\n", IndentedKey(m.key, "  "));
+  }
+  std::vector<AutotuneKey> unused = session.memory().UnusedLoaded();
+  absl::StrAppend(&text, "unused: ", unused.size(), "\n");
+  for (const AutotuneKey& k : unused) {
+    absl::StrAppend(&text, "- entry\n", IndentedKey(k, "  "));
+  }
+  return WriteFileAtomically(path, text);
+}
+
+}  // namespace xtune
