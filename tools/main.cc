@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/cache_command.h"
 #include "tools/compile_command.h"
 #include "tools/exit_codes.h"
 #include "tools/fuse_command.h"
@@ -18,6 +19,8 @@ commands:
   run MODULE.hlo    compute a module and print (or save) its outputs
   compile MODULE.hlo  fuse and autotune a module, print the chosen configs
   fuse MODULE.hlo   print the module after the fusion pass
+  cache SUBCOMMAND  inspect and maintain autotune cache files (stats, show,
+                    convert, merge, diff, prune, explain)
   help [COMMAND]    show help for a command
 
 Run `xtune COMMAND --help` for a command's flags.
@@ -51,6 +54,10 @@ int main(int argc, char** argv) {
       std::cout << xtune::kCompileHelp;
       return xtune::kExitOk;
     }
+    if (rest[0] == "cache") {
+      std::cout << xtune::kCacheHelp;
+      return xtune::kExitOk;
+    }
     if (rest[0] == "fuse") {
       std::cout << xtune::kFuseHelp;
       return xtune::kExitOk;
@@ -61,6 +68,7 @@ int main(int argc, char** argv) {
   if (command == "run") return xtune::RunCommand(rest);
   if (command == "fuse") return xtune::FuseCommand(rest);
   if (command == "compile") return xtune::CompileCommand(rest);
+  if (command == "cache") return xtune::CacheCommand(rest);
   std::cerr << "xtune: unknown command '" << command
             << "' (see xtune --help)\n";
   return xtune::kExitUserError;

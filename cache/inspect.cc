@@ -1,0 +1,251 @@
+#include "cache/inspect.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "cache/config_proto.h"
+
+namespace xtune {
+namespace {
+
+// "name = SHAPE opcode(...)" -> (shape, opcode); false for other lines.
+bool SplitInstruction(absl::string_view line, std::string* shape, std::string* op) {
+  line = absl::StripAsciiWhitespace(line);
+  absl::ConsumePrefix(&line, "ROOT ");
+  size_t eq = line.find(" = ");
+  if (eq == absl::string_view::npos) return false;
+  absl::string_view rest = line.substr(eq + 3);
+  // The shape ends at the first space outside brackets/parentheses.
+  int depth = 0;
+  size_t i = 0;
+  for (; i < rest.size(); ++i) {
+    char c = rest[i];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+    if (c == ' ' && depth == 0) break;
+  }
+  if (i >= rest.size()) return false;
+  absl::string_view s = rest.substr(0, i);
+  absl::string_view o = rest.substr(i + 1);
+  o = o.substr(0, o.find('('));
+  // Drop layouts for brevity: f32[32,512]{1,0} -> f32[32,512].
+  std::string compact;
+  depth = 0;
+  for (char c : s) {
+    if (c == '{') ++depth;
+    if (depth == 0) compact += c;
+    if (c == '}') --depth;
+  }
+  *shape = compact;
+  *op = std::string(o);
+  return true;
+}
+
+int64_t Lcs(const std::vector<absl::string_view>& a,
+            const std::vector<absl::string_view>& b,
+            std::vector<std::vector<int>>* table) {
+  table->assign(a.size() + 1, std::vector<int>(b.size() + 1, 0));
+  for (size_t i = a.size(); i-- > 0;) {
+    for (size_t j = b.size(); j-- > 0;) {
+      (*table)[i][j] = a[i] == b[j] ? (*table)[i + 1][j + 1] + 1
+                                    : std::max((*table)[i + 1][j], (*table)[i][j + 1]);
+    }
+  }
+  return (*table)[0][0];
+}
+
+}  // namespace
+
+std::string SummarizeFusionText(absl::string_view hlo) {
+  std::vector<std::string> params;
+  std::string root_shape, root_op, last_shape, last_op;
+  int ops = 0;
+  bool saw_root = false;
+  for (absl::string_view line : absl::StrSplit(hlo, '\n')) {
+    std::string shape, op;
+    if (!SplitInstruction(line, &shape, &op)) continue;
+    ++ops;
+    if (op == "parameter") params.push_back(shape);
+    last_shape = shape;
+    last_op = op;
+    if (absl::StrContains(line, "ROOT ")) {
+      root_shape = shape;
+      root_op = op;
+      saw_root = true;
+    }
+  }
+  if (ops == 0) return "(no instructions)";
+  if (!saw_root) {  // canonical text: the last instruction is the root
+    root_shape = last_shape;
+    root_op = last_op;
+  }
+  return absl::StrCat(root_op, " ", root_shape, " <- ",
+                      params.empty() ? "()" : absl::StrJoin(params, ", "), " (",
+                      ops, " ops)");
+}
+
+std::string ResultConfigText(const xla::AutotuneResult& result) {
+  const auto* oneof = result.GetDescriptor()->FindOneofByName("key");
+  const auto* field =
+      result.GetReflection()->GetOneofFieldDescriptor(result, oneof);
+  if (field == nullptr) return "(no config)";
+  const auto& m = result.GetReflection()->GetMessage(result, field);
+  return absl::StrCat(field->name(), " {", m.ShortDebugString(), "}");
+}
+
+std::optional<double> RunTimeSeconds(const xla::AutotuneResult& result) {
+  if (!result.has_run_time()) return std::nullopt;
+  return result.run_time().seconds() + result.run_time().nanos() * 1e-9;
+}
+
+CacheStats ComputeStats(const xla::AutotuneResults& results) {
+  CacheStats s;
+  for (const auto& e : results.results()) {
+    ++s.entries;
+    ++s.by_device[e.device()];
+    ++s.by_version[e.version()];
+    ++s.by_key_type[KeyTypeName(e.result())];
+    if (e.result().has_failure()) ++s.failures;
+  }
+  return s;
+}
+
+CacheDiff DiffCaches(const xla::AutotuneResults& a, const xla::AutotuneResults& b,
+                     int current_version) {
+  absl::flat_hash_map<AutotuneKey, const xla::AutotuneResult*> in_a, in_b;
+  for (const auto& e : a.results()) in_a[KeyOfEntry(e, current_version)] = &e.result();
+  for (const auto& e : b.results()) in_b[KeyOfEntry(e, current_version)] = &e.result();
+  CacheDiff d;
+  for (const auto& [key, ra] : in_a) {
+    auto it = in_b.find(key);
+    if (it == in_b.end()) {
+      d.removed.push_back(key);
+    } else if (SameResult(*ra, *it->second)) {
+      ++d.same;
+    } else if (ResultConfigText(*ra) != ResultConfigText(*it->second)) {
+      d.changed.push_back({key, *ra, *it->second});
+    } else {
+      d.retimed.push_back({key, *ra, *it->second});
+    }
+  }
+  for (const auto& [key, rb] : in_b) {
+    if (!in_a.contains(key)) d.added.push_back(key);
+  }
+  auto by_key = [](const auto& x, const auto& y) { return x.key < y.key; };
+  std::sort(d.added.begin(), d.added.end());
+  std::sort(d.removed.begin(), d.removed.end());
+  std::sort(d.changed.begin(), d.changed.end(), by_key);
+  std::sort(d.retimed.begin(), d.retimed.end(), by_key);
+  return d;
+}
+
+xla::AutotuneResults PruneCache(const xla::AutotuneResults& in,
+                                const PruneOptions& options, int64_t* removed) {
+  xla::AutotuneResults out;
+  out.set_version(in.version());
+  int64_t dropped = 0;
+  for (const auto& e : in.results()) {
+    bool keep = true;
+    if (options.keep_hlo && !options.keep_hlo->count(e.hlo())) keep = false;
+    if (options.keep_device && e.device() != *options.keep_device) keep = false;
+    if (options.keep_version && e.version() != 0 &&
+        e.version() != *options.keep_version) {
+      keep = false;
+    }
+    if (keep) {
+      *out.add_results() = e;
+    } else {
+      ++dropped;
+    }
+  }
+  if (removed != nullptr) *removed = dropped;
+  return out;
+}
+
+std::string LineDiff(absl::string_view a, absl::string_view b, int context) {
+  std::vector<absl::string_view> la = absl::StrSplit(a, '\n');
+  std::vector<absl::string_view> lb = absl::StrSplit(b, '\n');
+  std::vector<std::vector<int>> t;
+  Lcs(la, lb, &t);
+  // Walk the table into (tag, line) pairs.
+  std::vector<std::pair<char, absl::string_view>> ops;
+  size_t i = 0, j = 0;
+  while (i < la.size() || j < lb.size()) {
+    if (i < la.size() && j < lb.size() && la[i] == lb[j]) {
+      ops.push_back({' ', la[i]});
+      ++i;
+      ++j;
+    } else if (i < la.size() && (j == lb.size() || t[i + 1][j] >= t[i][j + 1])) {
+      ops.push_back({'-', la[i++]});
+    } else {
+      ops.push_back({'+', lb[j++]});
+    }
+  }
+  std::vector<bool> show(ops.size(), false);
+  for (size_t k = 0; k < ops.size(); ++k) {
+    if (ops[k].first == ' ') continue;
+    for (int c = -context; c <= context; ++c) {
+      int64_t x = static_cast<int64_t>(k) + c;
+      if (x >= 0 && x < static_cast<int64_t>(ops.size())) show[x] = true;
+    }
+  }
+  std::string out;
+  bool skipped = false;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    if (!show[k]) {
+      skipped = true;
+      continue;
+    }
+    if (skipped) out += "  ...\n";
+    skipped = false;
+    absl::StrAppend(&out, std::string(1, ops[k].first), " ", ops[k].second, "\n");
+  }
+  if (skipped && !out.empty()) out += "  ...\n";
+  return out;
+}
+
+MissExplanation ExplainMiss(const xla::AutotuneResults& results,
+                            const AutotuneKey& key, int current_version) {
+  MissExplanation x;
+  if (results.results_size() == 0) {
+    x.cache_empty = true;
+    return x;
+  }
+  std::vector<absl::string_view> want = absl::StrSplit(key.hlo, '\n');
+  absl::flat_hash_set<absl::string_view> want_lines(want.begin(), want.end());
+  // Score: lines in common (cheap, by set), then device, then version.
+  const xla::AutotuneResults::Entry* best = nullptr;
+  std::tuple<bool, int64_t, bool, bool> best_score;
+  for (const auto& e : results.results()) {
+    AutotuneKey k = KeyOfEntry(e, current_version);
+    if (k == key) {
+      x.hit = true;
+      x.nearest = k;
+      return x;
+    }
+    int64_t common = 0;
+    for (absl::string_view line : absl::StrSplit(e.hlo(), '\n')) {
+      common += want_lines.contains(line) ? 1 : 0;
+    }
+    std::tuple<bool, int64_t, bool, bool> score{
+        k.hlo == key.hlo, common, k.device == key.device, k.version == key.version};
+    if (best == nullptr || score > best_score) {
+      best = &e;
+      best_score = score;
+    }
+  }
+  x.nearest = KeyOfEntry(*best, current_version);
+  x.device_differs = x.nearest.device != key.device;
+  x.version_differs = x.nearest.version != key.version;
+  x.text_differs = x.nearest.hlo != key.hlo;
+  if (x.text_differs) x.text_diff = LineDiff(x.nearest.hlo, key.hlo);
+  return x;
+}
+
+}  // namespace xtune
