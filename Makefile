@@ -4,14 +4,15 @@
 #
 #   make demo    build, then run the example models
 #   make test    build, then run every test (and the parser tests under
-#                AddressSanitizer + UBSan in build-asan/)
+#                AddressSanitizer + UBSan in build-asan/, and the cache
+#                loader's libFuzzer target for FUZZ_SECONDS in build-fuzz/)
 #   make build   install dependencies and build
 #   make golden  rewrite the fusion golden files (review the diff)
 #   make clean   remove the build trees
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build test test-asan demo golden clean
+.PHONY: all deps build test test-asan test-fuzz demo golden clean
 
 all: build
 
@@ -25,6 +26,7 @@ build: deps
 test: build
 	ctest --preset dev -j $(JOBS)
 	$(MAKE) --no-print-directory test-asan
+	$(MAKE) --no-print-directory test-fuzz
 
 # The IR (parser, printer, verifier) and its robustness tests under the
 # sanitizers: a reduced build so it stays quick on two cores.
@@ -33,6 +35,12 @@ test-asan: deps
 	cmake --build --preset asan -j $(JOBS)
 	ctest --preset asan -j $(JOBS)
 
+# The autotune results loader under libFuzzer (clang + ASan/UBSan), for a
+# fixed time from real cache files.
+FUZZ_SECONDS ?= 60
+test-fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) scripts/run_fuzzer.sh
+
 demo: build
 	scripts/demo.sh
 
@@ -40,4 +48,4 @@ golden: build
 	scripts/regenerate_golden.sh
 
 clean:
-	rm -rf build build-asan build-release
+	rm -rf build build-asan build-release build-fuzz

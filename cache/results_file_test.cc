@@ -1,8 +1,12 @@
 #include "cache/results_file.h"
 
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -134,6 +138,35 @@ TEST(ResultsFileTest, WrongVersionAndGarbage) {
               StatusIs(absl::StatusCode::kDataLoss, HasSubstr("g.pb")));
   EXPECT_THAT(ReadAutotuneResults(TempPath("missing.pb")),
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("missing.pb")));
+}
+
+// A process killed (SIGKILL) while dumping leaves the previous file whole:
+// the file always parses and holds one of the complete versions written.
+TEST(ResultsFileTest, KilledDumpLeavesAWholeFile) {
+  for (const char* ext : {".textproto", ".pb"}) {
+    std::string path = TempPath(std::string("killed") + ext);
+    xla::AutotuneResults small = Sample(3), big = Sample(20000);
+    ASSERT_THAT(WriteAutotuneResults(path, small), IsOk());
+    for (int attempt = 0; attempt < 6; ++attempt) {
+      pid_t pid = fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        for (;;) {
+          if (!WriteAutotuneResults(path, big).ok()) _exit(1);
+          if (!WriteAutotuneResults(path, small).ok()) _exit(1);
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20 + 37 * attempt));
+      ASSERT_EQ(kill(pid, SIGKILL), 0);
+      int status = 0;
+      ASSERT_EQ(waitpid(pid, &status, 0), pid);
+      ASSERT_TRUE(WIFSIGNALED(status)) << "the writer failed instead of being killed";
+      absl::StatusOr<xla::AutotuneResults> now = ReadAutotuneResults(path);
+      ASSERT_THAT(now, IsOk()) << ext << " attempt " << attempt;
+      EXPECT_TRUE(now->results_size() == 3 || now->results_size() == 20000)
+          << now->results_size();
+    }
+  }
 }
 
 }  // namespace

@@ -1,0 +1,113 @@
+#include "cache/inspect.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace xtune {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr char kGemm[] =
+    "{\n  tmp_0 = f32[4,8]{1,0} parameter(0)\n  tmp_1 = f32[8,2]{1,0} parameter(1)\n"
+    "  ROOT tmp_2 = f32[4,2]{1,0} dot(f32[4,8]{1,0} tmp_0, f32[8,2]{1,0} tmp_1), "
+    "lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}";
+
+xla::AutotuneResults::Entry Entry(const std::string& device, const std::string& hlo,
+                                  int version, int block_m, int nanos) {
+  xla::AutotuneResults::Entry e;
+  e.set_device(device);
+  e.set_hlo(hlo);
+  e.set_version(version);
+  auto* t = e.mutable_result()->mutable_triton();
+  t->set_block_m(block_m);
+  e.mutable_result()->mutable_run_time()->set_nanos(nanos);
+  return e;
+}
+
+TEST(InspectTest, SummarizesXtuneAndXlaText) {
+  EXPECT_EQ(SummarizeFusionText(kGemm), "dot f32[4,2] <- f32[4,8], f32[8,2] (3 ops)");
+  // Without ROOT (the last instruction is the root).
+  EXPECT_EQ(SummarizeFusionText("{\n  a = f16[2]{0} parameter(0)\n  b = f16[2]{0} negate(a)\n}"),
+            "negate f16[2] <- f16[2] (2 ops)");
+  EXPECT_EQ(SummarizeFusionText("garbage"), "(no instructions)");
+}
+
+TEST(InspectTest, ConfigTextNamesTheKeyType) {
+  xla::AutotuneResults::Entry e = Entry("d", kGemm, 1, 64, 5);
+  EXPECT_EQ(ResultConfigText(e.result()), "triton {block_m: 64}");
+  EXPECT_EQ(ResultConfigText(xla::AutotuneResult()), "(no config)");
+}
+
+TEST(InspectTest, StatsDiffAndPrune) {
+  xla::AutotuneResults a, b;
+  *a.add_results() = Entry("gpu", kGemm, 0, 64, 100);
+  *a.add_results() = Entry("gpu", "{\n  x = f32[1]{0} parameter(0)\n}", 1, 32, 100);
+  *a.add_results() = Entry("cpu", kGemm, 2, 16, 100);
+  *b.add_results() = Entry("gpu", kGemm, 1, 128, 50);  // version 0 == 1: changed
+  *b.add_results() = Entry("cpu", kGemm, 2, 16, 80);   // re-timed
+  *b.add_results() = Entry("tpu", kGemm, 1, 16, 80);   // added
+
+  CacheStats s = ComputeStats(a);
+  EXPECT_EQ(s.entries, 3);
+  EXPECT_EQ(s.by_device["gpu"], 2);
+  EXPECT_EQ(s.by_version[0], 1);
+  EXPECT_EQ(s.by_key_type["triton"], 3);
+
+  CacheDiff d = DiffCaches(a, b, /*current_version=*/1);
+  ASSERT_EQ(d.added.size(), 1u);
+  EXPECT_EQ(d.added[0].device, "tpu");
+  ASSERT_EQ(d.removed.size(), 1u);
+  ASSERT_EQ(d.changed.size(), 1u);
+  EXPECT_EQ(d.changed[0].after.triton().block_m(), 128);
+  ASSERT_EQ(d.retimed.size(), 1u);
+  EXPECT_EQ(d.retimed[0].key.device, "cpu");
+
+  int64_t removed = 0;
+  PruneOptions by_text;
+  by_text.keep_hlo = std::set<std::string>{kGemm};
+  EXPECT_EQ(PruneCache(a, by_text, &removed).results_size(), 2);
+  EXPECT_EQ(removed, 1);
+  PruneOptions by_device;
+  by_device.keep_device = "cpu";
+  EXPECT_EQ(PruneCache(a, by_device, &removed).results_size(), 1);
+  PruneOptions by_version;
+  by_version.keep_version = 1;  // keeps 0 and 1, drops 2
+  EXPECT_EQ(PruneCache(a, by_version, &removed).results_size(), 2);
+}
+
+TEST(InspectTest, LineDiffShowsChangesWithContext) {
+  std::string d = LineDiff("a\nb\nc\nd\ne\nf", "a\nb\nX\nd\ne\nf");
+  EXPECT_EQ(d, "  ...\n  b\n- c\n+ X\n  d\n  ...\n");
+  EXPECT_EQ(LineDiff("same", "same"), "");
+}
+
+TEST(InspectTest, ExplainNamesWhatDiffers) {
+  xla::AutotuneResults r;
+  *r.add_results() = Entry("gpu A", kGemm, 1, 64, 1);
+  std::string other = kGemm;
+  other.replace(other.find("f32[4,2]"), 8, "f32[4,3]");
+  *r.add_results() = Entry("cpu", other, 1, 64, 1);
+
+  EXPECT_TRUE(ExplainMiss(r, {"gpu A", kGemm, 1}, 1).hit);
+  MissExplanation dev = ExplainMiss(r, {"gpu B", kGemm, 1}, 1);
+  EXPECT_FALSE(dev.hit);
+  EXPECT_TRUE(dev.device_differs);
+  EXPECT_FALSE(dev.text_differs);
+  MissExplanation ver = ExplainMiss(r, {"gpu A", kGemm, 2}, 2);
+  EXPECT_TRUE(ver.version_differs);
+  EXPECT_FALSE(ver.device_differs);
+  // Same device, different text: the nearest is the cpu entry, with a diff.
+  std::string want = other;
+  want.replace(want.find("f32[8,2]"), 8, "f32[8,3]");
+  MissExplanation text = ExplainMiss(r, {"cpu", want, 1}, 1);
+  EXPECT_TRUE(text.text_differs);
+  EXPECT_FALSE(text.device_differs);
+  EXPECT_THAT(text.text_diff, HasSubstr("- "));
+  EXPECT_THAT(text.text_diff, HasSubstr("+ "));
+  EXPECT_TRUE(ExplainMiss(xla::AutotuneResults(), {"cpu", want, 1}, 1).cache_empty);
+}
+
+}  // namespace
+}  // namespace xtune
