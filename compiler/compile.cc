@@ -138,7 +138,7 @@ namespace {
 
 // A key over several lines (the text of a fusion has newlines), indented.
 std::string IndentedKey(const AutotuneKey& k, absl::string_view indent) {
-  std::string hlo = absl::StrReplaceAll(k.hlo, {{"\n", absl::StrCat("\n", indent, "  ")}});
+  std::string hlo = absl::StrReplaceAll(k.hlo, {{"\n", absl::StrCat("\n", indent)}});
   return absl::StrCat(indent, "device: ", k.device, "\n", indent, "version: ",
                       k.version, "\n", indent, "hlo: ", hlo, "\n");
 }

@@ -37,6 +37,33 @@ TEST(XlaFlagsTest, ParsesEveryAutotuningFlag) {
   EXPECT_FALSE(f.autotune.library_fallback);
 }
 
+TEST(XlaFlagsTest, ParsesEveryPersistentCacheFlag) {
+  XlaFlags f;
+  std::vector<std::string> warnings;
+  ASSERT_THAT(
+      ApplyXlaFlagsEnv(
+          "--xla_gpu_dump_autotune_results_to=TEST_UNDECLARED_OUTPUTS_DIR/a.pb "
+          "--xla_gpu_load_autotune_results_from=cache.textproto "
+          "--xla_gpu_require_complete_aot_autotune_results "
+          "--xla_gpu_per_fusion_autotune_cache_dir=/tmp/dir "
+          "--xla_gpu_experimental_autotune_cache_mode=AUTOTUNE_CACHE_MODE_READ "
+          "--xtune_dump_autotune_results_merge=true --xtune_autotune_details",
+          &f, &warnings),
+      IsOk());
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(f.cache.dump_to, "TEST_UNDECLARED_OUTPUTS_DIR/a.pb");
+  EXPECT_EQ(f.cache.load_from, "cache.textproto");
+  EXPECT_TRUE(f.autotune.require_complete);
+  EXPECT_EQ(f.cache.per_fusion_dir, "/tmp/dir");
+  EXPECT_EQ(f.cache.per_fusion_mode, DirectoryCacheMode::kRead);
+  EXPECT_TRUE(f.cache.dump_merge);
+  EXPECT_TRUE(f.autotune.record_candidates);
+  EXPECT_THAT(ApplyXlaFlag("xla_gpu_experimental_autotune_cache_mode", "write", true, &f),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("update or read")));
+  EXPECT_THAT(ApplyXlaFlag("xla_gpu_load_autotune_results_from", "", false, &f),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("a file path")));
+}
+
 TEST(XlaFlagsTest, UnknownFlagsInTheEnvironmentAreWarningsOnly) {
   XlaFlags f;
   std::vector<std::string> warnings;

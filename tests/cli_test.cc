@@ -11,6 +11,7 @@
 #include "runtime/npy.h"
 #include "util/file.h"
 #include "util/status_matchers.h"
+#include "tests/cli_util.h"
 
 namespace xtune {
 namespace {
@@ -18,40 +19,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 using ::xtune::testing::IsOk;
-
-struct Result {
-  int exit_code;
-  std::string output;  // stdout and stderr together
-};
-
-Result RunXtune(const std::string& args) {
-  std::string command = std::string(XTUNE_BINARY) + " " + args + " 2>&1";
-  Result r{-1, ""};
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) r.output.append(buffer, n);
-  int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-class CliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = ::testing::TempDir() + "xtune_cli_test_" + std::to_string(getpid()) + "_" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  std::string Write(const std::string& name, const std::string& text) {
-    std::string path = dir_ + "/" + name;
-    EXPECT_THAT(WriteFileAtomically(path, text), IsOk());
-    return path;
-  }
-  std::string dir_;
-};
 
 constexpr char kAddModule[] = R"hlo(HloModule add
 ENTRY e {

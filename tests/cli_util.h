@@ -1,0 +1,56 @@
+// Running the `xtune` binary from tests (XTUNE_BINARY is set by CMake).
+#ifndef XTUNE_TESTS_CLI_UTIL_H_
+#define XTUNE_TESTS_CLI_UTIL_H_
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "util/file.h"
+#include "util/status_matchers.h"
+
+namespace xtune {
+
+struct Result {
+  int exit_code;
+  std::string output;  // stdout and stderr together
+};
+
+// Runs `xtune ARGS` through the shell; `env` is put before the command
+// (e.g. "XLA_FLAGS=... TEST_WORKSPACE=ws" or "env -u VAR").
+inline Result RunXtune(const std::string& args, const std::string& env = "") {
+  std::string command = env + " " + std::string(XTUNE_BINARY) + " " + args + " 2>&1";
+  Result r{-1, ""};
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return r;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) r.output.append(buffer, n);
+  int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "xtune_cli_test_" + std::to_string(getpid()) + "_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  std::string Write(const std::string& name, const std::string& text) {
+    std::string path = dir_ + "/" + name;
+    EXPECT_THAT(WriteFileAtomically(path, text), ::xtune::testing::IsOk());
+    return path;
+  }
+  std::string dir_;
+};
+
+}  // namespace xtune
+
+#endif  // XTUNE_TESTS_CLI_UTIL_H_
