@@ -161,7 +161,7 @@ std::optional<KernelConfig> Autotuner::FromCache(const AutotuneKey& key,
                                                  std::optional<double>* seconds) {
   std::optional<CacheHit> hit = cache_->Lookup(key);
   if (!hit) return std::nullopt;
-  absl::StatusOr<KernelConfig> config = ConfigFromResult(hit->result);
+  absl::StatusOr<KernelConfig> config = ConfigFromResult(*hit->result);
   if (!config.ok()) {
     std::cerr << "xtune: warning: the cached result of fusion '" << fusion.name()
               << "' is not usable (" << config.status().message()
@@ -170,8 +170,8 @@ std::optional<KernelConfig> Autotuner::FromCache(const AutotuneKey& key,
   }
   ++stats->cache_hits;
   ++stats->hits_by_tier[hit->tier];
-  if (hit->result.has_run_time()) {
-    *seconds = hit->result.run_time().seconds() + hit->result.run_time().nanos() * 1e-9;
+  if (hit->result->has_run_time()) {
+    *seconds = hit->result->run_time().seconds() + hit->result->run_time().nanos() * 1e-9;
   }
   return *config;
 }

@@ -45,48 +45,60 @@ std::optional<CacheHit> InMemoryAutotuneCache::Lookup(const AutotuneKey& key) {
   absl::MutexLock lock(&mu_);
   auto it = entries_.find(key);
   if (it == entries_.end()) return std::nullopt;
-  used_.insert(key);
-  return CacheHit{it->second, "memory"};
+  it->second.used = true;
+  return CacheHit{it->second.result, "memory"};
 }
 
 absl::Status InMemoryAutotuneCache::Insert(const AutotuneKey& key,
                                            const xla::AutotuneResult& result) {
   absl::MutexLock lock(&mu_);
-  entries_[key] = result;
+  entries_[key].result = std::make_shared<const xla::AutotuneResult>(result);
   return absl::OkStatus();
 }
 
 absl::StatusOr<int64_t> InMemoryAutotuneCache::Load(
     const xla::AutotuneResults& results, absl::string_view source,
     int current_version) {
-  // Check everything before changing anything.
-  absl::flat_hash_map<AutotuneKey, const xla::AutotuneResult*> incoming;
+  // Check everything before changing anything. Entries are indexed by
+  // views of the file's strings; keys are built once, for new entries.
+  using View = std::tuple<absl::string_view, absl::string_view, int>;
+  absl::flat_hash_map<View, int> incoming;
+  incoming.reserve(results.results_size());
   absl::MutexLock lock(&mu_);
   for (int i = 0; i < results.results_size(); ++i) {
     const auto& e = results.results(i);
-    AutotuneKey key = KeyOfEntry(e, current_version);
+    int version = e.version() == 0 ? current_version : e.version();
     if (absl::Status s = ValidateResult(e.result()); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          source, ": entry ", i + 1, ": ", s.message(), " for ", key.ToString()));
+          source, ": entry ", i + 1, ": ", s.message(), " for ",
+          KeyOfEntry(e, current_version).ToString()));
     }
-    auto [it, inserted] = incoming.emplace(key, &e.result());
-    const xla::AutotuneResult* before = inserted ? nullptr : it->second;
-    if (before == nullptr) {
-      auto old = entries_.find(key);
-      if (old != entries_.end()) before = &old->second;
+    auto [it, inserted] = incoming.emplace(View(e.device(), e.hlo(), version), i);
+    const xla::AutotuneResult* before =
+        inserted ? nullptr : &results.results(it->second).result();
+    if (before == nullptr && !entries_.empty()) {
+      auto old = entries_.find(KeyOfEntry(e, current_version));
+      if (old != entries_.end()) before = old->second.result.get();
     }
     if (before != nullptr && !SameResult(*before, e.result())) {
       return absl::InvalidArgumentError(absl::StrCat(
           source, ": entry ", i + 1, ": duplicate autotuning result with a "
-          "different value for ", key.ToString(), " (first: {",
-          before->ShortDebugString(), "}, now: {", e.result().ShortDebugString(),
-          "})"));
+          "different value for ", KeyOfEntry(e, current_version).ToString(),
+          " (first: {", before->ShortDebugString(), "}, now: {",
+          e.result().ShortDebugString(), "})"));
     }
   }
   int64_t added = 0;
-  for (const auto& [key, result] : incoming) {
-    added += entries_.emplace(key, *result).second;
-    loaded_.insert(key);
+  entries_.reserve(entries_.size() + incoming.size());
+  for (const auto& [view, index] : incoming) {
+    const auto& e = results.results(index);
+    auto [it, inserted] = entries_.try_emplace(
+        AutotuneKey{e.device(), e.hlo(), std::get<2>(view)});
+    if (inserted) {
+      it->second.result = std::make_shared<const xla::AutotuneResult>(e.result());
+      ++added;
+    }
+    it->second.loaded = true;
   }
   return added;
 }
@@ -97,7 +109,7 @@ xla::AutotuneResults InMemoryAutotuneCache::Dump() const {
   out.set_version(3);
   absl::MutexLock lock(&mu_);
   sorted.reserve(entries_.size());
-  for (const auto& [key, result] : entries_) sorted.emplace_back(key, &result);
+  for (const auto& [key, stored] : entries_) sorted.emplace_back(key, stored.result.get());
   std::sort(sorted.begin(), sorted.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   out.mutable_results()->Reserve(static_cast<int>(sorted.size()));
@@ -120,8 +132,8 @@ std::vector<AutotuneKey> InMemoryAutotuneCache::UnusedLoaded() const {
   std::vector<AutotuneKey> out;
   {
     absl::MutexLock lock(&mu_);
-    for (const AutotuneKey& k : loaded_) {
-      if (!used_.contains(k)) out.push_back(k);
+    for (const auto& [k, stored] : entries_) {
+      if (stored.loaded && !stored.used) out.push_back(k);
     }
   }
   std::sort(out.begin(), out.end());
@@ -131,7 +143,7 @@ std::vector<AutotuneKey> InMemoryAutotuneCache::UnusedLoaded() const {
 int64_t InMemoryAutotuneCache::LoadedForOtherDevices(absl::string_view device) const {
   absl::MutexLock lock(&mu_);
   int64_t n = 0;
-  for (const AutotuneKey& k : loaded_) n += k.device != device;
+  for (const auto& [k, stored] : entries_) n += stored.loaded && k.device != device;
   return n;
 }
 

@@ -9,6 +9,7 @@
 #define XTUNE_CACHE_AUTOTUNE_CACHE_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,7 +44,8 @@ struct AutotuneKey {
 bool SameResult(const xla::AutotuneResult& a, const xla::AutotuneResult& b);
 
 struct CacheHit {
-  xla::AutotuneResult result;
+  // Shared with the tier that holds it (no copy per lookup); never null.
+  std::shared_ptr<const xla::AutotuneResult> result;
   std::string tier;  // the tier that had it: "memory", "directory", ...
 };
 
@@ -85,10 +87,13 @@ class InMemoryAutotuneCache : public AutotuneCache {
   int64_t LoadedForOtherDevices(absl::string_view device) const;
 
  private:
+  struct Stored {
+    std::shared_ptr<const xla::AutotuneResult> result;
+    bool loaded = false;  // came from Load()
+    bool used = false;    // looked up
+  };
   mutable absl::Mutex mu_;
-  absl::flat_hash_map<AutotuneKey, xla::AutotuneResult> entries_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_set<AutotuneKey> loaded_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_set<AutotuneKey> used_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<AutotuneKey, Stored> entries_ ABSL_GUARDED_BY(mu_);
 };
 
 // The key of a file entry (version 0 read as `current_version`).

@@ -43,7 +43,7 @@ TEST(AutotuneCacheTest, LookupInsertAndKeyText) {
   std::optional<CacheHit> hit = cache.Lookup(a);
   ASSERT_TRUE(hit.has_value());
   EXPECT_EQ(hit->tier, "memory");
-  EXPECT_EQ(hit->result.cpu_streaming().unroll(), 2);
+  EXPECT_EQ(hit->result->cpu_streaming().unroll(), 2);
   // Another version is another key.
   EXPECT_FALSE(cache.Lookup({"CPU: x", "{\n  b\n}", 2}).has_value());
   EXPECT_EQ(a.ToString(), "<key model='CPU: x', hlo='{\n  b\n}', version=1>");
@@ -113,7 +113,7 @@ TEST(AutotuneCacheTest, ConflictWithAnEarlierLoadIsAnError) {
   Add(&b, "d", "h", Loop(2));
   ASSERT_THAT(cache.Load(a, "a", 1), IsOk());
   EXPECT_THAT(cache.Load(b, "b", 1), StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_EQ(cache.Lookup({"d", "h", 1})->result.cpu_streaming().unroll(), 1);
+  EXPECT_EQ(cache.Lookup({"d", "h", 1})->result->cpu_streaming().unroll(), 1);
 }
 
 TEST(AutotuneCacheTest, InvalidConfigIsAnErrorNamingTheKey) {

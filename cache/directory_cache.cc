@@ -58,19 +58,18 @@ std::optional<CacheHit> DirectoryAutotuneCache::Lookup(const AutotuneKey& key) {
     }
     return std::nullopt;
   }
-  CacheHit hit;
-  hit.tier = "directory";
-  if (!google::protobuf::TextFormat::ParseFromString(*text, &hit.result)) {
+  auto result = std::make_shared<xla::AutotuneResult>();
+  if (!google::protobuf::TextFormat::ParseFromString(*text, result.get())) {
     warn_(absl::StrCat("per-fusion autotune cache: '", path,
                        "' is not a valid AutotuneResult textproto; ignoring it"));
     return std::nullopt;
   }
-  if (absl::Status s = ValidateResult(hit.result); !s.ok()) {
+  if (absl::Status s = ValidateResult(*result); !s.ok()) {
     warn_(absl::StrCat("per-fusion autotune cache: '", path, "': ", s.message(),
                        "; ignoring it"));
     return std::nullopt;
   }
-  return hit;
+  return CacheHit{std::move(result), "directory"};
 }
 
 absl::Status DirectoryAutotuneCache::Insert(const AutotuneKey& key,
@@ -86,7 +85,7 @@ std::optional<CacheHit> TieredAutotuneCache::Lookup(const AutotuneKey& key) {
   if (std::optional<CacheHit> hit = memory_->Lookup(key)) return hit;
   if (directory_ == nullptr) return std::nullopt;
   std::optional<CacheHit> hit = directory_->Lookup(key);
-  if (hit) memory_->Insert(key, hit->result).IgnoreError();  // memory never fails
+  if (hit) memory_->Insert(key, *hit->result).IgnoreError();  // memory never fails
   return hit;
 }
 

@@ -69,7 +69,7 @@ TEST(DirectoryCacheTest, UpdateWritesOneTextFilePerKeyAndReadsItBack) {
   std::optional<CacheHit> hit = cache->Lookup(key);
   ASSERT_TRUE(hit.has_value());
   EXPECT_EQ(hit->tier, "directory");
-  EXPECT_EQ(hit->result.cpu_gemm().kc(), 128);
+  EXPECT_EQ(hit->result->cpu_gemm().kc(), 128);
   // Nothing is left in tmp/.
   EXPECT_TRUE(std::filesystem::is_empty(dir + "/tmp"));
 }
@@ -145,7 +145,7 @@ TEST(DirectoryCacheTest, ManyProcessesWritingOneDirectoryLoseNothing) {
                                    : "p" + std::to_string(p) + "_" + std::to_string(k);
       std::optional<CacheHit> hit = cache->Lookup({"d", hlo, 1});
       ASSERT_TRUE(hit.has_value()) << hlo;
-      if (k % 2 == 1) EXPECT_EQ(hit->result.cpu_gemm().kc(), 100 + p);
+      if (k % 2 == 1) EXPECT_EQ(hit->result->cpu_gemm().kc(), 100 + p);
     }
   }
   EXPECT_TRUE(std::filesystem::is_empty(dir + "/tmp"));

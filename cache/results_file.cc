@@ -31,16 +31,6 @@ std::string Deterministic(const google::protobuf::Message& m) {
   return out;
 }
 
-// Hex SHA-256 over the deterministic bytes of every entry.
-std::string EntriesHash(const xla::AutotuneResults& r) {
-  std::string all;
-  for (const auto& e : r.results()) {
-    std::string bytes = Deterministic(e);
-    absl::StrAppend(&all, bytes.size(), ":", bytes);
-  }
-  return Sha256Hex(all);
-}
-
 // Collects the first text-format error with its position.
 class ErrorCollector : public google::protobuf::io::ErrorCollector {
  public:
@@ -86,10 +76,12 @@ absl::StatusOr<xla::AutotuneResults> ParseAutotuneResults(
           source, ":", errors.first().empty() ? " not a valid textproto" : errors.first(),
           " (expected XLA AutotuneResults textproto)"));
     }
-    // xtune's own text files: header first, check last.
+    // xtune's own text files: header line first, check line last; the
+    // check covers the bytes between them.
     if (absl::StartsWith(data, kTextHeader)) {
       size_t at = data.rfind(kTextCheck);
-      if (at == absl::string_view::npos) {
+      size_t body_start = data.find('\n');
+      if (at == absl::string_view::npos || at < body_start) {
         return absl::DataLossError(absl::StrCat(
             source, ": the file is incomplete (written by xtune but its "
                     "closing check line is missing: truncated?)"));
@@ -105,10 +97,13 @@ absl::StatusOr<xla::AutotuneResults> ParseAutotuneResults(
           hash = std::string(kv);
         }
       }
-      if (entries != r.results_size() || hash != EntriesHash(r)) {
+      if (entries != r.results_size() ||
+          hash != Sha256Hex(data.substr(body_start + 1, at - body_start - 1))) {
         return absl::DataLossError(absl::StrCat(
             source, ": the file does not match its check line (", r.results_size(),
-            " entries read, ", entries, " written): truncated or altered"));
+            " entries read, ", entries, " written): truncated or altered. If you "
+            "edited it by hand, delete its two '# xtune-' lines to load it as "
+            "a plain XLA file"));
       }
     }
   } else {
@@ -128,8 +123,14 @@ absl::StatusOr<xla::AutotuneResults> ParseAutotuneResults(
             source, ": the file is incomplete (written by xtune but its check "
                     "is missing: truncated?)"));
       }
+      // The check is the file's last bytes and covers all before it.
+      xla::AutotuneResults tail;
+      *tail.mutable_xtune_check() = r.xtune_check();
+      std::string tail_bytes = Deterministic(tail);
       if (r.xtune_check().entries() != r.results_size() ||
-          r.xtune_check().sha256() != EntriesHash(r)) {
+          !absl::EndsWith(data, tail_bytes) ||
+          r.xtune_check().sha256() !=
+              Sha256Hex(data.substr(0, data.size() - tail_bytes.size()))) {
         return absl::DataLossError(absl::StrCat(
             source, ": the file does not match its check (", r.results_size(),
             " entries read, ", r.xtune_check().entries(),
@@ -144,27 +145,41 @@ absl::StatusOr<xla::AutotuneResults> ParseAutotuneResults(
 }
 
 std::string SerializeAutotuneResults(const xla::AutotuneResults& in, bool text) {
-  xla::AutotuneResults r = in;
-  r.clear_xtune_header();
-  r.clear_xtune_check();
+  if (in.has_xtune_header() || in.has_xtune_check()) {
+    xla::AutotuneResults plain = in;
+    plain.clear_xtune_header();
+    plain.clear_xtune_check();
+    return SerializeAutotuneResults(plain, text);
+  }
   if (text) {
     std::string body;
     google::protobuf::TextFormat::Printer printer;
-    printer.PrintToString(r, &body);
+    printer.PrintToString(in, &body);
     return absl::StrCat(kTextHeader, "\n", body, kTextCheck, "entries=",
-                        r.results_size(), " sha256=", EntriesHash(r), "\n");
+                        in.results_size(), " sha256=", Sha256Hex(body), "\n");
   }
-  // Header first (field order on the wire is free), then the entries, then
-  // the check: a cut anywhere loses the check.
+  // Header first (field order on the wire is free), then the entries
+  // (field 4, deterministic bytes), then the check over everything before
+  // it: a cut anywhere loses or breaks the check.
   xla::AutotuneResults head;
-  head.set_version(r.version());
+  head.set_version(in.version());
   head.mutable_xtune_header()->set_writer(kWriter);
-  xla::AutotuneResults entries;
-  *entries.mutable_results() = r.results();
+  std::string out = Deterministic(head);
+  {
+    google::protobuf::io::StringOutputStream stream(&out);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    constexpr uint32_t kResultsTag = (4 << 3) | 2;  // field 4, length-delimited
+    for (const auto& e : in.results()) {
+      coded.WriteVarint32(kResultsTag);
+      coded.WriteVarint64(e.ByteSizeLong());
+      e.SerializeWithCachedSizes(&coded);
+    }
+  }
   xla::AutotuneResults tail;
-  tail.mutable_xtune_check()->set_entries(r.results_size());
-  tail.mutable_xtune_check()->set_sha256(EntriesHash(r));
-  return Deterministic(head) + Deterministic(entries) + Deterministic(tail);
+  tail.mutable_xtune_check()->set_entries(in.results_size());
+  tail.mutable_xtune_check()->set_sha256(Sha256Hex(out));
+  return out + Deterministic(tail);
 }
 
 absl::StatusOr<xla::AutotuneResults> ReadAutotuneResults(const std::string& path) {

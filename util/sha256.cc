@@ -2,6 +2,11 @@
 
 #include <cstring>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
+
 namespace xtune {
 namespace {
 
@@ -76,7 +81,79 @@ void CompressBlock(uint32_t state[8], const uint8_t block[64]) {
   state[7] += h;
 }
 
+#if defined(__x86_64__)
+// The same compression with the x86 SHA extensions (SHA-NI), 4 rounds per
+// group: the state is kept as (ABEF, CDGH), the message schedule in a ring
+// of four registers of 4 words each.
+__attribute__((target("sha,sse4.1,ssse3"))) void CompressBlocksShaNi(
+    uint32_t state[8], const uint8_t* data, size_t blocks) {
+  const __m128i kByteSwap =
+      _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+  __m128i tmp = _mm_loadu_si128(reinterpret_cast<const __m128i*>(&state[0]));
+  __m128i state1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(&state[4]));
+  tmp = _mm_shuffle_epi32(tmp, 0xB1);           // CDAB
+  state1 = _mm_shuffle_epi32(state1, 0x1B);     // EFGH
+  __m128i state0 = _mm_alignr_epi8(tmp, state1, 8);  // ABEF
+  state1 = _mm_blend_epi16(state1, tmp, 0xF0);       // CDGH
+  for (size_t b = 0; b < blocks; ++b, data += 64) {
+    const __m128i abef_save = state0, cdgh_save = state1;
+    __m128i msgs[4];
+    for (int g = 0; g < 16; ++g) {
+      if (g < 4) {
+        msgs[g] = _mm_shuffle_epi8(
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + 16 * g)), kByteSwap);
+      }
+      __m128i msg = _mm_add_epi32(
+          msgs[g % 4],
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(&kRoundConstants[4 * g])));
+      state1 = _mm_sha256rnds2_epu32(state1, state0, msg);
+      if (g >= 3 && g <= 14) {  // W[4(g+1) .. 4(g+1)+3]
+        __m128i& next = msgs[(g + 1) % 4];
+        next = _mm_add_epi32(next, _mm_alignr_epi8(msgs[g % 4], msgs[(g + 3) % 4], 4));
+        next = _mm_sha256msg2_epu32(next, msgs[g % 4]);
+      }
+      msg = _mm_shuffle_epi32(msg, 0x0E);
+      state0 = _mm_sha256rnds2_epu32(state0, state1, msg);
+      if (g >= 1 && g <= 12) {
+        msgs[(g + 3) % 4] = _mm_sha256msg1_epu32(msgs[(g + 3) % 4], msgs[g % 4]);
+      }
+    }
+    state0 = _mm_add_epi32(state0, abef_save);
+    state1 = _mm_add_epi32(state1, cdgh_save);
+  }
+  tmp = _mm_shuffle_epi32(state0, 0x1B);        // FEBA
+  state1 = _mm_shuffle_epi32(state1, 0xB1);     // DCHG
+  state0 = _mm_blend_epi16(tmp, state1, 0xF0);  // DCBA
+  state1 = _mm_alignr_epi8(state1, tmp, 8);     // ABEF
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(&state[0]), state0);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(&state[4]), state1);
+}
+
+bool HasShaNi() {
+  unsigned eax, ebx, ecx, edx;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
+  bool ssse3 = (ecx >> 9) & 1, sse41 = (ecx >> 19) & 1;
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
+  return ssse3 && sse41 && ((ebx >> 29) & 1);
+}
+#endif
+
+bool force_portable = false;
+
+void CompressBlocks(uint32_t state[8], const uint8_t* data, size_t blocks) {
+#if defined(__x86_64__)
+  static const bool sha_ni = HasShaNi();
+  if (sha_ni && !force_portable) {
+    CompressBlocksShaNi(state, data, blocks);
+    return;
+  }
+#endif
+  for (size_t i = 0; i < blocks; ++i) CompressBlock(state, data + 64 * i);
+}
+
 }  // namespace
+
+void Sha256ForcePortableForTesting(bool portable) { force_portable = portable; }
 
 std::array<uint8_t, 32> Sha256(absl::string_view data) {
   uint32_t state[8];
@@ -84,7 +161,7 @@ std::array<uint8_t, 32> Sha256(absl::string_view data) {
 
   const auto* bytes = reinterpret_cast<const uint8_t*>(data.data());
   size_t full_blocks = data.size() / 64;
-  for (size_t i = 0; i < full_blocks; ++i) CompressBlock(state, bytes + 64 * i);
+  CompressBlocks(state, bytes, full_blocks);
 
   // Padding (section 5.1.1): a 1 bit, zeros, then the message length in bits
   // as a 64-bit big-endian integer; one or two final blocks.
@@ -97,9 +174,7 @@ std::array<uint8_t, 32> Sha256(absl::string_view data) {
   for (int i = 0; i < 8; ++i) {
     tail[tail_size - 1 - i] = static_cast<uint8_t>(bit_length >> (8 * i));
   }
-  for (size_t offset = 0; offset < tail_size; offset += 64) {
-    CompressBlock(state, tail + offset);
-  }
+  CompressBlocks(state, tail, tail_size / 64);
 
   std::array<uint8_t, 32> digest;
   for (int i = 0; i < 8; ++i) {

@@ -63,6 +63,27 @@ TEST(Sha256Test, HandlesEmbeddedNulBytes) {
 }
 
 // RFC 4648 section 10 test vectors, without padding.
+// The hardware path (where the CPU has SHA extensions) and the portable one
+// agree on every length around the block boundaries and on long inputs.
+TEST(Sha256Test, HardwareAndPortablePathsAgree) {
+  std::string data;
+  uint64_t x = 88172645463325252ULL;
+  for (int i = 0; i < 5000; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    data.push_back(static_cast<char>(x));
+  }
+  for (size_t n : {0, 1, 55, 56, 63, 64, 65, 119, 120, 127, 128, 129, 1000, 4999, 5000}) {
+    absl::string_view prefix(data.data(), n);
+    std::string fast = Sha256Hex(prefix);
+    Sha256ForcePortableForTesting(true);
+    std::string portable = Sha256Hex(prefix);
+    Sha256ForcePortableForTesting(false);
+    EXPECT_EQ(fast, portable) << n;
+  }
+}
+
 TEST(Base64UrlTest, Rfc4648Vectors) {
   EXPECT_EQ(Base64UrlUnpadded(""), "");
   EXPECT_EQ(Base64UrlUnpadded("f"), "Zg");
