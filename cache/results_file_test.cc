@@ -5,9 +5,17 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <functional>
 #include <filesystem>
 #include <thread>
 
+#include <google/protobuf/descriptor.pb.h>
+#include <google/protobuf/dynamic_message.h>
+#include <google/protobuf/text_format.h>
+#include <google/protobuf/unknown_field_set.h>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "absl/strings/str_split.h"
@@ -81,21 +89,83 @@ TEST(ResultsFileTest, RoundTripBothFormatsDeterministically) {
   }
 }
 
-TEST(ResultsFileTest, XlaKeysOnlyFileParsesWithoutXtuneFields) {
-  // What XLA's parser sees: no field >= 1000 inside the entries; the
-  // header/check are top-level fields XLA's binary parser skips and, in
-  // text, comment lines.
+// Removes every field numbered 1000 or more (xtune's) from `m` and its
+// nested messages.
+void StripXtuneFields(google::protobuf::DescriptorProto* m) {
+  auto* fields = m->mutable_field();
+  for (int i = fields->size() - 1; i >= 0; --i) {
+    if (fields->Get(i).number() >= 1000) fields->DeleteSubrange(i, 1);
+  }
+  for (auto& nested : *m->mutable_nested_type()) StripXtuneFields(&nested);
+}
+
+// XLA's view of a file: the schema without xtune's fields (every field
+// numbered 1000 or more removed from the compiled-in schema of
+// cache/autotune_results.proto). A file whose entries use only XLA's key
+// types must parse with it, text and binary, with nothing unknown inside the
+// entries.
+TEST(ResultsFileTest, XlaKeysOnlyFileDecodesWithXlasSchema) {
+  google::protobuf::DescriptorPool pool;
+  // Dependencies first, unchanged; then the schema, stripped.
+  const google::protobuf::FileDescriptor* file = xla::AutotuneResults::descriptor()->file();
+  std::vector<const google::protobuf::FileDescriptor*> order;
+  std::function<void(const google::protobuf::FileDescriptor*)> visit =
+      [&](const google::protobuf::FileDescriptor* f) {
+        for (const auto* seen : order) {
+          if (seen == f) return;
+        }
+        for (int i = 0; i < f->dependency_count(); ++i) visit(f->dependency(i));
+        order.push_back(f);
+      };
+  visit(file);
+  for (const auto* f : order) {
+    google::protobuf::FileDescriptorProto fdp;
+    f->CopyTo(&fdp);
+    if (f == file) {
+      for (auto& m : *fdp.mutable_message_type()) StripXtuneFields(&m);
+    }
+    ASSERT_NE(pool.BuildFile(fdp), nullptr) << f->name();
+  }
+  const google::protobuf::Descriptor* results_type =
+      pool.FindMessageTypeByName("xla.AutotuneResults");
+  ASSERT_NE(results_type, nullptr);
+  EXPECT_EQ(results_type->FindFieldByNumber(1000), nullptr);
+  EXPECT_EQ(pool.FindMessageTypeByName("xla.AutotuneResult")->FindFieldByNumber(1000),
+            nullptr);
+  google::protobuf::DynamicMessageFactory factory(&pool);
+
   xla::AutotuneResults rs;
   rs.set_version(3);
   auto* e = rs.add_results();
   e->set_device("CUDA: 9.0");
   e->set_hlo("{}");
   e->mutable_result()->mutable_gemm()->set_algorithm(4);
-  std::string text = SerializeAutotuneResults(rs, true);
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    if (!line.empty() && line[0] != '#') {
-      EXPECT_THAT(line, ::testing::Not(HasSubstr("xtune"))) << line;
+  e->mutable_result()->mutable_run_time()->set_nanos(7);
+  auto* t = rs.add_results();
+  t->set_device("CUDA: 9.0");
+  t->set_hlo("{ }");
+  t->mutable_result()->mutable_triton()->set_block_m(64);
+  for (bool text : {true, false}) {
+    std::string bytes = SerializeAutotuneResults(rs, text);
+    std::unique_ptr<google::protobuf::Message> m(
+        factory.GetPrototype(results_type)->New());
+    if (text) {
+      // TextFormat refuses unknown fields, so this also shows there are none.
+      ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(bytes, m.get()));
+    } else {
+      ASSERT_TRUE(m->ParseFromString(bytes));
+      // Only the top-level header and check (1000, 1001) are unknown to XLA.
+      const auto& unknown = m->GetReflection()->GetUnknownFields(*m);
+      for (int i = 0; i < unknown.field_count(); ++i) {
+        EXPECT_GE(unknown.field(i).number(), 1000);
+      }
     }
+    const auto* results_field = results_type->FindFieldByName("results");
+    ASSERT_EQ(m->GetReflection()->FieldSize(*m, results_field), 2);
+    const auto& entry = m->GetReflection()->GetRepeatedMessage(*m, results_field, 0);
+    EXPECT_EQ(entry.GetReflection()->GetUnknownFields(entry).field_count(), 0);
+    EXPECT_THAT(entry.ShortDebugString(), HasSubstr("algorithm: 4"));
+    EXPECT_THAT(m->ShortDebugString(), HasSubstr("block_m: 64"));
   }
 }
 
