@@ -45,10 +45,11 @@ class Progress {
       eta = absl::StrFormat(", ~%.0f s left",
                             elapsed / all_done * (all_total - all_done));
     }
-    std::fprintf(stderr,
-                 "\r\033[K[xtune] tuning fusion %d/%d %s: %d/%d candidates timed, "
-                 "%.1f s elapsed%s",
-                 fusion, fusions, name.c_str(), done, total, elapsed, eta.c_str());
+    std::fprintf(
+        stderr,
+        "\r\033[K[xtune] tuning fusion %d/%d %s: %d/%d candidates timed, "
+        "%.1f s elapsed%s",
+        fusion, fusions, name.c_str(), done, total, elapsed, eta.c_str());
     std::fflush(stderr);
     dirty_ = true;
   }
@@ -80,9 +81,12 @@ std::vector<Literal> MakeInputs(const Instruction& fusion, int level) {
 
 FailureKind KindOf(const absl::Status& s) {
   switch (s.code()) {
-    case absl::StatusCode::kDeadlineExceeded: return FailureKind::kTimeout;
-    case absl::StatusCode::kAborted: return FailureKind::kCrash;
-    default: return FailureKind::kRunError;
+    case absl::StatusCode::kDeadlineExceeded:
+      return FailureKind::kTimeout;
+    case absl::StatusCode::kAborted:
+      return FailureKind::kCrash;
+    default:
+      return FailureKind::kRunError;
   }
 }
 
@@ -102,7 +106,8 @@ xla::AutotuneResult ResultFor(const KernelConfig& config, double seconds,
   xla::AutotuneResult r;
   // Configs come from the backend's candidate list; a typed key missing a
   // parameter is a backend bug, and the "other" form still records it.
-  if (!ConfigToResult(config, &r).ok()) r.mutable_other()->set_name(config.ToString());
+  if (!ConfigToResult(config, &r).ok())
+    r.mutable_other()->set_name(config.ToString());
   SetDuration(seconds, r.mutable_run_time());
   bool xla_key = r.key_case() < 1000;
   if (xla_key && !candidates) return r;
@@ -116,7 +121,8 @@ xla::AutotuneResult ResultFor(const KernelConfig& config, double seconds,
     for (const CandidateLog& cl : log.candidates) {
       auto* c = p->add_timed();
       c->set_config(cl.config.ToString());
-      if (cl.median_seconds) SetDuration(*cl.median_seconds, c->mutable_median());
+      if (cl.median_seconds)
+        SetDuration(*cl.median_seconds, c->mutable_median());
       if (cl.failure != FailureKind::kNone) {
         c->set_failure(XlaFailureKindName(cl.failure));
         c->set_message(cl.message.substr(0, 300));
@@ -133,10 +139,14 @@ xla::AutotuneResult ResultFor(const KernelConfig& config, double seconds,
 
 const char* ConfigSourceName(ConfigSource s) {
   switch (s) {
-    case ConfigSource::kTuned: return "tuned";
-    case ConfigSource::kCache: return "cache";
-    case ConfigSource::kDefault: return "default";
-    case ConfigSource::kOverride: return "override";
+    case ConfigSource::kTuned:
+      return "tuned";
+    case ConfigSource::kCache:
+      return "cache";
+    case ConfigSource::kDefault:
+      return "default";
+    case ConfigSource::kOverride:
+      return "override";
   }
   return "?";
 }
@@ -155,23 +165,23 @@ std::string TuningStats::ToString() const {
       compile_failures, timed, wrong, seconds);
 }
 
-std::optional<KernelConfig> Autotuner::FromCache(const AutotuneKey& key,
-                                                 const Instruction& fusion,
-                                                 TuningStats* stats,
-                                                 std::optional<double>* seconds) {
+std::optional<KernelConfig> Autotuner::FromCache(
+    const AutotuneKey& key, const Instruction& fusion, TuningStats* stats,
+    std::optional<double>* seconds) {
   std::optional<CacheHit> hit = cache_->Lookup(key);
   if (!hit) return std::nullopt;
   absl::StatusOr<KernelConfig> config = ConfigFromResult(*hit->result);
   if (!config.ok()) {
-    std::cerr << "xtune: warning: the cached result of fusion '" << fusion.name()
-              << "' is not usable (" << config.status().message()
-              << "); tuning it\n";
+    std::cerr << "xtune: warning: the cached result of fusion '"
+              << fusion.name() << "' is not usable ("
+              << config.status().message() << "); tuning it\n";
     return std::nullopt;
   }
   ++stats->cache_hits;
   ++stats->hits_by_tier[hit->tier];
   if (hit->result->has_run_time()) {
-    *seconds = hit->result->run_time().seconds() + hit->result->run_time().nanos() * 1e-9;
+    *seconds = hit->result->run_time().seconds() +
+               hit->result->run_time().nanos() * 1e-9;
   }
   return *config;
 }
@@ -234,8 +244,8 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
       decided.config = backend_->DefaultConfig(f);
       decided.source = ConfigSource::kDefault;
       ++stats.defaults;
-    } else if (std::optional<KernelConfig> hit = FromCache(u.key, f, &stats,
-                                                            &decided.chosen_seconds)) {
+    } else if (std::optional<KernelConfig> hit =
+                   FromCache(u.key, f, &stats, &decided.chosen_seconds)) {
       decided.config = *hit;
       decided.source = ConfigSource::kCache;
     } else if (options_.require_complete) {
@@ -246,16 +256,16 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
       ++stats.tuned;
       u.candidates = backend_->Candidates(f, options_.exhaustive);
       if (!options_.library_fallback) {
-        u.candidates.erase(std::remove_if(u.candidates.begin(),
-                                          u.candidates.end(), IsLibrary),
-                           u.candidates.end());
+        u.candidates.erase(
+            std::remove_if(u.candidates.begin(), u.candidates.end(), IsLibrary),
+            u.candidates.end());
       }
       KernelConfig def = backend_->DefaultConfig(f);
       if (std::find(u.candidates.begin(), u.candidates.end(), def) ==
           u.candidates.end()) {
-        u.candidates.insert(std::lower_bound(u.candidates.begin(),
-                                             u.candidates.end(), def),
-                            def);
+        u.candidates.insert(
+            std::lower_bound(u.candidates.begin(), u.candidates.end(), def),
+            def);
       }
       continue;
     }
@@ -282,7 +292,8 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   for (size_t u = 0; u < uniques.size(); ++u) {
     if (!uniques[u].tune) continue;
     uniques[u].kernels.resize(uniques[u].candidates.size());
-    for (size_t c = 0; c < uniques[u].candidates.size(); ++c) jobs.push_back({u, c});
+    for (size_t c = 0; c < uniques[u].candidates.size(); ++c)
+      jobs.push_back({u, c});
   }
   if (!jobs.empty()) {
     ThreadPool pool(options_.compilation_parallelism);
@@ -461,11 +472,12 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
         if (finalists.size() > 1) {
           for (int round = 0; round < options_.final_rounds; ++round) {
             for (size_t c : finalists) {
-              absl::StatusOr<ProfileResult> p = profiler_->Profile(
-                  **u.kernels[c], u.candidates[c], inputs, f.shape(), per_round);
+              absl::StatusOr<ProfileResult> p =
+                  profiler_->Profile(**u.kernels[c], u.candidates[c], inputs,
+                                     f.shape(), per_round);
               if (!p.ok()) continue;
-              timed[c].seconds.insert(timed[c].seconds.end(), p->seconds.begin(),
-                                      p->seconds.end());
+              timed[c].seconds.insert(timed[c].seconds.end(),
+                                      p->seconds.begin(), p->seconds.end());
               timed[c].round_scores.push_back(Score(p->seconds));
             }
           }
@@ -501,15 +513,16 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
                             cl.message.substr(0, 200));
           }
         }
-        return absl::InternalError(absl::StrCat(
-            "autotuning fusion '", f.name(), "': all ", u.candidates.size(),
-            " candidates failed:", why));
+        return absl::InternalError(absl::StrCat("autotuning fusion '", f.name(),
+                                                "': all ", u.candidates.size(),
+                                                " candidates failed:", why));
       }
       // Nothing can be generated: the executable runs it on the evaluator.
       decided.config = def;
       decided.source = ConfigSource::kDefault;
     } else {
-      bool any_wrong = std::find(wrong.begin(), wrong.end(), true) != wrong.end();
+      bool any_wrong =
+          std::find(wrong.begin(), wrong.end(), true) != wrong.end();
       if (!any_correct && any_wrong) {
         progress.Clear();
         std::cerr << "xtune: warning: every candidate of fusion '" << f.name()
@@ -536,11 +549,12 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
     u.kernels.clear();  // unload the candidates
   }
   progress.Clear();
-  for (const FusionTuning& ft : result.fusions) result.configs[ft.fusion] = ft.config;
+  for (const FusionTuning& ft : result.fusions)
+    result.configs[ft.fusion] = ft.config;
   stats.seconds = progress.Elapsed();
   if (!options_.dump_logs_to.empty()) {
-    XTUNE_RETURN_IF_ERROR(
-        WriteFileAtomically(options_.dump_logs_to, TuningLogsToText(result.logs)));
+    XTUNE_RETURN_IF_ERROR(WriteFileAtomically(options_.dump_logs_to,
+                                              TuningLogsToText(result.logs)));
   }
   if (options_.print_summary) {
     std::cerr << "xtune: autotuning: " << stats.ToString() << "\n";

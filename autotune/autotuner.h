@@ -34,8 +34,8 @@ struct FusionTuning {
   KernelConfig config;
   std::optional<double> chosen_seconds;   // median, when timed or cached
   std::optional<double> default_seconds;  // the default config's median
-  int candidates = 0;  // tried
-  int failed = 0;      // failed to compile, crashed, hung or were wrong
+  int candidates = 0;                     // tried
+  int failed = 0;  // failed to compile, crashed, hung or were wrong
 };
 
 struct TuningStats {
@@ -43,7 +43,7 @@ struct TuningStats {
   int unique = 0;
   int cache_hits = 0;
   std::map<std::string, int> hits_by_tier;  // "memory", "directory"
-  int tuned = 0;  // the misses
+  int tuned = 0;                            // the misses
   int defaults = 0;
   int overrides = 0;
   int64_t compiled = 0;

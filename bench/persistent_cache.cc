@@ -78,7 +78,8 @@ double CompileAll(const std::vector<std::unique_ptr<Module>>& modules,
   double start = Now();
   *tuned = *hits = 0;
   for (const auto& m : modules) {
-    absl::StatusOr<CompiledModule> c = CompileForCpu(*m, flags, {}, session->get());
+    absl::StatusOr<CompiledModule> c =
+        CompileForCpu(*m, flags, {}, session->get());
     if (!c.ok()) {
       std::cerr << c.status() << "\n";
       exit(1);
@@ -119,15 +120,16 @@ void CompileBench(const std::string& work, int reps) {
     warm_t.push_back(CompileAll(modules, warm, &warm_tuned, &warm_hits));
     level0_t.push_back(CompileAll(modules, level0, &tuned, &hits));
   }
-  double w = Median(warm_t), l0 = Median(level0_t), cw = Median(cold_warm_kernels);
+  double w = Median(warm_t), l0 = Median(level0_t),
+         cw = Median(cold_warm_kernels);
   std::cout << absl::StrFormat(
                    "{\"bench\":\"compile_cold_vs_warm\",\"modules\":%d,"
                    "\"tuned_cold\":%d,\"hits_warm\":%d,\"tuned_warm\":%d,"
                    "\"cold_empty_kernel_cache_s\":%.3f,\"cold_s\":%.3f,"
                    "\"warm_s\":%.4f,\"ratio_cold_empty_over_warm\":%.1f,"
                    "\"ratio_cold_over_warm\":%.1f,\"target_ratio\":\">=20\"}",
-                   modules.size(), cold_tuned, warm_hits, warm_tuned, cold_empty,
-                   cw, w, cold_empty / w, cw / w)
+                   modules.size(), cold_tuned, warm_hits, warm_tuned,
+                   cold_empty, cw, w, cold_empty / w, cw / w)
             << std::endl;
   std::cout << absl::StrFormat(
                    "{\"bench\":\"compile_warm_vs_level0\",\"warm_s\":%.4f,"
@@ -139,19 +141,23 @@ void CompileBench(const std::string& work, int reps) {
 
 // A realistic fused text: a gemm with a bias epilogue, shapes from `i`.
 std::string SyntheticHlo(int64_t i) {
-  int64_t m = 16 + (i % 97) * 8, n = 32 + (i / 97 % 89) * 8, k = 64 + (i / 8633) * 16;
+  int64_t m = 16 + (i % 97) * 8, n = 32 + (i / 97 % 89) * 8,
+          k = 64 + (i / 8633) * 16;
   return absl::StrFormat(
       "{\n  tmp_0 = f32[%d,%d]{1,0} parameter(0)\n  tmp_1 = f32[%d,%d]{1,0} "
       "parameter(1)\n  tmp_2 = f32[%d,%d]{1,0} dot(f32[%d,%d]{1,0} tmp_0, "
-      "f32[%d,%d]{1,0} tmp_1), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+      "f32[%d,%d]{1,0} tmp_1), lhs_contracting_dims={1}, "
+      "rhs_contracting_dims={0}\n"
       "  tmp_3 = f32[%d]{0} parameter(2)\n  tmp_4 = f32[%d,%d]{1,0} "
-      "broadcast(f32[%d]{0} tmp_3), dimensions={1}\n  ROOT tmp_5 = f32[%d,%d]{1,0} "
+      "broadcast(f32[%d]{0} tmp_3), dimensions={1}\n  ROOT tmp_5 = "
+      "f32[%d,%d]{1,0} "
       "add(f32[%d,%d]{1,0} tmp_2, f32[%d,%d]{1,0} tmp_4)\n}",
       m, k, k, n, m, n, m, k, k, n, n, m, n, n, m, n, m, n, m, n);
 }
 
 void CacheFileBench(const std::string& work, int64_t entries, int reps) {
-  const std::string device = "CPU: AMD EPYC, ISA: avx2, Threads: 2, L2: 512 KiB, L3: 32 MiB";
+  const std::string device =
+      "CPU: AMD EPYC, ISA: avx2, Threads: 2, L2: 512 KiB, L3: 32 MiB";
   xla::AutotuneResults results;
   results.set_version(3);
   for (int64_t i = 0; i < entries; ++i) {
@@ -203,22 +209,25 @@ void CacheFileBench(const std::string& work, int64_t entries, int reps) {
       bare_dump.push_back(Now() - t0);
       t0 = Now();
       xla::AutotuneResults parsed;
-      bool ok = text ? google::protobuf::TextFormat::ParseFromString(bytes, &parsed)
-                     : parsed.ParseFromString(bytes);
+      bool ok =
+          text ? google::protobuf::TextFormat::ParseFromString(bytes, &parsed)
+               : parsed.ParseFromString(bytes);
       bare_load.push_back(Now() - t0);
       if (!ok) exit(1);
     }
-    double d = Median(dump), l = Median(load), bd = Median(bare_dump), bl = Median(bare_load);
-    std::cout << absl::StrFormat(
-                     "{\"bench\":\"cache_file\",\"format\":\"%s\",\"entries\":%d,"
-                     "\"file_mb\":%.1f,\"dump_s\":%.3f,\"load_s\":%.3f,"
-                     "\"protobuf_serialize_s\":%.3f,\"protobuf_parse_s\":%.3f,"
-                     "\"ratio_dump_over_protobuf\":%.2f,"
-                     "\"ratio_load_over_protobuf\":%.2f,\"target_load_s\":\"%s\"}",
-                     text ? "text" : "binary", loaded,
-                     std::filesystem::file_size(path) / 1e6, d, l, bd, bl, d / bd,
-                     l / bl, text ? "<=5" : "<=1")
-              << std::endl;
+    double d = Median(dump), l = Median(load), bd = Median(bare_dump),
+           bl = Median(bare_load);
+    std::cout
+        << absl::StrFormat(
+               "{\"bench\":\"cache_file\",\"format\":\"%s\",\"entries\":%d,"
+               "\"file_mb\":%.1f,\"dump_s\":%.3f,\"load_s\":%.3f,"
+               "\"protobuf_serialize_s\":%.3f,\"protobuf_parse_s\":%.3f,"
+               "\"ratio_dump_over_protobuf\":%.2f,"
+               "\"ratio_load_over_protobuf\":%.2f,\"target_load_s\":\"%s\"}",
+               text ? "text" : "binary", loaded,
+               std::filesystem::file_size(path) / 1e6, d, l, bd, bl, d / bd,
+               l / bl, text ? "<=5" : "<=1")
+        << std::endl;
   }
   // Lookups: keys of stored entries, in a shuffled order.
   InMemoryAutotuneCache cache;
@@ -247,12 +256,13 @@ void CacheFileBench(const std::string& work, int64_t entries, int reps) {
   }
   double base = Now() - t0;
   if (found != lookups || found_base != lookups) exit(1);
-  std::cout << absl::StrFormat(
-                   "{\"bench\":\"cache_lookup\",\"entries\":%d,\"lookups\":%d,"
-                   "\"lookups_per_s\":%.0f,\"unordered_map_lookups_per_s\":%.0f,"
-                   "\"ratio_vs_unordered_map\":%.2f,\"target_per_s\":\">=1e6\"}",
-                   keys.size(), lookups, lookups / ours, lookups / base, base / ours)
-            << std::endl;
+  std::cout
+      << absl::StrFormat(
+             "{\"bench\":\"cache_lookup\",\"entries\":%d,\"lookups\":%d,"
+             "\"lookups_per_s\":%.0f,\"unordered_map_lookups_per_s\":%.0f,"
+             "\"ratio_vs_unordered_map\":%.2f,\"target_per_s\":\">=1e6\"}",
+             keys.size(), lookups, lookups / ours, lookups / base, base / ours)
+      << std::endl;
 }
 
 }  // namespace
@@ -268,18 +278,24 @@ int main(int argc, char** argv) {
       only = a.substr(7);
       continue;
     }
-    if (a.rfind("--entries=", 0) == 0 && absl::SimpleAtoi(a.substr(10), &entries)) continue;
-    if (a.rfind("--reps=", 0) == 0 && absl::SimpleAtoi(a.substr(7), &reps)) continue;
-    std::cerr << "usage: persistent_cache [--entries=N] [--reps=R] [--only=compile|files]\n";
+    if (a.rfind("--entries=", 0) == 0 &&
+        absl::SimpleAtoi(a.substr(10), &entries))
+      continue;
+    if (a.rfind("--reps=", 0) == 0 && absl::SimpleAtoi(a.substr(7), &reps))
+      continue;
+    std::cerr << "usage: persistent_cache [--entries=N] [--reps=R] "
+                 "[--only=compile|files]\n";
     return 1;
   }
-  std::string pattern = (std::filesystem::temp_directory_path() / "xtune_bench_XXXXXX").string();
+  std::string pattern =
+      (std::filesystem::temp_directory_path() / "xtune_bench_XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr) {
     std::cerr << "cannot create a temporary folder\n";
     return 1;
   }
   if (only != "files") xtune::bench::CompileBench(pattern, reps);
-  if (only != "compile") xtune::bench::CacheFileBench(pattern, entries, std::max(1, reps / 2));
+  if (only != "compile")
+    xtune::bench::CacheFileBench(pattern, entries, std::max(1, reps / 2));
   std::filesystem::remove_all(pattern);
   return 0;
 }

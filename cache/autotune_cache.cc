@@ -23,22 +23,21 @@ bool SameResult(const xla::AutotuneResult& a, const xla::AutotuneResult& b) {
   return google::protobuf::util::MessageDifferencer::Equals(a, b);
 }
 
-AutotuneKey KeyOfEntry(const xla::AutotuneResults::Entry& e, int current_version) {
+AutotuneKey KeyOfEntry(const xla::AutotuneResults::Entry& e,
+                       int current_version) {
   return AutotuneKey{e.device(), e.hlo(),
                      e.version() == 0 ? current_version : e.version()};
 }
 
 void SortEntries(xla::AutotuneResults* results) {
   auto* entries = results->mutable_results();
-  std::stable_sort(entries->begin(), entries->end(),
-                   [](const auto& a, const auto& b) {
-                     return std::make_tuple(absl::string_view(a.device()),
-                                            absl::string_view(a.hlo()),
-                                            a.version()) <
-                            std::make_tuple(absl::string_view(b.device()),
-                                            absl::string_view(b.hlo()),
-                                            b.version());
-                   });
+  std::stable_sort(
+      entries->begin(), entries->end(), [](const auto& a, const auto& b) {
+        return std::make_tuple(absl::string_view(a.device()),
+                               absl::string_view(a.hlo()), a.version()) <
+               std::make_tuple(absl::string_view(b.device()),
+                               absl::string_view(b.hlo()), b.version());
+      });
 }
 
 std::optional<CacheHit> InMemoryAutotuneCache::Lookup(const AutotuneKey& key) {
@@ -69,11 +68,12 @@ absl::StatusOr<int64_t> InMemoryAutotuneCache::Load(
     const auto& e = results.results(i);
     int version = e.version() == 0 ? current_version : e.version();
     if (absl::Status s = ValidateResult(e.result()); !s.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          source, ": entry ", i + 1, ": ", s.message(), " for ",
-          KeyOfEntry(e, current_version).ToString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat(source, ": entry ", i + 1, ": ", s.message(), " for ",
+                       KeyOfEntry(e, current_version).ToString()));
     }
-    auto [it, inserted] = incoming.emplace(View(e.device(), e.hlo(), version), i);
+    auto [it, inserted] =
+        incoming.emplace(View(e.device(), e.hlo(), version), i);
     const xla::AutotuneResult* before =
         inserted ? nullptr : &results.results(it->second).result();
     if (before == nullptr && !entries_.empty()) {
@@ -81,11 +81,13 @@ absl::StatusOr<int64_t> InMemoryAutotuneCache::Load(
       if (old != entries_.end()) before = old->second.result.get();
     }
     if (before != nullptr && !SameResult(*before, e.result())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          source, ": entry ", i + 1, ": duplicate autotuning result with a "
-          "different value for ", KeyOfEntry(e, current_version).ToString(),
-          " (first: {", before->ShortDebugString(), "}, now: {",
-          e.result().ShortDebugString(), "})"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(source, ": entry ", i + 1,
+                       ": duplicate autotuning result with a "
+                       "different value for ",
+                       KeyOfEntry(e, current_version).ToString(), " (first: {",
+                       before->ShortDebugString(), "}, now: {",
+                       e.result().ShortDebugString(), "})"));
     }
   }
   int64_t added = 0;
@@ -95,7 +97,8 @@ absl::StatusOr<int64_t> InMemoryAutotuneCache::Load(
     auto [it, inserted] = entries_.try_emplace(
         AutotuneKey{e.device(), e.hlo(), std::get<2>(view)});
     if (inserted) {
-      it->second.result = std::make_shared<const xla::AutotuneResult>(e.result());
+      it->second.result =
+          std::make_shared<const xla::AutotuneResult>(e.result());
       ++added;
     }
     it->second.loaded = true;
@@ -109,7 +112,8 @@ xla::AutotuneResults InMemoryAutotuneCache::Dump() const {
   out.set_version(3);
   absl::MutexLock lock(&mu_);
   sorted.reserve(entries_.size());
-  for (const auto& [key, stored] : entries_) sorted.emplace_back(key, stored.result.get());
+  for (const auto& [key, stored] : entries_)
+    sorted.emplace_back(key, stored.result.get());
   std::sort(sorted.begin(), sorted.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   out.mutable_results()->Reserve(static_cast<int>(sorted.size()));
@@ -140,10 +144,12 @@ std::vector<AutotuneKey> InMemoryAutotuneCache::UnusedLoaded() const {
   return out;
 }
 
-int64_t InMemoryAutotuneCache::LoadedForOtherDevices(absl::string_view device) const {
+int64_t InMemoryAutotuneCache::LoadedForOtherDevices(
+    absl::string_view device) const {
   absl::MutexLock lock(&mu_);
   int64_t n = 0;
-  for (const auto& [k, stored] : entries_) n += stored.loaded && k.device != device;
+  for (const auto& [k, stored] : entries_)
+    n += stored.loaded && k.device != device;
   return n;
 }
 

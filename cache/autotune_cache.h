@@ -97,7 +97,8 @@ class InMemoryAutotuneCache : public AutotuneCache {
 };
 
 // The key of a file entry (version 0 read as `current_version`).
-AutotuneKey KeyOfEntry(const xla::AutotuneResults::Entry& e, int current_version);
+AutotuneKey KeyOfEntry(const xla::AutotuneResults::Entry& e,
+                       int current_version);
 
 // Sorts entries by key: (device, hlo, version).
 void SortEntries(xla::AutotuneResults* results);

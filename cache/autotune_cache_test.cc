@@ -24,7 +24,8 @@ xla::AutotuneResult Loop(int64_t unroll) {
   return r;
 }
 
-xla::AutotuneResults::Entry* Add(xla::AutotuneResults* rs, const std::string& device,
+xla::AutotuneResults::Entry* Add(xla::AutotuneResults* rs,
+                                 const std::string& device,
                                  const std::string& hlo, xla::AutotuneResult r,
                                  int version = 0) {
   auto* e = rs->add_results();
@@ -112,7 +113,8 @@ TEST(AutotuneCacheTest, ConflictWithAnEarlierLoadIsAnError) {
   Add(&a, "d", "h", Loop(1));
   Add(&b, "d", "h", Loop(2));
   ASSERT_THAT(cache.Load(a, "a", 1), IsOk());
-  EXPECT_THAT(cache.Load(b, "b", 1), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(cache.Load(b, "b", 1),
+              StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(cache.Lookup({"d", "h", 1})->result->cpu_streaming().unroll(), 1);
 }
 

@@ -1,7 +1,7 @@
 #include "cache/config_proto.h"
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
 namespace xtune {
@@ -15,12 +15,12 @@ absl::StatusOr<int64_t> Need(const KernelConfig& c, const char* name) {
   return c.Get(name);
 }
 
-#define XTUNE_NEED(var, config, name)                           \
-  int64_t var;                                                  \
-  {                                                             \
-    absl::StatusOr<int64_t> v = Need(config, name);             \
-    if (!v.ok()) return v.status();                             \
-    var = *v;                                                   \
+#define XTUNE_NEED(var, config, name)               \
+  int64_t var;                                      \
+  {                                                 \
+    absl::StatusOr<int64_t> v = Need(config, name); \
+    if (!v.ok()) return v.status();                 \
+    var = *v;                                       \
   }
 
 absl::Status Positive(const char* key, const char* field, int64_t v) {
@@ -56,10 +56,12 @@ absl::Status ConfigToResult(const KernelConfig& c, xla::AutotuneResult* r) {
     r->mutable_cpu_library_gemm()->set_threads(threads);
     return absl::OkStatus();
   }
-  if (kind == "cpu_loop" || kind == "cpu_row_reduce" || kind == "cpu_col_reduce") {
+  if (kind == "cpu_loop" || kind == "cpu_row_reduce" ||
+      kind == "cpu_col_reduce") {
     XTUNE_NEED(w, c, "vector_width");
     XTUNE_NEED(u, c, "unroll");
-    XTUNE_NEED(per, c, kind == "cpu_col_reduce" ? "cols_per_task" : "rows_per_task");
+    XTUNE_NEED(per, c,
+               kind == "cpu_col_reduce" ? "cols_per_task" : "rows_per_task");
     XTUNE_NEED(threads, c, "threads");
     auto* k = r->mutable_cpu_streaming();
     k->set_kind(kind == "cpu_loop" ? xla::AutotuneResult::CpuStreamingKey::LOOP
@@ -108,12 +110,13 @@ absl::StatusOr<KernelConfig> ConfigFromResult(const xla::AutotuneResult& r) {
       const char* kind = k.kind() == K::LOOP            ? "cpu_loop"
                          : k.kind() == K::ROW_REDUCTION ? "cpu_row_reduce"
                                                         : "cpu_col_reduce";
-      return KernelConfig(kind, {{"vector_width", k.vector_width()},
-                                 {"unroll", k.unroll()},
-                                 {k.kind() == K::COLUMN_REDUCTION ? "cols_per_task"
-                                                                  : "rows_per_task",
-                                  k.per_task()},
-                                 {"threads", k.threads()}});
+      return KernelConfig(
+          kind,
+          {{"vector_width", k.vector_width()},
+           {"unroll", k.unroll()},
+           {k.kind() == K::COLUMN_REDUCTION ? "cols_per_task" : "rows_per_task",
+            k.per_task()},
+           {"threads", k.threads()}});
     }
     case xla::AutotuneResult::kTriton: {
       const auto& k = r.triton();
@@ -182,7 +185,8 @@ absl::Status ValidateResult(const xla::AutotuneResult& r) {
       return absl::OkStatus();
     }
     case xla::AutotuneResult::kCpuLibraryGemm:
-      return Positive("cpu_library_gemm", "threads", r.cpu_library_gemm().threads());
+      return Positive("cpu_library_gemm", "threads",
+                      r.cpu_library_gemm().threads());
     case xla::AutotuneResult::kCpuStreaming: {
       const auto& k = r.cpu_streaming();
       for (auto [f, v] : {std::pair{"vector_width", k.vector_width()},
@@ -201,17 +205,28 @@ absl::Status ValidateResult(const xla::AutotuneResult& r) {
 
 std::string KeyTypeName(const xla::AutotuneResult& r) {
   switch (r.key_case()) {
-    case xla::AutotuneResult::kConv: return "conv";
-    case xla::AutotuneResult::kGemm: return "gemm";
-    case xla::AutotuneResult::kTriton: return "triton";
-    case xla::AutotuneResult::kCudaConvPlan: return "cuda_conv_plan";
-    case xla::AutotuneResult::kCustomKernelFusion: return "custom_kernel_fusion";
-    case xla::AutotuneResult::kAlgorithm: return "algorithm";
-    case xla::AutotuneResult::kOther: return "other";
-    case xla::AutotuneResult::kCpuGemm: return "cpu_gemm";
-    case xla::AutotuneResult::kCpuLibraryGemm: return "cpu_library_gemm";
-    case xla::AutotuneResult::kCpuStreaming: return "cpu_streaming";
-    default: return "none";
+    case xla::AutotuneResult::kConv:
+      return "conv";
+    case xla::AutotuneResult::kGemm:
+      return "gemm";
+    case xla::AutotuneResult::kTriton:
+      return "triton";
+    case xla::AutotuneResult::kCudaConvPlan:
+      return "cuda_conv_plan";
+    case xla::AutotuneResult::kCustomKernelFusion:
+      return "custom_kernel_fusion";
+    case xla::AutotuneResult::kAlgorithm:
+      return "algorithm";
+    case xla::AutotuneResult::kOther:
+      return "other";
+    case xla::AutotuneResult::kCpuGemm:
+      return "cpu_gemm";
+    case xla::AutotuneResult::kCpuLibraryGemm:
+      return "cpu_library_gemm";
+    case xla::AutotuneResult::kCpuStreaming:
+      return "cpu_streaming";
+    default:
+      return "none";
   }
 }
 

@@ -21,11 +21,13 @@ namespace xtune {
 
 // Sets the key of `result` (clearing any other key) from `config`.
 // InvalidArgument when a typed key is missing one of its parameters.
-absl::Status ConfigToResult(const KernelConfig& config, xla::AutotuneResult* result);
+absl::Status ConfigToResult(const KernelConfig& config,
+                            xla::AutotuneResult* result);
 
 // The config a result's key stands for. Unimplemented for keys xtune's
 // backends do not run (cuBLAS algorithms, convolutions, ...).
-absl::StatusOr<KernelConfig> ConfigFromResult(const xla::AutotuneResult& result);
+absl::StatusOr<KernelConfig> ConfigFromResult(
+    const xla::AutotuneResult& result);
 
 // XLA's rule for a stored config: for Triton keys every block size, split_k,
 // num_stages, num_warps and num_ctas is > 0; for xtune's CPU keys every

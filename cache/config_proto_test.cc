@@ -23,20 +23,34 @@ TEST_P(RoundTrip, ConfigSurvivesTheProto) {
 
 INSTANTIATE_TEST_SUITE_P(
     Kinds, RoundTrip,
-    ::testing::Values(
-        KernelConfig("cpu_gemm", {{"mc", 64}, {"nc", 256}, {"kc", 256}, {"mr", 6},
-                                  {"nr", 16}, {"split_k", 1}, {"threads", 2}}),
-        KernelConfig("cpu_gemm_blas", {{"threads", 1}}),
-        KernelConfig("cpu_loop", {{"vector_width", 8}, {"unroll", 2},
-                                  {"rows_per_task", 4096}, {"threads", 1}}),
-        KernelConfig("cpu_row_reduce", {{"vector_width", 8}, {"unroll", 4},
-                                        {"rows_per_task", 16}, {"threads", 2}}),
-        KernelConfig("cpu_col_reduce", {{"vector_width", 16}, {"unroll", 1},
-                                        {"cols_per_task", 64}, {"threads", 1}}),
-        KernelConfig("triton_gemm", {{"block_m", 64}, {"block_n", 32}, {"block_k", 32},
-                                     {"split_k", 1}, {"num_stages", 3},
-                                     {"num_warps", 4}, {"num_ctas", 1}}),
-        KernelConfig("fake", {{"tile", 3}, {"x", -1}})));
+    ::testing::Values(KernelConfig("cpu_gemm", {{"mc", 64},
+                                                {"nc", 256},
+                                                {"kc", 256},
+                                                {"mr", 6},
+                                                {"nr", 16},
+                                                {"split_k", 1},
+                                                {"threads", 2}}),
+                      KernelConfig("cpu_gemm_blas", {{"threads", 1}}),
+                      KernelConfig("cpu_loop", {{"vector_width", 8},
+                                                {"unroll", 2},
+                                                {"rows_per_task", 4096},
+                                                {"threads", 1}}),
+                      KernelConfig("cpu_row_reduce", {{"vector_width", 8},
+                                                      {"unroll", 4},
+                                                      {"rows_per_task", 16},
+                                                      {"threads", 2}}),
+                      KernelConfig("cpu_col_reduce", {{"vector_width", 16},
+                                                      {"unroll", 1},
+                                                      {"cols_per_task", 64},
+                                                      {"threads", 1}}),
+                      KernelConfig("triton_gemm", {{"block_m", 64},
+                                                   {"block_n", 32},
+                                                   {"block_k", 32},
+                                                   {"split_k", 1},
+                                                   {"num_stages", 3},
+                                                   {"num_warps", 4},
+                                                   {"num_ctas", 1}}),
+                      KernelConfig("fake", {{"tile", 3}, {"x", -1}})));
 
 TEST(ConfigProtoTest, TypedKeyMissingAParameterIsAnError) {
   xla::AutotuneResult r;
@@ -46,12 +60,14 @@ TEST(ConfigProtoTest, TypedKeyMissingAParameterIsAnError) {
 
 TEST(ConfigProtoTest, XlaRuleRejectsNonPositiveTritonParameters) {
   xla::AutotuneResult r;
-  ASSERT_THAT(ConfigToResult(
-                  KernelConfig("triton_gemm", {{"block_m", 64}, {"block_n", 32},
-                                               {"block_k", 32}, {"split_k", 1},
-                                               {"num_stages", 0}, {"num_warps", 4},
-                                               {"num_ctas", 1}}),
-                  &r),
+  ASSERT_THAT(ConfigToResult(KernelConfig("triton_gemm", {{"block_m", 64},
+                                                          {"block_n", 32},
+                                                          {"block_k", 32},
+                                                          {"split_k", 1},
+                                                          {"num_stages", 0},
+                                                          {"num_warps", 4},
+                                                          {"num_ctas", 1}}),
+                             &r),
               IsOk());
   EXPECT_THAT(ValidateResult(r), StatusIs(absl::StatusCode::kInvalidArgument,
                                           HasSubstr("num_stages")));
@@ -62,8 +78,8 @@ TEST(ConfigProtoTest, XlaRuleRejectsNonPositiveTritonParameters) {
 TEST(ConfigProtoTest, XlaOnlyKeysAreNotRunnable) {
   xla::AutotuneResult r;
   r.mutable_gemm()->set_algorithm(13);
-  EXPECT_THAT(ConfigFromResult(r), StatusIs(absl::StatusCode::kUnimplemented,
-                                            HasSubstr("gemm")));
+  EXPECT_THAT(ConfigFromResult(r),
+              StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("gemm")));
   EXPECT_EQ(KeyTypeName(r), "gemm");
 }
 

@@ -13,7 +13,8 @@
 
 namespace xtune {
 
-absl::StatusOr<DirectoryCacheMode> ParseDirectoryCacheMode(absl::string_view s) {
+absl::StatusOr<DirectoryCacheMode> ParseDirectoryCacheMode(
+    absl::string_view s) {
   std::string lower = absl::AsciiStrToLower(s);
   if (lower == "update" || lower == "autotune_cache_mode_update") {
     return DirectoryCacheMode::kUpdate;
@@ -21,10 +22,10 @@ absl::StatusOr<DirectoryCacheMode> ParseDirectoryCacheMode(absl::string_view s) 
   if (lower == "read" || lower == "autotune_cache_mode_read") {
     return DirectoryCacheMode::kRead;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown autotune cache mode '", s,
-      "' (expected update, read, AUTOTUNE_CACHE_MODE_UPDATE or "
-      "AUTOTUNE_CACHE_MODE_READ)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown autotune cache mode '", s,
+                   "' (expected update, read, AUTOTUNE_CACHE_MODE_UPDATE or "
+                   "AUTOTUNE_CACHE_MODE_READ)"));
 }
 
 std::string DirectoryCacheFileName(const AutotuneKey& key) {
@@ -35,17 +36,20 @@ std::string DirectoryCacheFileName(const AutotuneKey& key) {
       ".textproto");
 }
 
-absl::StatusOr<std::unique_ptr<DirectoryAutotuneCache>> DirectoryAutotuneCache::Open(
-    const std::string& dir, DirectoryCacheMode mode) {
+absl::StatusOr<std::unique_ptr<DirectoryAutotuneCache>>
+DirectoryAutotuneCache::Open(const std::string& dir, DirectoryCacheMode mode) {
   if (dir.empty()) {
-    return absl::InvalidArgumentError("the per-fusion autotune cache folder is empty");
+    return absl::InvalidArgumentError(
+        "the per-fusion autotune cache folder is empty");
   }
   if (mode == DirectoryCacheMode::kUpdate) {
     XTUNE_RETURN_IF_ERROR(CreateDirectories(absl::StrCat(dir, "/tmp")));
   }
   auto cache = std::unique_ptr<DirectoryAutotuneCache>(
       new DirectoryAutotuneCache(dir, mode));
-  cache->warn_ = [](const std::string& w) { std::cerr << "xtune: warning: " << w << "\n"; };
+  cache->warn_ = [](const std::string& w) {
+    std::cerr << "xtune: warning: " << w << "\n";
+  };
   return cache;
 }
 
@@ -54,14 +58,16 @@ std::optional<CacheHit> DirectoryAutotuneCache::Lookup(const AutotuneKey& key) {
   absl::StatusOr<std::string> text = ReadFile(path);
   if (!text.ok()) {
     if (text.status().code() != absl::StatusCode::kNotFound) {
-      warn_(absl::StrCat("per-fusion autotune cache: ", text.status().message()));
+      warn_(
+          absl::StrCat("per-fusion autotune cache: ", text.status().message()));
     }
     return std::nullopt;
   }
   auto result = std::make_shared<xla::AutotuneResult>();
   if (!google::protobuf::TextFormat::ParseFromString(*text, result.get())) {
-    warn_(absl::StrCat("per-fusion autotune cache: '", path,
-                       "' is not a valid AutotuneResult textproto; ignoring it"));
+    warn_(
+        absl::StrCat("per-fusion autotune cache: '", path,
+                     "' is not a valid AutotuneResult textproto; ignoring it"));
     return std::nullopt;
   }
   if (absl::Status s = ValidateResult(*result); !s.ok()) {
@@ -77,15 +83,17 @@ absl::Status DirectoryAutotuneCache::Insert(const AutotuneKey& key,
   if (mode_ == DirectoryCacheMode::kRead) return absl::OkStatus();
   std::string text;
   google::protobuf::TextFormat::PrintToString(result, &text);
-  return WriteFileAtomically(absl::StrCat(dir_, "/", DirectoryCacheFileName(key)),
-                             text, absl::StrCat(dir_, "/tmp"));
+  return WriteFileAtomically(
+      absl::StrCat(dir_, "/", DirectoryCacheFileName(key)), text,
+      absl::StrCat(dir_, "/tmp"));
 }
 
 std::optional<CacheHit> TieredAutotuneCache::Lookup(const AutotuneKey& key) {
   if (std::optional<CacheHit> hit = memory_->Lookup(key)) return hit;
   if (directory_ == nullptr) return std::nullopt;
   std::optional<CacheHit> hit = directory_->Lookup(key);
-  if (hit) memory_->Insert(key, *hit->result).IgnoreError();  // memory never fails
+  if (hit)
+    memory_->Insert(key, *hit->result).IgnoreError();  // memory never fails
   return hit;
 }
 

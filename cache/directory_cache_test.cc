@@ -40,11 +40,13 @@ std::string FreshDir(const std::string& name) {
 }
 
 TEST(DirectoryCacheTest, ModeNames) {
-  EXPECT_THAT(ParseDirectoryCacheMode("update"), IsOkAndHolds(DirectoryCacheMode::kUpdate));
+  EXPECT_THAT(ParseDirectoryCacheMode("update"),
+              IsOkAndHolds(DirectoryCacheMode::kUpdate));
   EXPECT_THAT(ParseDirectoryCacheMode("AUTOTUNE_CACHE_MODE_READ"),
               IsOkAndHolds(DirectoryCacheMode::kRead));
-  EXPECT_THAT(ParseDirectoryCacheMode("write"),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("update")));
+  EXPECT_THAT(
+      ParseDirectoryCacheMode("write"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("update")));
 }
 
 TEST(DirectoryCacheTest, FileNameIsBase64UrlOfSha256OfKeyText) {
@@ -60,11 +62,13 @@ TEST(DirectoryCacheTest, FileNameIsBase64UrlOfSha256OfKeyText) {
 
 TEST(DirectoryCacheTest, UpdateWritesOneTextFilePerKeyAndReadsItBack) {
   std::string dir = FreshDir("update");
-  ASSERT_OK_AND_ASSIGN(auto cache, DirectoryAutotuneCache::Open(dir, DirectoryCacheMode::kUpdate));
+  ASSERT_OK_AND_ASSIGN(auto cache, DirectoryAutotuneCache::Open(
+                                       dir, DirectoryCacheMode::kUpdate));
   AutotuneKey key{"CPU: x", "h", 1};
   EXPECT_FALSE(cache->Lookup(key).has_value());
   ASSERT_THAT(cache->Insert(key, Gemm(128)), IsOk());
-  ASSERT_OK_AND_ASSIGN(std::string text, ReadFile(dir + "/" + DirectoryCacheFileName(key)));
+  ASSERT_OK_AND_ASSIGN(std::string text,
+                       ReadFile(dir + "/" + DirectoryCacheFileName(key)));
   EXPECT_THAT(text, HasSubstr("kc: 128"));
   std::optional<CacheHit> hit = cache->Lookup(key);
   ASSERT_TRUE(hit.has_value());
@@ -77,18 +81,22 @@ TEST(DirectoryCacheTest, UpdateWritesOneTextFilePerKeyAndReadsItBack) {
 TEST(DirectoryCacheTest, ReadModeNeverWrites) {
   std::string dir = FreshDir("read");
   ASSERT_THAT(CreateDirectories(dir), IsOk());
-  ASSERT_OK_AND_ASSIGN(auto cache, DirectoryAutotuneCache::Open(dir, DirectoryCacheMode::kRead));
+  ASSERT_OK_AND_ASSIGN(
+      auto cache, DirectoryAutotuneCache::Open(dir, DirectoryCacheMode::kRead));
   ASSERT_THAT(cache->Insert({"d", "h", 1}, Gemm(1)), IsOk());
   EXPECT_TRUE(std::filesystem::is_empty(dir));
 }
 
 TEST(DirectoryCacheTest, CorruptFileIsAMissWithAWarning) {
   std::string dir = FreshDir("corrupt");
-  ASSERT_OK_AND_ASSIGN(auto cache, DirectoryAutotuneCache::Open(dir, DirectoryCacheMode::kUpdate));
+  ASSERT_OK_AND_ASSIGN(auto cache, DirectoryAutotuneCache::Open(
+                                       dir, DirectoryCacheMode::kUpdate));
   std::vector<std::string> warnings;
-  cache->set_warning_callback([&](const std::string& w) { warnings.push_back(w); });
+  cache->set_warning_callback(
+      [&](const std::string& w) { warnings.push_back(w); });
   AutotuneKey key{"d", "h", 1};
-  ASSERT_THAT(WriteFileAtomically(dir + "/" + DirectoryCacheFileName(key), "cpu_gemm { mc:"),
+  ASSERT_THAT(WriteFileAtomically(dir + "/" + DirectoryCacheFileName(key),
+                                  "cpu_gemm { mc:"),
               IsOk());
   EXPECT_FALSE(cache->Lookup(key).has_value());
   ASSERT_EQ(warnings.size(), 1u);
@@ -97,7 +105,8 @@ TEST(DirectoryCacheTest, CorruptFileIsAMissWithAWarning) {
 
 TEST(DirectoryCacheTest, TieredPromotesDirectoryHitsIntoMemory) {
   std::string dir = FreshDir("tiered");
-  ASSERT_OK_AND_ASSIGN(auto d, DirectoryAutotuneCache::Open(dir, DirectoryCacheMode::kUpdate));
+  ASSERT_OK_AND_ASSIGN(
+      auto d, DirectoryAutotuneCache::Open(dir, DirectoryCacheMode::kUpdate));
   AutotuneKey key{"d", "h", 1};
   ASSERT_THAT(d->Insert(key, Gemm(64)), IsOk());
   InMemoryAutotuneCache memory;
@@ -118,12 +127,14 @@ TEST(DirectoryCacheTest, ManyProcessesWritingOneDirectoryLoseNothing) {
     pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
-      auto cache = DirectoryAutotuneCache::Open(dir, DirectoryCacheMode::kUpdate);
+      auto cache =
+          DirectoryAutotuneCache::Open(dir, DirectoryCacheMode::kUpdate);
       if (!cache.ok()) _exit(1);
       // Every process writes its own keys and the shared ones.
       for (int k = 0; k < kKeys; ++k) {
-        std::string hlo = k % 2 == 0 ? "shared" + std::to_string(k)
-                                     : "p" + std::to_string(p) + "_" + std::to_string(k);
+        std::string hlo =
+            k % 2 == 0 ? "shared" + std::to_string(k)
+                       : "p" + std::to_string(p) + "_" + std::to_string(k);
         if (!(*cache)->Insert({"d", hlo, 1}, Gemm(100 + p)).ok()) _exit(2);
       }
       _exit(0);
@@ -135,14 +146,17 @@ TEST(DirectoryCacheTest, ManyProcessesWritingOneDirectoryLoseNothing) {
     ASSERT_EQ(waitpid(pid, &status, 0), pid);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   }
-  ASSERT_OK_AND_ASSIGN(auto cache, DirectoryAutotuneCache::Open(dir, DirectoryCacheMode::kRead));
+  ASSERT_OK_AND_ASSIGN(
+      auto cache, DirectoryAutotuneCache::Open(dir, DirectoryCacheMode::kRead));
   int files = 0;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) files += e.is_regular_file();
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    files += e.is_regular_file();
   EXPECT_EQ(files, kKeys / 2 + kProcs * kKeys / 2);
   for (int p = 0; p < kProcs; ++p) {
     for (int k = 0; k < kKeys; ++k) {
-      std::string hlo = k % 2 == 0 ? "shared" + std::to_string(k)
-                                   : "p" + std::to_string(p) + "_" + std::to_string(k);
+      std::string hlo = k % 2 == 0
+                            ? "shared" + std::to_string(k)
+                            : "p" + std::to_string(p) + "_" + std::to_string(k);
       std::optional<CacheHit> hit = cache->Lookup({"d", hlo, 1});
       ASSERT_TRUE(hit.has_value()) << hlo;
       if (k % 2 == 1) EXPECT_EQ(hit->result->cpu_gemm().kc(), 100 + p);

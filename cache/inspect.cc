@@ -15,7 +15,8 @@ namespace xtune {
 namespace {
 
 // "name = SHAPE opcode(...)" -> (shape, opcode); false for other lines.
-bool SplitInstruction(absl::string_view line, std::string* shape, std::string* op) {
+bool SplitInstruction(absl::string_view line, std::string* shape,
+                      std::string* op) {
   line = absl::StripAsciiWhitespace(line);
   absl::ConsumePrefix(&line, "ROOT ");
   size_t eq = line.find(" = ");
@@ -53,8 +54,9 @@ int64_t Lcs(const std::vector<absl::string_view>& a,
   table->assign(a.size() + 1, std::vector<int>(b.size() + 1, 0));
   for (size_t i = a.size(); i-- > 0;) {
     for (size_t j = b.size(); j-- > 0;) {
-      (*table)[i][j] = a[i] == b[j] ? (*table)[i + 1][j + 1] + 1
-                                    : std::max((*table)[i + 1][j], (*table)[i][j + 1]);
+      (*table)[i][j] = a[i] == b[j]
+                           ? (*table)[i + 1][j + 1] + 1
+                           : std::max((*table)[i + 1][j], (*table)[i][j + 1]);
     }
   }
   return (*table)[0][0];
@@ -116,11 +118,13 @@ CacheStats ComputeStats(const xla::AutotuneResults& results) {
   return s;
 }
 
-CacheDiff DiffCaches(const xla::AutotuneResults& a, const xla::AutotuneResults& b,
-                     int current_version) {
+CacheDiff DiffCaches(const xla::AutotuneResults& a,
+                     const xla::AutotuneResults& b, int current_version) {
   absl::flat_hash_map<AutotuneKey, const xla::AutotuneResult*> in_a, in_b;
-  for (const auto& e : a.results()) in_a[KeyOfEntry(e, current_version)] = &e.result();
-  for (const auto& e : b.results()) in_b[KeyOfEntry(e, current_version)] = &e.result();
+  for (const auto& e : a.results())
+    in_a[KeyOfEntry(e, current_version)] = &e.result();
+  for (const auto& e : b.results())
+    in_b[KeyOfEntry(e, current_version)] = &e.result();
   CacheDiff d;
   for (const auto& [key, ra] : in_a) {
     auto it = in_b.find(key);
@@ -181,7 +185,8 @@ std::string LineDiff(absl::string_view a, absl::string_view b, int context) {
       ops.push_back({' ', la[i]});
       ++i;
       ++j;
-    } else if (i < la.size() && (j == lb.size() || t[i + 1][j] >= t[i][j + 1])) {
+    } else if (i < la.size() &&
+               (j == lb.size() || t[i + 1][j] >= t[i][j + 1])) {
       ops.push_back({'-', la[i++]});
     } else {
       ops.push_back({'+', lb[j++]});
@@ -204,7 +209,8 @@ std::string LineDiff(absl::string_view a, absl::string_view b, int context) {
     }
     if (skipped) out += "  ...\n";
     skipped = false;
-    absl::StrAppend(&out, std::string(1, ops[k].first), " ", ops[k].second, "\n");
+    absl::StrAppend(&out, std::string(1, ops[k].first), " ", ops[k].second,
+                    "\n");
   }
   if (skipped && !out.empty()) out += "  ...\n";
   return out;
@@ -233,8 +239,9 @@ MissExplanation ExplainMiss(const xla::AutotuneResults& results,
     for (absl::string_view line : absl::StrSplit(e.hlo(), '\n')) {
       common += want_lines.contains(line) ? 1 : 0;
     }
-    std::tuple<bool, int64_t, bool, bool> score{
-        k.hlo == key.hlo, common, k.device == key.device, k.version == key.version};
+    std::tuple<bool, int64_t, bool, bool> score{k.hlo == key.hlo, common,
+                                                k.device == key.device,
+                                                k.version == key.version};
     if (best == nullptr || score > best_score) {
       best = &e;
       best_score = score;

@@ -50,8 +50,8 @@ struct CacheDiff {
   int64_t same = 0;
 };
 // Compares two caches key by key (version 0 read as `current_version`).
-CacheDiff DiffCaches(const xla::AutotuneResults& a, const xla::AutotuneResults& b,
-                     int current_version);
+CacheDiff DiffCaches(const xla::AutotuneResults& a,
+                     const xla::AutotuneResults& b, int current_version);
 
 struct PruneOptions {
   // Keep only entries whose fused text is one of these (any device).
@@ -73,7 +73,7 @@ std::string LineDiff(absl::string_view a, absl::string_view b, int context = 1);
 struct MissExplanation {
   bool hit = false;
   bool cache_empty = false;
-  AutotuneKey nearest;   // the closest stored key, unless the cache is empty
+  AutotuneKey nearest;  // the closest stored key, unless the cache is empty
   bool device_differs = false;
   bool version_differs = false;
   bool text_differs = false;

@@ -10,12 +10,15 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 constexpr char kGemm[] =
-    "{\n  tmp_0 = f32[4,8]{1,0} parameter(0)\n  tmp_1 = f32[8,2]{1,0} parameter(1)\n"
-    "  ROOT tmp_2 = f32[4,2]{1,0} dot(f32[4,8]{1,0} tmp_0, f32[8,2]{1,0} tmp_1), "
+    "{\n  tmp_0 = f32[4,8]{1,0} parameter(0)\n  tmp_1 = f32[8,2]{1,0} "
+    "parameter(1)\n"
+    "  ROOT tmp_2 = f32[4,2]{1,0} dot(f32[4,8]{1,0} tmp_0, f32[8,2]{1,0} "
+    "tmp_1), "
     "lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}";
 
-xla::AutotuneResults::Entry Entry(const std::string& device, const std::string& hlo,
-                                  int version, int block_m, int nanos) {
+xla::AutotuneResults::Entry Entry(const std::string& device,
+                                  const std::string& hlo, int version,
+                                  int block_m, int nanos) {
   xla::AutotuneResults::Entry e;
   e.set_device(device);
   e.set_hlo(hlo);
@@ -27,10 +30,13 @@ xla::AutotuneResults::Entry Entry(const std::string& device, const std::string& 
 }
 
 TEST(InspectTest, SummarizesXtuneAndXlaText) {
-  EXPECT_EQ(SummarizeFusionText(kGemm), "dot f32[4,2] <- f32[4,8], f32[8,2] (3 ops)");
+  EXPECT_EQ(SummarizeFusionText(kGemm),
+            "dot f32[4,2] <- f32[4,8], f32[8,2] (3 ops)");
   // Without ROOT (the last instruction is the root).
-  EXPECT_EQ(SummarizeFusionText("{\n  a = f16[2]{0} parameter(0)\n  b = f16[2]{0} negate(a)\n}"),
-            "negate f16[2] <- f16[2] (2 ops)");
+  EXPECT_EQ(
+      SummarizeFusionText(
+          "{\n  a = f16[2]{0} parameter(0)\n  b = f16[2]{0} negate(a)\n}"),
+      "negate f16[2] <- f16[2] (2 ops)");
   EXPECT_EQ(SummarizeFusionText("garbage"), "(no instructions)");
 }
 
@@ -43,11 +49,13 @@ TEST(InspectTest, ConfigTextNamesTheKeyType) {
 TEST(InspectTest, StatsDiffAndPrune) {
   xla::AutotuneResults a, b;
   *a.add_results() = Entry("gpu", kGemm, 0, 64, 100);
-  *a.add_results() = Entry("gpu", "{\n  x = f32[1]{0} parameter(0)\n}", 1, 32, 100);
+  *a.add_results() =
+      Entry("gpu", "{\n  x = f32[1]{0} parameter(0)\n}", 1, 32, 100);
   *a.add_results() = Entry("cpu", kGemm, 2, 16, 100);
-  *b.add_results() = Entry("gpu", kGemm, 1, 128, 50);  // version 0 == 1: changed
-  *b.add_results() = Entry("cpu", kGemm, 2, 16, 80);   // re-timed
-  *b.add_results() = Entry("tpu", kGemm, 1, 16, 80);   // added
+  *b.add_results() =
+      Entry("gpu", kGemm, 1, 128, 50);                // version 0 == 1: changed
+  *b.add_results() = Entry("cpu", kGemm, 2, 16, 80);  // re-timed
+  *b.add_results() = Entry("tpu", kGemm, 1, 16, 80);  // added
 
   CacheStats s = ComputeStats(a);
   EXPECT_EQ(s.entries, 3);
@@ -106,7 +114,8 @@ TEST(InspectTest, ExplainNamesWhatDiffers) {
   EXPECT_FALSE(text.device_differs);
   EXPECT_THAT(text.text_diff, HasSubstr("- "));
   EXPECT_THAT(text.text_diff, HasSubstr("+ "));
-  EXPECT_TRUE(ExplainMiss(xla::AutotuneResults(), {"cpu", want, 1}, 1).cache_empty);
+  EXPECT_TRUE(
+      ExplainMiss(xla::AutotuneResults(), {"cpu", want, 1}, 1).cache_empty);
 }
 
 }  // namespace

@@ -100,13 +100,15 @@ absl::Status MergeIntoFile(const std::string& path,
   } else if (existing.status().code() != absl::StatusCode::kNotFound) {
     return absl::Status(
         existing.status().code(),
-        absl::StrCat("cannot merge the dump into '", path,
-                     "', which is not a readable autotune cache: ",
-                     existing.status().message(),
-                     " (the file was left as it is; remove it to start afresh)"));
+        absl::StrCat(
+            "cannot merge the dump into '", path,
+            "', which is not a readable autotune cache: ",
+            existing.status().message(),
+            " (the file was left as it is; remove it to start afresh)"));
   }
   XTUNE_RETURN_IF_ERROR(MergeResults(&merged, results, "this compile",
-                                     ConflictPolicy::kNewer, current_version, stats));
+                                     ConflictPolicy::kNewer, current_version,
+                                     stats));
   return WriteAutotuneResults(path, merged);
 }
 

@@ -33,7 +33,8 @@ void Add(xla::AutotuneResults* rs, const std::string& hlo, int64_t nanos,
   k->set_per_task(64);
   k->set_threads(1);
   r->mutable_run_time()->set_nanos(nanos);
-  if (tuned_at) r->mutable_xtune_provenance()->set_tuned_at_unix_seconds(tuned_at);
+  if (tuned_at)
+    r->mutable_xtune_provenance()->set_tuned_at_unix_seconds(tuned_at);
 }
 
 TEST(MergeTest, UnionSortedAndIdenticalCounted) {
@@ -43,7 +44,8 @@ TEST(MergeTest, UnionSortedAndIdenticalCounted) {
   Add(&b, "m", 10);
   Add(&b, "b", 10);
   MergeStats stats;
-  ASSERT_THAT(MergeResults(&a, b, "b", ConflictPolicy::kError, 1, &stats), IsOk());
+  ASSERT_THAT(MergeResults(&a, b, "b", ConflictPolicy::kError, 1, &stats),
+              IsOk());
   ASSERT_EQ(a.results_size(), 3);
   EXPECT_EQ(a.results(0).hlo(), "b");
   EXPECT_EQ(a.results(2).hlo(), "z");
@@ -61,12 +63,15 @@ TEST(MergeTest, Policies) {
                        AllOf(HasSubstr("in.pb"), HasSubstr("hlo='k'"))));
   EXPECT_EQ(x.results(0).result().cpu_streaming().unroll(), 1);  // unchanged
   x = base;
-  ASSERT_THAT(MergeResults(&x, in, "in", ConflictPolicy::kFaster, 1, nullptr), IsOk());
+  ASSERT_THAT(MergeResults(&x, in, "in", ConflictPolicy::kFaster, 1, nullptr),
+              IsOk());
   EXPECT_EQ(x.results(0).result().cpu_streaming().unroll(), 1);
   x = base;
-  ASSERT_THAT(MergeResults(&x, in, "in", ConflictPolicy::kNewer, 1, nullptr), IsOk());
+  ASSERT_THAT(MergeResults(&x, in, "in", ConflictPolicy::kNewer, 1, nullptr),
+              IsOk());
   EXPECT_EQ(x.results(0).result().cpu_streaming().unroll(), 2);
-  EXPECT_THAT(ParseConflictPolicy("newest"), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(ParseConflictPolicy("newest"),
+              StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST(MergeTest, VersionZeroIsTheCurrentVersion) {
@@ -75,18 +80,21 @@ TEST(MergeTest, VersionZeroIsTheCurrentVersion) {
   Add(&b, "k", 10);
   b.mutable_results(0)->set_version(0);
   MergeStats stats;
-  ASSERT_THAT(MergeResults(&a, b, "b", ConflictPolicy::kError, 1, &stats), IsOk());
+  ASSERT_THAT(MergeResults(&a, b, "b", ConflictPolicy::kError, 1, &stats),
+              IsOk());
   EXPECT_EQ(a.results_size(), 1);
   EXPECT_EQ(stats.identical, 1);
 }
 
 TEST(MergeTest, CorruptTargetIsLeftAlone) {
-  std::string path = ::testing::TempDir() + "/merge_corrupt_" + std::to_string(getpid()) + ".pb";
+  std::string path = ::testing::TempDir() + "/merge_corrupt_" +
+                     std::to_string(getpid()) + ".pb";
   ASSERT_THAT(WriteFileAtomically(path, "\x0a\xff garbage"), IsOk());
   xla::AutotuneResults mine;
   Add(&mine, "k", 1);
-  EXPECT_THAT(MergeIntoFile(path, mine, 1, nullptr),
-              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("left as it is")));
+  EXPECT_THAT(
+      MergeIntoFile(path, mine, 1, nullptr),
+      StatusIs(absl::StatusCode::kDataLoss, HasSubstr("left as it is")));
   EXPECT_THAT(ReadFile(path), IsOkAndHolds(std::string("\x0a\xff garbage")));
 }
 
@@ -94,7 +102,8 @@ TEST(MergeTest, CorruptTargetIsLeftAlone) {
 // ends up in it and the file always parses.
 TEST(MergeTest, ConcurrentMergeDumpsLoseNothing) {
   for (const char* ext : {".textproto", ".pb"}) {
-    std::string path = ::testing::TempDir() + "/merge_conc_" + std::to_string(getpid()) + ext;
+    std::string path =
+        ::testing::TempDir() + "/merge_conc_" + std::to_string(getpid()) + ext;
     std::filesystem::remove(path);
     constexpr int kProcs = 8, kRounds = 5;
     std::vector<pid_t> pids;
@@ -105,7 +114,8 @@ TEST(MergeTest, ConcurrentMergeDumpsLoseNothing) {
         for (int r = 0; r < kRounds; ++r) {
           xla::AutotuneResults mine;
           Add(&mine, "shared", 7);
-          Add(&mine, "p" + std::to_string(p) + "r" + std::to_string(r), 100 + p);
+          Add(&mine, "p" + std::to_string(p) + "r" + std::to_string(r),
+              100 + p);
           if (!MergeIntoFile(path, mine, 1, nullptr).ok()) _exit(1);
           // A reader between writers sees a whole file.
           if (!ReadAutotuneResults(path).ok()) _exit(2);

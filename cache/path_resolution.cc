@@ -18,8 +18,9 @@ absl::Status Unresolved(absl::string_view path, absl::string_view variable) {
 absl::StatusOr<std::string> ResolveAutotunePath(absl::string_view path) {
   size_t slash = path.find('/');
   absl::string_view first = path.substr(0, slash);
-  absl::string_view rest =
-      slash == absl::string_view::npos ? absl::string_view() : path.substr(slash);
+  absl::string_view rest = slash == absl::string_view::npos
+                               ? absl::string_view()
+                               : path.substr(slash);
   if (first == "TEST_UNDECLARED_OUTPUTS_DIR") {
     const char* dir = std::getenv("TEST_UNDECLARED_OUTPUTS_DIR");
     if (dir == nullptr) return Unresolved(path, "TEST_UNDECLARED_OUTPUTS_DIR");

@@ -15,11 +15,13 @@ using ::xtune::testing::IsOkAndHolds;
 using ::xtune::testing::StatusIs;
 
 TEST(PathResolutionTest, PlainPathsAreUnchanged) {
-  EXPECT_THAT(ResolveAutotunePath("a/b.textproto"), IsOkAndHolds("a/b.textproto"));
+  EXPECT_THAT(ResolveAutotunePath("a/b.textproto"),
+              IsOkAndHolds("a/b.textproto"));
   EXPECT_THAT(ResolveAutotunePath("/x/TEST_WORKSPACE/y"),
               IsOkAndHolds("/x/TEST_WORKSPACE/y"));
   // Only a whole first segment counts.
-  EXPECT_THAT(ResolveAutotunePath("TEST_WORKSPACEX/y"), IsOkAndHolds("TEST_WORKSPACEX/y"));
+  EXPECT_THAT(ResolveAutotunePath("TEST_WORKSPACEX/y"),
+              IsOkAndHolds("TEST_WORKSPACEX/y"));
 }
 
 TEST(PathResolutionTest, UndeclaredOutputsDir) {

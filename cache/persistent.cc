@@ -8,8 +8,9 @@
 
 namespace xtune {
 
-absl::StatusOr<std::unique_ptr<AutotuneCacheSession>> AutotuneCacheSession::Open(
-    const PersistentCacheOptions& options, int current_version) {
+absl::StatusOr<std::unique_ptr<AutotuneCacheSession>>
+AutotuneCacheSession::Open(const PersistentCacheOptions& options,
+                           int current_version) {
   std::unique_ptr<AutotuneCacheSession> s(new AutotuneCacheSession());
   s->current_version_ = current_version;
   s->dump_merge_ = options.dump_merge;
@@ -17,29 +18,30 @@ absl::StatusOr<std::unique_ptr<AutotuneCacheSession>> AutotuneCacheSession::Open
     XTUNE_ASSIGN_OR_RETURN(s->dump_path_, ResolveAutotunePath(options.dump_to));
   }
   if (!options.load_from.empty()) {
-    XTUNE_ASSIGN_OR_RETURN(s->load_path_, ResolveAutotunePath(options.load_from));
+    XTUNE_ASSIGN_OR_RETURN(s->load_path_,
+                           ResolveAutotunePath(options.load_from));
     absl::StatusOr<xla::AutotuneResults> results =
         ReadAutotuneResults(s->load_path_);
     if (!results.ok()) {
       return absl::Status(
           results.status().code(),
           absl::StrCat("cannot load autotune results (--xla_gpu_load_autotune_"
-                       "results_from=", options.load_from, "): ",
-                       results.status().message()));
+                       "results_from=",
+                       options.load_from, "): ", results.status().message()));
     }
     absl::StatusOr<int64_t> added =
         s->memory_.Load(*results, s->load_path_, current_version);
     if (!added.ok()) {
-      return absl::Status(
-          added.status().code(),
-          absl::StrCat("cannot load autotune results: ", added.status().message()));
+      return absl::Status(added.status().code(),
+                          absl::StrCat("cannot load autotune results: ",
+                                       added.status().message()));
     }
     s->loaded_ = *added;
   }
   if (!options.per_fusion_dir.empty()) {
     XTUNE_ASSIGN_OR_RETURN(
-        s->directory_,
-        DirectoryAutotuneCache::Open(options.per_fusion_dir, options.per_fusion_mode));
+        s->directory_, DirectoryAutotuneCache::Open(options.per_fusion_dir,
+                                                    options.per_fusion_mode));
     s->tiered_ = TieredAutotuneCache(&s->memory_, s->directory_.get());
   }
   return s;

@@ -1,8 +1,8 @@
 #include "cache/results_file.h"
 
 #include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
 
 #include "absl/strings/match.h"
@@ -18,7 +18,8 @@ namespace xtune {
 namespace {
 
 constexpr char kWriter[] = "xtune";
-constexpr char kTextHeader[] = "# xtune-file: autotune results written by xtune";
+constexpr char kTextHeader[] =
+    "# xtune-file: autotune results written by xtune";
 constexpr char kTextCheck[] = "# xtune-check: ";
 
 std::string Deterministic(const google::protobuf::Message& m) {
@@ -46,11 +47,12 @@ class ErrorCollector : public google::protobuf::io::ErrorCollector {
   std::string first_;
 };
 
-absl::Status CheckVersion(const xla::AutotuneResults& r, absl::string_view source) {
+absl::Status CheckVersion(const xla::AutotuneResults& r,
+                          absl::string_view source) {
   if (r.version() != 3) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        source, ": autotune results version ", r.version(),
-        " is not supported (expected 3)"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(source, ": autotune results version ", r.version(),
+                     " is not supported (expected 3)"));
   }
   return absl::OkStatus();
 }
@@ -58,7 +60,8 @@ absl::Status CheckVersion(const xla::AutotuneResults& r, absl::string_view sourc
 }  // namespace
 
 bool IsTextProtoPath(absl::string_view path) {
-  for (absl::string_view ext : {".txt", ".txtpb", ".textproto", ".prototxt", ".pbtxt"}) {
+  for (absl::string_view ext :
+       {".txt", ".txtpb", ".textproto", ".prototxt", ".pbtxt"}) {
     if (absl::EndsWith(path, ext)) return true;
   }
   return false;
@@ -73,7 +76,8 @@ absl::StatusOr<xla::AutotuneResults> ParseAutotuneResults(
     parser.RecordErrorsTo(&errors);
     if (!parser.ParseFromString(std::string(data), &r)) {
       return absl::DataLossError(absl::StrCat(
-          source, ":", errors.first().empty() ? " not a valid textproto" : errors.first(),
+          source, ":",
+          errors.first().empty() ? " not a valid textproto" : errors.first(),
           " (expected XLA AutotuneResults textproto)"));
     }
     // xtune's own text files: header line first, check line last; the
@@ -82,15 +86,17 @@ absl::StatusOr<xla::AutotuneResults> ParseAutotuneResults(
       size_t at = data.rfind(kTextCheck);
       size_t body_start = data.find('\n');
       if (at == absl::string_view::npos || at < body_start) {
-        return absl::DataLossError(absl::StrCat(
-            source, ": the file is incomplete (written by xtune but its "
-                    "closing check line is missing: truncated?)"));
+        return absl::DataLossError(
+            absl::StrCat(source,
+                         ": the file is incomplete (written by xtune but its "
+                         "closing check line is missing: truncated?)"));
       }
       absl::string_view line = data.substr(at + strlen(kTextCheck));
       line = line.substr(0, line.find('\n'));
       int64_t entries = -1;
       std::string hash;
-      for (absl::string_view kv : absl::StrSplit(line, ' ', absl::SkipEmpty())) {
+      for (absl::string_view kv :
+           absl::StrSplit(line, ' ', absl::SkipEmpty())) {
         if (absl::ConsumePrefix(&kv, "entries=")) {
           if (!absl::SimpleAtoi(kv, &entries)) entries = -1;
         } else if (absl::ConsumePrefix(&kv, "sha256=")) {
@@ -100,28 +106,31 @@ absl::StatusOr<xla::AutotuneResults> ParseAutotuneResults(
       if (entries != r.results_size() ||
           hash != Sha256Hex(data.substr(body_start + 1, at - body_start - 1))) {
         return absl::DataLossError(absl::StrCat(
-            source, ": the file does not match its check line (", r.results_size(),
-            " entries read, ", entries, " written): truncated or altered. If you "
+            source, ": the file does not match its check line (",
+            r.results_size(), " entries read, ", entries,
+            " written): truncated or altered. If you "
             "edited it by hand, delete its two '# xtune-' lines to load it as "
             "a plain XLA file"));
       }
     }
   } else {
-    google::protobuf::io::ArrayInputStream stream(data.data(),
-                                                  static_cast<int>(data.size()));
+    google::protobuf::io::ArrayInputStream stream(
+        data.data(), static_cast<int>(data.size()));
     google::protobuf::io::CodedInputStream coded(&stream);
     coded.SetRecursionLimit(64);
     if (data.size() > static_cast<size_t>(INT32_MAX) ||
         !r.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
       return absl::DataLossError(absl::StrCat(
-          source, ": not a valid binary AutotuneResults proto (truncated or "
-                  "corrupt; a textproto file needs a .txt/.textproto/.pbtxt name)"));
+          source,
+          ": not a valid binary AutotuneResults proto (truncated or "
+          "corrupt; a textproto file needs a .txt/.textproto/.pbtxt name)"));
     }
     if (r.has_xtune_header()) {
       if (!r.has_xtune_check()) {
         return absl::DataLossError(absl::StrCat(
-            source, ": the file is incomplete (written by xtune but its check "
-                    "is missing: truncated?)"));
+            source,
+            ": the file is incomplete (written by xtune but its check "
+            "is missing: truncated?)"));
       }
       // The check is the file's last bytes and covers all before it.
       xla::AutotuneResults tail;
@@ -144,7 +153,8 @@ absl::StatusOr<xla::AutotuneResults> ParseAutotuneResults(
   return r;
 }
 
-std::string SerializeAutotuneResults(const xla::AutotuneResults& in, bool text) {
+std::string SerializeAutotuneResults(const xla::AutotuneResults& in,
+                                     bool text) {
   if (in.has_xtune_header() || in.has_xtune_check()) {
     xla::AutotuneResults plain = in;
     plain.clear_xtune_header();
@@ -155,8 +165,9 @@ std::string SerializeAutotuneResults(const xla::AutotuneResults& in, bool text) 
     std::string body;
     google::protobuf::TextFormat::Printer printer;
     printer.PrintToString(in, &body);
-    return absl::StrCat(kTextHeader, "\n", body, kTextCheck, "entries=",
-                        in.results_size(), " sha256=", Sha256Hex(body), "\n");
+    return absl::StrCat(kTextHeader, "\n", body, kTextCheck,
+                        "entries=", in.results_size(),
+                        " sha256=", Sha256Hex(body), "\n");
   }
   // Header first (field order on the wire is free), then the entries
   // (field 4, deterministic bytes), then the check over everything before
@@ -182,12 +193,13 @@ std::string SerializeAutotuneResults(const xla::AutotuneResults& in, bool text) 
   return out + Deterministic(tail);
 }
 
-absl::StatusOr<xla::AutotuneResults> ReadAutotuneResults(const std::string& path) {
+absl::StatusOr<xla::AutotuneResults> ReadAutotuneResults(
+    const std::string& path) {
   absl::StatusOr<std::string> data = ReadFile(path);
   if (!data.ok()) {
     if (data.status().code() == absl::StatusCode::kNotFound) {
-      return absl::NotFoundError(absl::StrCat(
-          "autotune results file '", path, "' does not exist"));
+      return absl::NotFoundError(
+          absl::StrCat("autotune results file '", path, "' does not exist"));
     }
     return data.status();
   }
@@ -196,7 +208,8 @@ absl::StatusOr<xla::AutotuneResults> ReadAutotuneResults(const std::string& path
 
 absl::Status WriteAutotuneResults(const std::string& path,
                                   const xla::AutotuneResults& results) {
-  return WriteFileAtomically(path, SerializeAutotuneResults(results, IsTextProtoPath(path)));
+  return WriteFileAtomically(
+      path, SerializeAutotuneResults(results, IsTextProtoPath(path)));
 }
 
 }  // namespace xtune

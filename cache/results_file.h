@@ -35,7 +35,8 @@ std::string SerializeAutotuneResults(const xla::AutotuneResults& results,
                                      bool text);
 
 // Reads `path`. NotFound when missing, plus ParseAutotuneResults' errors.
-absl::StatusOr<xla::AutotuneResults> ReadAutotuneResults(const std::string& path);
+absl::StatusOr<xla::AutotuneResults> ReadAutotuneResults(
+    const std::string& path);
 
 // Writes `path` atomically (format by extension).
 absl::Status WriteAutotuneResults(const std::string& path,

@@ -29,6 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   // What parses must serialize and parse back.
   std::string again = xtune::SerializeAutotuneResults(*results, text);
-  if (!xtune::ParseAutotuneResults(again, text, "fuzz again").ok()) __builtin_trap();
+  if (!xtune::ParseAutotuneResults(again, text, "fuzz again").ok())
+    __builtin_trap();
   return 0;
 }

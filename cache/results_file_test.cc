@@ -1,24 +1,23 @@
 #include "cache/results_file.h"
 
+#include <google/protobuf/descriptor.pb.h>
+#include <google/protobuf/dynamic_message.h>
+#include <google/protobuf/text_format.h>
+#include <google/protobuf/unknown_field_set.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <functional>
 #include <filesystem>
+#include <functional>
 #include <thread>
-
-#include <google/protobuf/descriptor.pb.h>
-#include <google/protobuf/dynamic_message.h>
-#include <google/protobuf/text_format.h>
-#include <google/protobuf/unknown_field_set.h>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "absl/strings/str_split.h"
 #include "util/file.h"
 #include "util/status_matchers.h"
 
@@ -36,7 +35,8 @@ xla::AutotuneResults Sample(int n) {
   for (int i = 0; i < n; ++i) {
     auto* e = rs.add_results();
     e->set_device("CPU: test");
-    e->set_hlo("{\n  tmp_0 = f32[" + std::to_string(i + 1) + "]{0} parameter(0)\n}");
+    e->set_hlo("{\n  tmp_0 = f32[" + std::to_string(i + 1) +
+               "]{0} parameter(0)\n}");
     e->set_version(1);
     auto* k = e->mutable_result()->mutable_cpu_gemm();
     k->set_mc(64);
@@ -52,13 +52,15 @@ xla::AutotuneResults Sample(int n) {
 }
 
 std::string TempPath(const std::string& name) {
-  std::string dir = ::testing::TempDir() + "/results_file_test_" + std::to_string(getpid());
+  std::string dir =
+      ::testing::TempDir() + "/results_file_test_" + std::to_string(getpid());
   std::filesystem::create_directories(dir);
   return dir + "/" + name;
 }
 
 TEST(ResultsFileTest, TextProtoExtensions) {
-  for (const char* p : {"a.txt", "a.txtpb", "a.textproto", "a.prototxt", "a.pbtxt"}) {
+  for (const char* p :
+       {"a.txt", "a.txtpb", "a.textproto", "a.prototxt", "a.pbtxt"}) {
     EXPECT_TRUE(IsTextProtoPath(p)) << p;
   }
   for (const char* p : {"a.pb", "a.binpb", "a", "a.txt.gz"}) {
@@ -107,7 +109,8 @@ void StripXtuneFields(google::protobuf::DescriptorProto* m) {
 TEST(ResultsFileTest, XlaKeysOnlyFileDecodesWithXlasSchema) {
   google::protobuf::DescriptorPool pool;
   // Dependencies first, unchanged; then the schema, stripped.
-  const google::protobuf::FileDescriptor* file = xla::AutotuneResults::descriptor()->file();
+  const google::protobuf::FileDescriptor* file =
+      xla::AutotuneResults::descriptor()->file();
   std::vector<const google::protobuf::FileDescriptor*> order;
   std::function<void(const google::protobuf::FileDescriptor*)> visit =
       [&](const google::protobuf::FileDescriptor* f) {
@@ -130,8 +133,9 @@ TEST(ResultsFileTest, XlaKeysOnlyFileDecodesWithXlasSchema) {
       pool.FindMessageTypeByName("xla.AutotuneResults");
   ASSERT_NE(results_type, nullptr);
   EXPECT_EQ(results_type->FindFieldByNumber(1000), nullptr);
-  EXPECT_EQ(pool.FindMessageTypeByName("xla.AutotuneResult")->FindFieldByNumber(1000),
-            nullptr);
+  EXPECT_EQ(
+      pool.FindMessageTypeByName("xla.AutotuneResult")->FindFieldByNumber(1000),
+      nullptr);
   google::protobuf::DynamicMessageFactory factory(&pool);
 
   xla::AutotuneResults rs;
@@ -151,7 +155,8 @@ TEST(ResultsFileTest, XlaKeysOnlyFileDecodesWithXlasSchema) {
         factory.GetPrototype(results_type)->New());
     if (text) {
       // TextFormat refuses unknown fields, so this also shows there are none.
-      ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(bytes, m.get()));
+      ASSERT_TRUE(
+          google::protobuf::TextFormat::ParseFromString(bytes, m.get()));
     } else {
       ASSERT_TRUE(m->ParseFromString(bytes));
       // Only the top-level header and check (1000, 1001) are unknown to XLA.
@@ -162,7 +167,8 @@ TEST(ResultsFileTest, XlaKeysOnlyFileDecodesWithXlasSchema) {
     }
     const auto* results_field = results_type->FindFieldByName("results");
     ASSERT_EQ(m->GetReflection()->FieldSize(*m, results_field), 2);
-    const auto& entry = m->GetReflection()->GetRepeatedMessage(*m, results_field, 0);
+    const auto& entry =
+        m->GetReflection()->GetRepeatedMessage(*m, results_field, 0);
     EXPECT_EQ(entry.GetReflection()->GetUnknownFields(entry).field_count(), 0);
     EXPECT_THAT(entry.ShortDebugString(), HasSubstr("algorithm: 4"));
     EXPECT_THAT(m->ShortDebugString(), HasSubstr("block_m: 64"));
@@ -198,12 +204,14 @@ TEST(ResultsFileTest, WrongVersionAndGarbage) {
   xla::AutotuneResults rs = Sample(1);
   rs.set_version(2);
   for (bool text : {true, false}) {
-    EXPECT_THAT(ParseAutotuneResults(SerializeAutotuneResults(rs, text), text, "v2"),
-                StatusIs(absl::StatusCode::kFailedPrecondition,
-                         AllOf(HasSubstr("v2"), HasSubstr("version 2"))));
+    EXPECT_THAT(
+        ParseAutotuneResults(SerializeAutotuneResults(rs, text), text, "v2"),
+        StatusIs(absl::StatusCode::kFailedPrecondition,
+                 AllOf(HasSubstr("v2"), HasSubstr("version 2"))));
   }
-  EXPECT_THAT(ParseAutotuneResults("version: 3\nresults { bogus: 1 }", true, "g.txt"),
-              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("g.txt:2:")));
+  EXPECT_THAT(
+      ParseAutotuneResults("version: 3\nresults { bogus: 1 }", true, "g.txt"),
+      StatusIs(absl::StatusCode::kDataLoss, HasSubstr("g.txt:2:")));
   EXPECT_THAT(ParseAutotuneResults("\xff\xff\xff\xff garbage", false, "g.pb"),
               StatusIs(absl::StatusCode::kDataLoss, HasSubstr("g.pb")));
   EXPECT_THAT(ReadAutotuneResults(TempPath("missing.pb")),
@@ -230,7 +238,8 @@ TEST(ResultsFileTest, KilledDumpLeavesAWholeFile) {
       ASSERT_EQ(kill(pid, SIGKILL), 0);
       int status = 0;
       ASSERT_EQ(waitpid(pid, &status, 0), pid);
-      ASSERT_TRUE(WIFSIGNALED(status)) << "the writer failed instead of being killed";
+      ASSERT_TRUE(WIFSIGNALED(status))
+          << "the writer failed instead of being killed";
       absl::StatusOr<xla::AutotuneResults> now = ReadAutotuneResults(path);
       ASSERT_THAT(now, IsOk()) << ext << " attempt " << attempt;
       EXPECT_TRUE(now->results_size() == 3 || now->results_size() == 20000)

@@ -1,6 +1,4 @@
 // The public API (include/xtune/compiler.h) over compiler/compile.h.
-#include "xtune/compiler.h"
-
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -13,6 +11,7 @@
 #include "runtime/random_inputs.h"
 #include "util/file.h"
 #include "util/status_macros.h"
+#include "xtune/compiler.h"
 
 namespace xtune {
 
@@ -37,9 +36,9 @@ absl::StatusOr<std::shared_ptr<AutotuneCacheSession>> SharedSession(
   static absl::Mutex mu(absl::kConstInit);
   static auto* sessions =
       new std::map<std::string, std::shared_ptr<AutotuneCacheSession>>();
-  std::string id = absl::StrCat(o.load_from, "\n", o.dump_to, "\n", o.dump_merge,
-                                "\n", o.per_fusion_dir, "\n",
-                                static_cast<int>(o.per_fusion_mode));
+  std::string id =
+      absl::StrCat(o.load_from, "\n", o.dump_to, "\n", o.dump_merge, "\n",
+                   o.per_fusion_dir, "\n", static_cast<int>(o.per_fusion_mode));
   absl::MutexLock lock(&mu);
   auto it = sessions->find(id);
   if (it != sessions->end()) return it->second;
@@ -72,7 +71,8 @@ void Flatten(const Literal& l, std::vector<Array>* out) {
 
 }  // namespace
 
-absl::StatusOr<std::vector<Array>> Program::Run(const std::vector<Array>& args) {
+absl::StatusOr<std::vector<Array>> Program::Run(
+    const std::vector<Array>& args) {
   const Computation& entry = *impl_->module->entry();
   if (static_cast<int64_t>(args.size()) != entry.parameter_count()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -83,18 +83,22 @@ absl::StatusOr<std::vector<Array>> Program::Run(const std::vector<Array>& args) 
   for (size_t i = 0; i < args.size(); ++i) {
     const Shape& shape = entry.parameter(i)->shape();
     if (shape.IsTuple()) {
-      return absl::InvalidArgumentError("tuple parameters are not supported by the API");
+      return absl::InvalidArgumentError(
+          "tuple parameters are not supported by the API");
     }
     if (static_cast<int64_t>(args[i].values.size()) != shape.ElementCount() ||
         args[i].dims != shape.dims()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "argument ", i, " does not match parameter shape ", shape.ToString(false)));
+      return absl::InvalidArgumentError(
+          absl::StrCat("argument ", i, " does not match parameter shape ",
+                       shape.ToString(false)));
     }
     Literal l(shape);
-    for (int64_t j = 0; j < shape.ElementCount(); ++j) l.SetDouble(j, args[i].values[j]);
+    for (int64_t j = 0; j < shape.ElementCount(); ++j)
+      l.SetDouble(j, args[i].values[j]);
     literals.push_back(std::move(l));
   }
-  XTUNE_ASSIGN_OR_RETURN(Literal result, impl_->compiled.executable->Run(literals));
+  XTUNE_ASSIGN_OR_RETURN(Literal result,
+                         impl_->compiled.executable->Run(literals));
   std::vector<Array> out;
   Flatten(result, &out);
   return out;
@@ -102,7 +106,8 @@ absl::StatusOr<std::vector<Array>> Program::Run(const std::vector<Array>& args) 
 
 absl::Status Program::RunAndVerify(uint64_t seed) {
   std::vector<Literal> inputs = RandomArguments(*impl_->module, seed);
-  XTUNE_ASSIGN_OR_RETURN(Literal actual, impl_->compiled.executable->Run(inputs));
+  XTUNE_ASSIGN_OR_RETURN(Literal actual,
+                         impl_->compiled.executable->Run(inputs));
   XTUNE_ASSIGN_OR_RETURN(Literal expected, Evaluate(*impl_->module, inputs));
   return CompareLiterals(expected, actual, "the compiled module's output");
 }
@@ -120,9 +125,11 @@ absl::StatusOr<std::unique_ptr<Compiler>> Compiler::Create(
           absl::StrCat("'", flag, "' is not a flag (expected --name=value)"));
     }
     size_t eq = flag.find('=');
-    std::string name = flag.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    std::string name =
+        flag.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
     std::string value = eq == std::string::npos ? "" : flag.substr(eq + 1);
-    absl::Status s = ApplyXlaFlag(name, value, eq != std::string::npos, &impl->flags);
+    absl::Status s =
+        ApplyXlaFlag(name, value, eq != std::string::npos, &impl->flags);
     if (s.code() == absl::StatusCode::kNotFound) {
       return absl::InvalidArgumentError(s.message());
     }
@@ -150,7 +157,8 @@ absl::StatusOr<std::unique_ptr<Program>> Compiler::CompileText(
   return std::unique_ptr<Program>(new Program(std::move(impl)));
 }
 
-absl::StatusOr<std::unique_ptr<Program>> Compiler::CompileFile(const std::string& path) {
+absl::StatusOr<std::unique_ptr<Program>> Compiler::CompileFile(
+    const std::string& path) {
   XTUNE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
   return CompileText(text, path);
 }

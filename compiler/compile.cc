@@ -19,7 +19,8 @@ absl::Status ApplyXlaFlagsFromEnvironment(XlaFlags* flags) {
   if (env == nullptr) return absl::OkStatus();
   std::vector<std::string> warnings;
   XTUNE_RETURN_IF_ERROR(ApplyXlaFlagsEnv(env, flags, &warnings));
-  for (const std::string& w : warnings) std::cerr << "xtune: warning: " << w << "\n";
+  for (const std::string& w : warnings)
+    std::cerr << "xtune: warning: " << w << "\n";
   return absl::OkStatus();
 }
 
@@ -39,9 +40,11 @@ absl::StatusOr<std::map<std::string, std::string>> ConfigOverrides(
       for (const auto& i : fused.entry()->instructions()) {
         if (i->opcode() == Opcode::kFusion) names.push_back(i->name());
       }
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--config names '", name, "', which is not a fusion of this module "
-          "(fusions: ", absl::StrJoin(names, ", "), ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--config names '", name,
+                       "', which is not a fusion of this module "
+                       "(fusions: ",
+                       absl::StrJoin(names, ", "), ")"));
     }
     overrides[name] = spec.substr(colon + 1);
   }
@@ -81,12 +84,13 @@ absl::StatusOr<KernelConfig> Override(const Backend& backend,
 
 absl::StatusOr<CompiledModule> CompileForCpu(
     const Module& module, const XlaFlags& flags,
-    const std::vector<std::string>& config_specs, AutotuneCacheSession* session) {
+    const std::vector<std::string>& config_specs,
+    AutotuneCacheSession* session) {
   CompiledModule out;
   XTUNE_ASSIGN_OR_RETURN(out.backend, cpu::CpuBackend::Create());
   if (session == nullptr) {
-    XTUNE_ASSIGN_OR_RETURN(out.own_session,
-                           AutotuneCacheSession::Open(flags.cache, kCodegenVersion));
+    XTUNE_ASSIGN_OR_RETURN(out.own_session, AutotuneCacheSession::Open(
+                                                flags.cache, kCodegenVersion));
     session = out.own_session.get();
   }
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> fused, FuseModule(module));
@@ -94,18 +98,20 @@ absl::StatusOr<CompiledModule> CompileForCpu(
   AutotuneOptions options = flags.autotune;
   options.print_summary = false;  // one line below, with the cache's figures
   // Flush about 1.5x the last-level cache between timed runs.
-  options.flush_bytes =
-      std::min<int64_t>(out.backend->device().l3_bytes * 3 / 2, int64_t{256} << 20);
+  options.flush_bytes = std::min<int64_t>(
+      out.backend->device().l3_bytes * 3 / 2, int64_t{256} << 20);
   IsolatedProfiler profiler(out.backend.get());
   Autotuner tuner(out.backend.get(), session->cache(), &profiler, options);
   XTUNE_ASSIGN_OR_RETURN(out.tuning, tuner.Tune(*fused));
   for (const FusionTuning& ft : out.tuning.fusions) {
     if (ft.source == ConfigSource::kTuned) {
-      out.misses.push_back({ft.fusion->name(), KeyOf(*out.backend, *ft.fusion)});
+      out.misses.push_back(
+          {ft.fusion->name(), KeyOf(*out.backend, *ft.fusion)});
     }
   }
   XTUNE_ASSIGN_OR_RETURN(int64_t dumped, session->Dump());
-  out.cache_summary = session->Summary(out.backend->DeviceDescription(), dumped);
+  out.cache_summary =
+      session->Summary(out.backend->DeviceDescription(), dumped);
   if (flags.autotune.print_summary) {
     std::cerr << "xtune: autotuning: " << out.tuning.stats.ToString()
               << (out.cache_summary.empty() ? "" : "; ") << out.cache_summary
@@ -114,7 +120,8 @@ absl::StatusOr<CompiledModule> CompileForCpu(
   const Backend& backend = *out.backend;
   const TuningResult& tuning = out.tuning;
   ConfigChooser choose =
-      [&backend, &tuning, overrides](const Instruction& f) -> absl::StatusOr<KernelConfig> {
+      [&backend, &tuning,
+       overrides](const Instruction& f) -> absl::StatusOr<KernelConfig> {
     KernelConfig config = tuning.configs.at(&f);
     auto o = overrides.find(f.name());
     if (o == overrides.end()) return config;
@@ -122,9 +129,9 @@ absl::StatusOr<CompiledModule> CompileForCpu(
   };
   ExecutableOptions exe_options;
   exe_options.compile_parallelism = flags.autotune.compilation_parallelism;
-  XTUNE_ASSIGN_OR_RETURN(
-      out.executable,
-      Executable::Create(std::move(fused), out.backend.get(), choose, exe_options));
+  XTUNE_ASSIGN_OR_RETURN(out.executable,
+                         Executable::Create(std::move(fused), out.backend.get(),
+                                            choose, exe_options));
   for (const CompiledFusion& f : out.executable->fusions()) {
     if (!f.fallback_reason.empty()) {
       std::cerr << "xtune: warning: fusion '" << f.fusion->name()
@@ -138,9 +145,10 @@ namespace {
 
 // A key over several lines (the text of a fusion has newlines), indented.
 std::string IndentedKey(const AutotuneKey& k, absl::string_view indent) {
-  std::string hlo = absl::StrReplaceAll(k.hlo, {{"\n", absl::StrCat("\n", indent)}});
-  return absl::StrCat(indent, "device: ", k.device, "\n", indent, "version: ",
-                      k.version, "\n", indent, "hlo: ", hlo, "\n");
+  std::string hlo =
+      absl::StrReplaceAll(k.hlo, {{"\n", absl::StrCat("\n", indent)}});
+  return absl::StrCat(indent, "device: ", k.device, "\n", indent,
+                      "version: ", k.version, "\n", indent, "hlo: ", hlo, "\n");
 }
 
 }  // namespace
@@ -154,7 +162,8 @@ absl::Status WriteCacheReport(const std::string& path,
       "device: ", compiled.backend->DeviceDescription(), "\n",
       "missed: ", compiled.misses.size(), "\n");
   for (const CacheMiss& m : compiled.misses) {
-    absl::StrAppend(&text, "- fusion: ", m.fusion, "\n", IndentedKey(m.key, "  "));
+    absl::StrAppend(&text, "- fusion: ", m.fusion, "\n",
+                    IndentedKey(m.key, "  "));
   }
   std::vector<AutotuneKey> unused = session.memory().UnusedLoaded();
   absl::StrAppend(&text, "unused: ", unused.size(), "\n");

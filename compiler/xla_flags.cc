@@ -9,8 +9,8 @@ namespace {
 
 absl::Status Bad(absl::string_view name, absl::string_view value,
                  absl::string_view want) {
-  return absl::InvalidArgumentError(absl::StrCat(
-      "--", name, "=", value, ": expected ", want));
+  return absl::InvalidArgumentError(
+      absl::StrCat("--", name, "=", value, ": expected ", want));
 }
 
 absl::Status ParseBool(absl::string_view name, absl::string_view value,
@@ -115,7 +115,8 @@ absl::Status ApplyXlaFlag(absl::string_view name, absl::string_view value,
     return absl::OkStatus();
   }
   if (name == "xla_gpu_force_compilation_parallelism") {
-    return ParseInt(name, value, has_value, 0, 4096, &a.compilation_parallelism);
+    return ParseInt(name, value, has_value, 0, 4096,
+                    &a.compilation_parallelism);
   }
   if (name == "xla_gpu_cublas_fallback") {
     return ParseBool(name, value, has_value, &a.library_fallback);
@@ -158,8 +159,8 @@ absl::Status ApplyXlaFlagsEnv(absl::string_view env, XlaFlags* flags,
                               std::vector<std::string>* warnings) {
   for (const std::string& token : Tokenize(env)) {
     if (token.rfind("--", 0) != 0) {
-      warnings->push_back(absl::StrCat("XLA_FLAGS: ignoring '", token,
-                                       "' (not a --flag)"));
+      warnings->push_back(
+          absl::StrCat("XLA_FLAGS: ignoring '", token, "' (not a --flag)"));
       continue;
     }
     std::string body = token.substr(2);
@@ -168,10 +169,11 @@ absl::Status ApplyXlaFlagsEnv(absl::string_view env, XlaFlags* flags,
     std::string value = eq == std::string::npos ? "" : body.substr(eq + 1);
     absl::Status s = ApplyXlaFlag(name, value, eq != std::string::npos, flags);
     if (s.code() == absl::StatusCode::kNotFound) {
-      warnings->push_back(absl::StrCat("XLA_FLAGS: ignoring unknown flag '--",
-                                       name, "'"));
+      warnings->push_back(
+          absl::StrCat("XLA_FLAGS: ignoring unknown flag '--", name, "'"));
     } else if (!s.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("XLA_FLAGS: ", s.message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("XLA_FLAGS: ", s.message()));
     }
   }
   return absl::OkStatus();

@@ -58,22 +58,25 @@ TEST(XlaFlagsTest, ParsesEveryPersistentCacheFlag) {
   EXPECT_EQ(f.cache.per_fusion_mode, DirectoryCacheMode::kRead);
   EXPECT_TRUE(f.cache.dump_merge);
   EXPECT_TRUE(f.autotune.record_candidates);
-  EXPECT_THAT(ApplyXlaFlag("xla_gpu_experimental_autotune_cache_mode", "write", true, &f),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("update or read")));
-  EXPECT_THAT(ApplyXlaFlag("xla_gpu_load_autotune_results_from", "", false, &f),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("a file path")));
+  EXPECT_THAT(ApplyXlaFlag("xla_gpu_experimental_autotune_cache_mode", "write",
+                           true, &f),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("update or read")));
+  EXPECT_THAT(
+      ApplyXlaFlag("xla_gpu_load_autotune_results_from", "", false, &f),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("a file path")));
 }
 
 TEST(XlaFlagsTest, UnknownFlagsInTheEnvironmentAreWarningsOnly) {
   XlaFlags f;
   std::vector<std::string> warnings;
-  ASSERT_THAT(ApplyXlaFlagsEnv("--xla_dump_to=/tmp/x stray --xla_gpu_autotune_level=2",
-                               &f, &warnings),
-              IsOk());
+  ASSERT_THAT(
+      ApplyXlaFlagsEnv("--xla_dump_to=/tmp/x stray --xla_gpu_autotune_level=2",
+                       &f, &warnings),
+      IsOk());
   EXPECT_EQ(f.autotune.level, 2);
-  EXPECT_THAT(warnings,
-              ElementsAre(HasSubstr("unknown flag '--xla_dump_to'"),
-                          HasSubstr("ignoring 'stray'")));
+  EXPECT_THAT(warnings, ElementsAre(HasSubstr("unknown flag '--xla_dump_to'"),
+                                    HasSubstr("ignoring 'stray'")));
 }
 
 TEST(XlaFlagsTest, BadValuesAreErrors) {

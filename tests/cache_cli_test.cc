@@ -30,22 +30,28 @@ ENTRY e {
   ROOT t = (f32[16,24], f32[24,16]) tuple(n, z)
 })hlo";
 
-constexpr char kQuick[] = " --xla_gpu_cublas_fallback=false --xla_gpu_autotune_level=2";
+constexpr char kQuick[] =
+    " --xla_gpu_cublas_fallback=false --xla_gpu_autotune_level=2";
 
 std::string LoopModule(int n) {
   return "HloModule loop" + std::to_string(n) + "\nENTRY e {\n  a = f32[" +
          std::to_string(n) + "] parameter(0)\n  b = f32[" + std::to_string(n) +
-         "] exponential(a)\n  ROOT c = f32[" + std::to_string(n) + "] negate(b)\n}\n";
+         "] exponential(a)\n  ROOT c = f32[" + std::to_string(n) +
+         "] negate(b)\n}\n";
 }
 
 constexpr char kXlaDevice[] =
-    "CUDA: 8.0, Cores: 108, GPU clock: 1.41 GHz, Memory bandwidth: 1555 GB/s, L2 cache: 40 MB";
+    "CUDA: 8.0, Cores: 108, GPU clock: 1.41 GHz, Memory bandwidth: 1555 GB/s, "
+    "L2 cache: 40 MB";
 
 std::string XlaEntry(const std::string& hlo, int block_m) {
-  return "results {\n  device: \"" + std::string(kXlaDevice) + "\"\n  hlo: \"" + hlo +
-         "\"\n  result {\n    run_time { nanos: 1000 }\n    triton { block_m: " +
+  return "results {\n  device: \"" + std::string(kXlaDevice) + "\"\n  hlo: \"" +
+         hlo +
+         "\"\n  result {\n    run_time { nanos: 1000 }\n    triton { "
+         "block_m: " +
          std::to_string(block_m) +
-         " block_n: 32 block_k: 32 split_k: 1 num_stages: 1 num_warps: 4 num_ctas: 1 }\n"
+         " block_n: 32 block_k: 32 split_k: 1 num_stages: 1 num_warps: 4 "
+         "num_ctas: 1 }\n"
          "  }\n}\n";
 }
 
@@ -80,11 +86,14 @@ TEST_F(CacheCliTest, DumpThenLoadTunesNothing) {
                                      " (0 for other devices, 0 not used)"));
   Result diff = RunXtune("cache diff " + text + " " + binary);
   EXPECT_EQ(diff.exit_code, 0) << diff.output;
-  EXPECT_THAT(diff.output, HasSubstr("0 added, 0 removed, 0 changed config, 0 re-timed, 2 same"));
+  EXPECT_THAT(
+      diff.output,
+      HasSubstr("0 added, 0 removed, 0 changed config, 0 re-timed, 2 same"));
 
   // XLA_FLAGS works as well as the command line.
-  Result env = RunXtune("compile " + model + " --xla_gpu_cublas_fallback=false",
-                        "XLA_FLAGS=--xla_gpu_load_autotune_results_from=" + binary);
+  Result env =
+      RunXtune("compile " + model + " --xla_gpu_cublas_fallback=false",
+               "XLA_FLAGS=--xla_gpu_load_autotune_results_from=" + binary);
   EXPECT_EQ(env.exit_code, 0) << env.output;
   EXPECT_THAT(env.output, HasSubstr("2 from the cache"));
 }
@@ -92,14 +101,16 @@ TEST_F(CacheCliTest, DumpThenLoadTunesNothing) {
 TEST_F(CacheCliTest, BadCacheFilesAreClearErrors) {
   std::string model = Write("model.hlo", kModel);
   auto load = [&](const std::string& path) {
-    return RunXtune("compile " + model + " --xla_gpu_load_autotune_results_from=" + path);
+    return RunXtune("compile " + model +
+                    " --xla_gpu_load_autotune_results_from=" + path);
   };
   Result missing = load(dir_ + "/missing.textproto");
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_THAT(missing.output, HasSubstr(dir_ + "/missing.textproto"));
   EXPECT_THAT(missing.output, HasSubstr("does not exist"));
 
-  Result garbled = load(Write("garbled.textproto", "version: 3\nresults { device: \n"));
+  Result garbled =
+      load(Write("garbled.textproto", "version: 3\nresults { device: \n"));
   EXPECT_EQ(garbled.exit_code, 1);
   EXPECT_THAT(garbled.output, HasSubstr("garbled.textproto"));
 
@@ -108,24 +119,28 @@ TEST_F(CacheCliTest, BadCacheFilesAreClearErrors) {
   EXPECT_THAT(version.output, HasSubstr("version"));
 
   std::string hlo = "{\\n  tmp_0 = f32[2]{0} parameter(0)\\n}";
-  Result invalid = load(Write("invalid.textproto", "version: 3\n" + XlaEntry(hlo, 0)));
+  Result invalid =
+      load(Write("invalid.textproto", "version: 3\n" + XlaEntry(hlo, 0)));
   EXPECT_EQ(invalid.exit_code, 1);
   EXPECT_THAT(invalid.output, HasSubstr("invalid.textproto"));
   EXPECT_THAT(invalid.output, HasSubstr("block_m"));
 
-  Result dup = load(Write("dup.textproto",
-                          "version: 3\n" + XlaEntry(hlo, 32) + XlaEntry(hlo, 64)));
+  Result dup = load(Write(
+      "dup.textproto", "version: 3\n" + XlaEntry(hlo, 32) + XlaEntry(hlo, 64)));
   EXPECT_EQ(dup.exit_code, 1);
   EXPECT_THAT(dup.output, HasSubstr("dup.textproto"));
   EXPECT_THAT(dup.output, HasSubstr("<key model='CUDA: 8.0"));
-  Result same = load(Write("same.textproto",
-                           "version: 3\n" + XlaEntry(hlo, 32) + XlaEntry(hlo, 32)));
+  Result same =
+      load(Write("same.textproto",
+                 "version: 3\n" + XlaEntry(hlo, 32) + XlaEntry(hlo, 32)));
   EXPECT_EQ(same.exit_code, 0) << same.output;
 
   // A truncated binary file xtune wrote.
   std::string good = dir_ + "/good.pb";
-  ASSERT_EQ(RunXtune("cache convert " + DataFile("test_autotune_cache.textproto") +
-                     " " + good).exit_code, 0);
+  ASSERT_EQ(RunXtune("cache convert " +
+                     DataFile("test_autotune_cache.textproto") + " " + good)
+                .exit_code,
+            0);
   absl::StatusOr<std::string> bytes = ReadFile(good);
   ASSERT_TRUE(bytes.ok());
   Result cut = load(Write("cut.pb", bytes->substr(0, bytes->size() / 2)));
@@ -136,28 +151,30 @@ TEST_F(CacheCliTest, BadCacheFilesAreClearErrors) {
 TEST_F(CacheCliTest, XlasFileLoadsAndTestPathPrefixes) {
   std::string model = Write("model.hlo", LoopModule(8));
   std::string xla_file = DataFile("test_autotune_cache.textproto");
-  Result r = RunXtune("compile " + model + " --xla_gpu_load_autotune_results_from=" + xla_file);
+  Result r = RunXtune("compile " + model +
+                      " --xla_gpu_load_autotune_results_from=" + xla_file);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("loaded 1 entries from " + xla_file +
                                   " (1 for other devices, 1 not used)"));
 
-  Result unset = RunXtune(
-      "compile " + model +
-          " --xla_gpu_dump_autotune_results_to=TEST_UNDECLARED_OUTPUTS_DIR/c.textproto",
-      "env -u TEST_UNDECLARED_OUTPUTS_DIR");
+  Result unset = RunXtune("compile " + model +
+                              " --xla_gpu_dump_autotune_results_to=TEST_"
+                              "UNDECLARED_OUTPUTS_DIR/c.textproto",
+                          "env -u TEST_UNDECLARED_OUTPUTS_DIR");
   EXPECT_EQ(unset.exit_code, 1);
   EXPECT_THAT(unset.output, HasSubstr("File path can not be resolved"));
-  Result set = RunXtune(
-      "compile " + model +
-          " --xla_gpu_dump_autotune_results_to=TEST_UNDECLARED_OUTPUTS_DIR/c.textproto",
-      "TEST_UNDECLARED_OUTPUTS_DIR=" + dir_);
+  Result set = RunXtune("compile " + model +
+                            " --xla_gpu_dump_autotune_results_to=TEST_"
+                            "UNDECLARED_OUTPUTS_DIR/c.textproto",
+                        "TEST_UNDECLARED_OUTPUTS_DIR=" + dir_);
   EXPECT_EQ(set.exit_code, 0) << set.output;
   EXPECT_TRUE(std::filesystem::exists(dir_ + "/c.textproto"));
   std::filesystem::create_directories(dir_ + "/src/ws");
   std::filesystem::copy_file(xla_file, dir_ + "/src/ws/x.textproto");
-  Result ws = RunXtune("compile " + model +
-                           " --xla_gpu_load_autotune_results_from=TEST_WORKSPACE/x.textproto",
-                       "TEST_SRCDIR=" + dir_ + "/src TEST_WORKSPACE=ws");
+  Result ws = RunXtune(
+      "compile " + model +
+          " --xla_gpu_load_autotune_results_from=TEST_WORKSPACE/x.textproto",
+      "TEST_SRCDIR=" + dir_ + "/src TEST_WORKSPACE=ws");
   EXPECT_EQ(ws.exit_code, 0) << ws.output;
   EXPECT_THAT(ws.output, HasSubstr("loaded 1 entries"));
 }
@@ -169,7 +186,8 @@ TEST_F(CacheCliTest, RequireCompleteNamesTheMissingFusion) {
                       " --xla_gpu_load_autotune_results_from=" +
                       DataFile("test_autotune_cache.textproto"));
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.output, HasSubstr("fusion 'gemm_fusion' with key <key model='CPU"));
+  EXPECT_THAT(r.output,
+              HasSubstr("fusion 'gemm_fusion' with key <key model='CPU"));
   EXPECT_THAT(r.output, Not(HasSubstr("candidates compiled")));
 }
 
@@ -188,9 +206,11 @@ TEST_F(CacheCliTest, PerFusionDirectoryAndCacheReport) {
   Result read = RunXtune("compile " + model + kQuick +
                          " --xla_gpu_per_fusion_autotune_cache_dir=" + dir +
                          " --xla_gpu_experimental_autotune_cache_mode=read"
-                         " --xla_gpu_dump_autotune_results_to=" + dir_ + "/all.textproto");
+                         " --xla_gpu_dump_autotune_results_to=" +
+                         dir_ + "/all.textproto");
   ASSERT_EQ(read.exit_code, 0) << read.output;
-  EXPECT_THAT(read.output, HasSubstr("2 from the cache (directory 2), 0 tuned"));
+  EXPECT_THAT(read.output,
+              HasSubstr("2 from the cache (directory 2), 0 tuned"));
   // The dump holds the directory's hits. A module with one of those
   // fusions and a new one: the report lists the miss and the unused entry.
   std::string other = Write("other.hlo", R"hlo(HloModule other
@@ -205,8 +225,8 @@ ENTRY e {
 })hlo");
   std::string report = dir_ + "/report.txt";
   Result r = RunXtune("compile " + other + kQuick +
-                      " --xla_gpu_load_autotune_results_from=" + dir_ + "/all.textproto" +
-                      " --cache_report=" + report);
+                      " --xla_gpu_load_autotune_results_from=" + dir_ +
+                      "/all.textproto" + " --cache_report=" + report);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   absl::StatusOr<std::string> text = ReadFile(report);
   ASSERT_TRUE(text.ok());
@@ -222,26 +242,29 @@ TEST_F(CacheCliTest, CacheSubcommandsOnXlasFile) {
   EXPECT_THAT(stats.output, HasSubstr("1 entries (file version 3)"));
   EXPECT_THAT(stats.output, HasSubstr("1  triton"));
   Result show = RunXtune("cache show " + xla_file);
-  EXPECT_THAT(show.output,
-              HasSubstr("fusion:  bitcast f16[1,16,16] <- f16[1,16,17,3], s8[16,17,3] (7 ops)"));
+  EXPECT_THAT(show.output, HasSubstr("fusion:  bitcast f16[1,16,16] <- "
+                                     "f16[1,16,17,3], s8[16,17,3] (7 ops)"));
   EXPECT_THAT(show.output, HasSubstr("config:  triton {block_m: 32"));
   EXPECT_THAT(show.output, HasSubstr("time:    31.7 us"));
   std::string pb = dir_ + "/x.pb", back = dir_ + "/x.textproto";
   EXPECT_EQ(RunXtune("cache convert " + xla_file + " " + pb).exit_code, 0);
   EXPECT_EQ(RunXtune("cache convert " + pb + " " + back).exit_code, 0);
-  EXPECT_THAT(RunXtune("cache diff " + xla_file + " " + back).output,
-              HasSubstr("0 added, 0 removed, 0 changed config, 0 re-timed, 1 same"));
-  Result pruned = RunXtune("cache prune " + xla_file + " --this_device --out=" + dir_ + "/p.pb");
+  EXPECT_THAT(
+      RunXtune("cache diff " + xla_file + " " + back).output,
+      HasSubstr("0 added, 0 removed, 0 changed config, 0 re-timed, 1 same"));
+  Result pruned = RunXtune("cache prune " + xla_file +
+                           " --this_device --out=" + dir_ + "/p.pb");
   EXPECT_THAT(pruned.output, HasSubstr("kept 0 entries, removed 1"));
-  Result kept = RunXtune("cache prune " + xla_file + " --device='" + kXlaDevice +
-                         "' --out=" + dir_ + "/q.pb");
+  Result kept = RunXtune("cache prune " + xla_file + " --device='" +
+                         kXlaDevice + "' --out=" + dir_ + "/q.pb");
   EXPECT_THAT(kept.output, HasSubstr("kept 1 entries, removed 0"));
 
   // A conflicting entry: merge refuses by default, a policy resolves it.
   std::string hlo = "{\\n  tmp_0 = f32[2]{0} parameter(0)\\n}";
   std::string a = Write("a.textproto", "version: 3\n" + XlaEntry(hlo, 32));
   std::string b = Write("b.textproto", "version: 3\n" + XlaEntry(hlo, 64));
-  Result conflict = RunXtune("cache merge " + a + " " + b + " --out=" + dir_ + "/m.pb");
+  Result conflict =
+      RunXtune("cache merge " + a + " " + b + " --out=" + dir_ + "/m.pb");
   EXPECT_EQ(conflict.exit_code, 1);
   EXPECT_THAT(conflict.output, HasSubstr("--on_conflict=faster"));
   Result newer = RunXtune("cache merge " + a + " " + b + " " + xla_file +
@@ -255,7 +278,9 @@ TEST_F(CacheCliTest, CacheSubcommandsOnXlasFile) {
   std::string model = Write("model.hlo", LoopModule(8));
   Result explain = RunXtune("cache explain " + model + " --cache=" + xla_file);
   EXPECT_EQ(explain.exit_code, 0) << explain.output;
-  EXPECT_THAT(explain.output, HasSubstr("miss; the nearest stored key differs in device, text"));
+  EXPECT_THAT(
+      explain.output,
+      HasSubstr("miss; the nearest stored key differs in device, text"));
   EXPECT_THAT(explain.output, HasSubstr("- stored, + this fusion"));
   EXPECT_EQ(RunXtune("cache frob").exit_code, 1);
   EXPECT_EQ(RunXtune("cache stats " + dir_ + "/none.pb").exit_code, 1);
@@ -266,24 +291,22 @@ TEST_F(CacheCliTest, CacheSubcommandsOnXlasFile) {
 TEST_F(CacheCliTest, EightProcessesShareOneCacheFileAndDirectory) {
   std::string script;
   for (int i = 0; i < 8; ++i) {
-    std::string model = Write("m" + std::to_string(i) + ".hlo", LoopModule(16 + i));
-    script += std::string(XTUNE_BINARY) + " compile " + model +
-              " --xla_gpu_autotune_level=1 --xla_gpu_force_compilation_parallelism=1"
-              " --xla_gpu_dump_autotune_results_to=" + dir_ + "/shared.pb"
-              " --xtune_dump_autotune_results_merge"
-              " --xla_gpu_per_fusion_autotune_cache_dir=" + dir_ + "/dir > " + dir_ +
-              "/log" + std::to_string(i) + " 2>&1 || echo FAILED " + std::to_string(i) +
-              " &\n";
+    std::string model =
+        Write("m" + std::to_string(i) + ".hlo", LoopModule(16 + i));
+    script +=
+        std::string(XTUNE_BINARY) + " compile " + model +
+        " --xla_gpu_autotune_level=1 --xla_gpu_force_compilation_parallelism=1"
+        " --xla_gpu_dump_autotune_results_to=" +
+        dir_ +
+        "/shared.pb"
+        " --xtune_dump_autotune_results_merge"
+        " --xla_gpu_per_fusion_autotune_cache_dir=" +
+        dir_ + "/dir > " + dir_ + "/log" + std::to_string(i) +
+        " 2>&1 || echo FAILED " + std::to_string(i) + " &\n";
   }
   script += "wait\n";
   std::string path = Write("run.sh", script);
-  std::string out;
-  FILE* pipe = popen(("sh " + path + " 2>&1").c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) out.append(buffer, n);
-  pclose(pipe);
+  std::string out = RunShell("sh " + path).output;
   EXPECT_THAT(out, Not(HasSubstr("FAILED")));
   Result stats = RunXtune("cache stats " + dir_ + "/shared.pb");
   EXPECT_EQ(stats.exit_code, 0) << stats.output;

@@ -9,9 +9,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/npy.h"
+#include "tests/cli_util.h"
 #include "util/file.h"
 #include "util/status_matchers.h"
-#include "tests/cli_util.h"
 
 namespace xtune {
 namespace {
@@ -51,8 +51,8 @@ TEST_F(CliTest, MalformedModuleExitsOneWithFileLineColumn) {
 }
 
 TEST_F(CliTest, UserErrorsExitOne) {
-  std::string good = Write("ok.hlo",
-                           "HloModule m\nENTRY e {\n  ROOT a = f32[2] parameter(0)\n}\n");
+  std::string good = Write(
+      "ok.hlo", "HloModule m\nENTRY e {\n  ROOT a = f32[2] parameter(0)\n}\n");
   Result missing = RunXtune("run " + dir_ + "/missing.hlo");
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_THAT(missing.output, HasSubstr("missing.hlo"));
@@ -81,9 +81,9 @@ TEST_F(CliTest, RunsWithNpyInputsAndWritesEachOutput) {
   }
   ASSERT_THAT(WriteNpy(dir_ + "/a.npy", a), IsOk());
   ASSERT_THAT(WriteNpy(dir_ + "/b.npy", b), IsOk());
-  Result r = RunXtune("run " + module + " --backend=interpreter --input=" + dir_ +
-                      "/a.npy --input " + dir_ + "/b.npy --output_dir=" + dir_ +
-                      "/out");
+  Result r = RunXtune(
+      "run " + module + " --backend=interpreter --input=" + dir_ +
+      "/a.npy --input " + dir_ + "/b.npy --output_dir=" + dir_ + "/out");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("out_0: f32[2,3] min=0 max=55 mean=27.5"));
   EXPECT_THAT(r.output, HasSubstr("out_1: f32[6] min=0 max=50 mean=25"));
@@ -140,7 +140,8 @@ TEST_F(CliTest, CpuBackendVerifiesAgainstTheEvaluator) {
   std::string module = Write("g.hlo", kGemmModule);
   Result r = RunXtune("run " + module + " --verify");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("verify: every output matches the evaluator"));
+  EXPECT_THAT(r.output,
+              HasSubstr("verify: every output matches the evaluator"));
   // The same outputs as the interpreter prints (shape and statistics).
   Result interp = RunXtune("run " + module + " --backend=interpreter");
   ASSERT_EQ(interp.exit_code, 0);
@@ -154,8 +155,9 @@ TEST_F(CliTest, ConfigOverridesAndBenchmark) {
                       "--benchmark=3 --verify");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("benchmark: 3 runs on cpu, median "));
-  Result blas = RunXtune("run " + module +
-                         " --config=gemm_fusion:cpu_gemm_blas:threads=1 --verify");
+  Result blas =
+      RunXtune("run " + module +
+               " --config=gemm_fusion:cpu_gemm_blas:threads=1 --verify");
   EXPECT_EQ(blas.exit_code, 0) << blas.output;
   Result unknown = RunXtune("run " + module + " --config=nope:mc=1");
   EXPECT_EQ(unknown.exit_code, 1);
@@ -164,7 +166,8 @@ TEST_F(CliTest, ConfigOverridesAndBenchmark) {
                         "(fusions: gemm_fusion)"));
   Result bad_param = RunXtune("run " + module + " --config=gemm_fusion:zz=1");
   EXPECT_EQ(bad_param.exit_code, 1);
-  EXPECT_THAT(bad_param.output, HasSubstr("'zz' is not a parameter of cpu_gemm"));
+  EXPECT_THAT(bad_param.output,
+              HasSubstr("'zz' is not a parameter of cpu_gemm"));
   Result bad_tile = RunXtune("run " + module + " --config=gemm_fusion:nr=5");
   EXPECT_EQ(bad_tile.exit_code, 1);
   EXPECT_THAT(bad_tile.output, HasSubstr("register tile"));
@@ -172,24 +175,11 @@ TEST_F(CliTest, ConfigOverridesAndBenchmark) {
   EXPECT_EQ(bench.exit_code, 1);
 }
 
-// Runs `env_assignments xtune args` through the shell.
-Result RunWithEnv(const std::string& env, const std::string& args) {
-  std::string command = env + " " + std::string(XTUNE_BINARY) + " " + args + " 2>&1";
-  Result r{-1, ""};
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) r.output.append(buffer, n);
-  int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
 TEST_F(CliTest, CompileTunesAndPrintsTheTable) {
   std::string module = Write("g.hlo", kGemmModule);
   std::string log = dir_ + "/tuning.textproto";
-  Result r = RunXtune("compile " + module + " --xla_gpu_dump_autotune_logs_to=" + log);
+  Result r =
+      RunXtune("compile " + module + " --xla_gpu_dump_autotune_logs_to=" + log);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("fusion           kind"));
   EXPECT_THAT(r.output, HasSubstr("gemm_fusion      gemm      f32[32,40]"));
@@ -205,15 +195,16 @@ TEST_F(CliTest, CompileTunesAndPrintsTheTable) {
 TEST_F(CliTest, XlaFlagsFromTheEnvironmentAndTheCommandLine) {
   std::string module = Write("g.hlo", kGemmModule);
   // Level 0 from XLA_FLAGS: no tuning. Unknown flags there only warn.
-  Result level0 = RunWithEnv(
-      "XLA_FLAGS='--xla_gpu_autotune_level=0 --xla_dump_to=/tmp/nowhere'",
-      "compile " + module);
+  Result level0 = RunXtune(
+      "compile " + module,
+      "XLA_FLAGS='--xla_gpu_autotune_level=0 --xla_dump_to=/tmp/nowhere'");
   ASSERT_EQ(level0.exit_code, 0) << level0.output;
-  EXPECT_THAT(level0.output, HasSubstr("ignoring unknown flag '--xla_dump_to'"));
+  EXPECT_THAT(level0.output,
+              HasSubstr("ignoring unknown flag '--xla_dump_to'"));
   EXPECT_THAT(level0.output, HasSubstr(" default"));
   // The command line wins over XLA_FLAGS.
-  Result wins = RunWithEnv("XLA_FLAGS=--xla_gpu_autotune_level=0",
-                           "compile " + module + " --xla_gpu_autotune_level=2");
+  Result wins = RunXtune("compile " + module + " --xla_gpu_autotune_level=2",
+                         "XLA_FLAGS=--xla_gpu_autotune_level=0");
   ASSERT_EQ(wins.exit_code, 0) << wins.output;
   EXPECT_THAT(wins.output, HasSubstr(" tuned"));
   // An override forces the gemm config.
@@ -227,14 +218,16 @@ TEST_F(CliTest, XlaFlagsFromTheEnvironmentAndTheCommandLine) {
   // Unknown or bad XLA flags on the command line are errors.
   Result unknown = RunXtune("compile " + module + " --xla_gpu_nonsense=1");
   EXPECT_EQ(unknown.exit_code, 1);
-  EXPECT_THAT(unknown.output, HasSubstr("unknown XLA flag '--xla_gpu_nonsense'"));
+  EXPECT_THAT(unknown.output,
+              HasSubstr("unknown XLA flag '--xla_gpu_nonsense'"));
   Result bad = RunXtune("run " + module + " --xla_gpu_autotune_level=7");
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_THAT(bad.output, HasSubstr("expected an integer in [0, 5]"));
-  Result bad_env = RunWithEnv("XLA_FLAGS=--xla_gpu_cublas_fallback=maybe",
-                              "run " + module);
+  Result bad_env =
+      RunXtune("run " + module, "XLA_FLAGS=--xla_gpu_cublas_fallback=maybe");
   EXPECT_EQ(bad_env.exit_code, 1);
-  EXPECT_THAT(bad_env.output, HasSubstr("XLA_FLAGS: --xla_gpu_cublas_fallback"));
+  EXPECT_THAT(bad_env.output,
+              HasSubstr("XLA_FLAGS: --xla_gpu_cublas_fallback"));
 }
 
 TEST_F(CliTest, MissingCompilerIsAClearError) {
@@ -247,7 +240,8 @@ TEST_F(CliTest, MissingCompilerIsAClearError) {
   std::string output;
   char buffer[1024];
   size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) output.append(buffer, n);
+  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0)
+    output.append(buffer, n);
   int status = pclose(pipe);
   EXPECT_EQ(WEXITSTATUS(status), 1);
   EXPECT_THAT(output, HasSubstr("no C++ compiler"));
@@ -273,7 +267,8 @@ TEST_F(CliTest, UnwritableKernelCacheFallsBackWithAWarning) {
   std::string output;
   char buffer[1024];
   size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) output.append(buffer, n);
+  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0)
+    output.append(buffer, n);
   EXPECT_EQ(WEXITSTATUS(pclose(pipe)), 0) << output;
   EXPECT_THAT(output, HasSubstr("is not writable"));
   EXPECT_THAT(output, HasSubstr("verify: every output matches"));

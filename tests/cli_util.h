@@ -20,25 +20,32 @@ struct Result {
   std::string output;  // stdout and stderr together
 };
 
-// Runs `xtune ARGS` through the shell; `env` is put before the command
-// (e.g. "XLA_FLAGS=... TEST_WORKSPACE=ws" or "env -u VAR").
-inline Result RunXtune(const std::string& args, const std::string& env = "") {
-  std::string command = env + " " + std::string(XTUNE_BINARY) + " " + args + " 2>&1";
+// Runs a shell command, collecting stdout and stderr.
+inline Result RunShell(const std::string& shell_command) {
+  std::string command = shell_command + " 2>&1";
   Result r{-1, ""};
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return r;
   char buffer[4096];
   size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) r.output.append(buffer, n);
+  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0)
+    r.output.append(buffer, n);
   int status = pclose(pipe);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
 }
 
+// Runs `xtune ARGS` through the shell; `env` is put before the command
+// (e.g. "XLA_FLAGS=... TEST_WORKSPACE=ws" or "env -u VAR").
+inline Result RunXtune(const std::string& args, const std::string& env = "") {
+  return RunShell(env + " " + std::string(XTUNE_BINARY) + " " + args);
+}
+
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = ::testing::TempDir() + "xtune_cli_test_" + std::to_string(getpid()) + "_" +
+    dir_ = ::testing::TempDir() + "xtune_cli_test_" + std::to_string(getpid()) +
+           "_" +
            ::testing::UnitTest::GetInstance()->current_test_info()->name();
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);

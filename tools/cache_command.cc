@@ -3,8 +3,10 @@
 #include <iostream>
 #include <set>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "autotune/autotuner.h"
 #include "cache/inspect.h"
@@ -13,10 +15,8 @@
 #include "codegen/codegen_version.h"
 #include "codegen/cpu/cpu_backend.h"
 #include "fusion/fusion_pass.h"
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_join.h"
-#include "ir/printer.h"
 #include "ir/parser.h"
+#include "ir/printer.h"
 #include "tools/cli_args.h"
 #include "tools/exit_codes.h"
 #include "util/status_macros.h"
@@ -85,9 +85,9 @@ absl::Status Stats(const ParsedArgs& args) {
     }
     std::cout << "  by codegen version:\n";
     for (const auto& [v, n] : s.by_version) {
-      std::cout << absl::StrFormat("    %8d  %s\n", n,
-                                   v == 0 ? std::string("none (current)")
-                                          : absl::StrCat(v));
+      std::cout << absl::StrFormat(
+          "    %8d  %s\n", n,
+          v == 0 ? std::string("none (current)") : absl::StrCat(v));
     }
     std::cout << "  by key type:\n";
     for (const auto& [t, n] : s.by_key_type) {
@@ -116,14 +116,16 @@ absl::Status Show(const ParsedArgs& args) {
     ++shown;
     std::cout << "entry " << i + 1 << "\n"
               << "  device:  " << e.device() << "\n"
-              << "  version: " << (e.version() == 0 ? std::string("none (current)")
-                                                    : absl::StrCat(e.version()))
+              << "  version: "
+              << (e.version() == 0 ? std::string("none (current)")
+                                   : absl::StrCat(e.version()))
               << "\n"
               << "  fusion:  " << SummarizeFusionText(e.hlo()) << "\n"
               << "  config:  " << ResultConfigText(e.result()) << "\n"
               << "  time:    " << Seconds(e.result()) << "\n";
     if (e.result().has_failure()) {
-      std::cout << "  failure: " << e.result().failure().ShortDebugString() << "\n";
+      std::cout << "  failure: " << e.result().failure().ShortDebugString()
+                << "\n";
     }
   }
   std::cout << shown << " of " << matching << " entries shown\n";
@@ -137,8 +139,10 @@ absl::Status Convert(const ParsedArgs& args) {
   XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r, Read(args.positional[0]));
   SortEntries(&r);
   XTUNE_RETURN_IF_ERROR(WriteAutotuneResults(args.positional[1], r));
-  std::cout << "wrote " << r.results_size() << " entries to " << args.positional[1]
-            << (IsTextProtoPath(args.positional[1]) ? " (text)\n" : " (binary)\n");
+  std::cout << "wrote " << r.results_size() << " entries to "
+            << args.positional[1]
+            << (IsTextProtoPath(args.positional[1]) ? " (text)\n"
+                                                    : " (binary)\n");
   return absl::OkStatus();
 }
 
@@ -177,14 +181,18 @@ absl::Status Diff(const ParsedArgs& args) {
   };
   std::cout << absl::StrFormat(
       "%d added, %d removed, %d changed config, %d re-timed, %d same\n",
-      d.added.size(), d.removed.size(), d.changed.size(), d.retimed.size(), d.same);
+      d.added.size(), d.removed.size(), d.changed.size(), d.retimed.size(),
+      d.same);
   for (const AutotuneKey& k : d.added) std::cout << "+ " << line(k) << "\n";
   for (const AutotuneKey& k : d.removed) std::cout << "- " << line(k) << "\n";
   for (const auto& c : d.changed) {
-    std::cout << "~ " << line(c.key) << "\n    config: "
-              << ResultConfigText(c.before) << " -> " << ResultConfigText(c.after)
-              << "\n    time:   " << Seconds(c.before) << " -> " << Seconds(c.after);
-    std::optional<double> t0 = RunTimeSeconds(c.before), t1 = RunTimeSeconds(c.after);
+    std::cout << "~ " << line(c.key)
+              << "\n    config: " << ResultConfigText(c.before) << " -> "
+              << ResultConfigText(c.after)
+              << "\n    time:   " << Seconds(c.before) << " -> "
+              << Seconds(c.after);
+    std::optional<double> t0 = RunTimeSeconds(c.before),
+                          t1 = RunTimeSeconds(c.after);
     if (t0 && t1 && *t0 > 0) {
       std::cout << absl::StrFormat(" (%+.1f%%)", (*t1 / *t0 - 1) * 100);
     }
@@ -200,7 +208,8 @@ absl::Status Diff(const ParsedArgs& args) {
 // The canonical texts of the fusions of `module_path`.
 absl::Status CollectFusionTexts(const std::string& module_path,
                                 std::set<std::string>* texts) {
-  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, ParseModuleFile(module_path));
+  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> module,
+                         ParseModuleFile(module_path));
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> fused, FuseModule(*module));
   for (const auto& i : fused->entry()->instructions()) {
     if (i->opcode() == Opcode::kFusion) {
@@ -223,7 +232,8 @@ absl::Status Prune(const ParsedArgs& args) {
     }
   }
   if (args.Has("device") && args.Has("this_device")) {
-    return absl::InvalidArgumentError("give --device or --this_device, not both");
+    return absl::InvalidArgumentError(
+        "give --device or --this_device, not both");
   }
   if (args.Has("device")) options.keep_device = args.Get("device", "");
   if (args.Has("this_device")) {
@@ -233,7 +243,8 @@ absl::Status Prune(const ParsedArgs& args) {
   if (args.Has("current_version")) options.keep_version = kCodegenVersion;
   if (!options.keep_hlo && !options.keep_device && !options.keep_version) {
     return absl::InvalidArgumentError(
-        "cache prune needs --module, --device, --this_device or --current_version");
+        "cache prune needs --module, --device, --this_device or "
+        "--current_version");
   }
   int64_t removed = 0;
   xla::AutotuneResults out = PruneCache(r, options, &removed);
@@ -245,7 +256,8 @@ absl::Status Prune(const ParsedArgs& args) {
 
 absl::Status Explain(const ParsedArgs& args) {
   if (args.positional.size() != 1 || !args.Has("cache")) {
-    return absl::InvalidArgumentError("cache explain takes MODULE.hlo and --cache=FILE");
+    return absl::InvalidArgumentError(
+        "cache explain takes MODULE.hlo and --cache=FILE");
   }
   XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r, Read(args.Get("cache", "")));
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> module,
@@ -259,7 +271,8 @@ absl::Status Explain(const ParsedArgs& args) {
   std::string only = args.Get("fusion", "");
   bool found = false;
   for (const auto& i : fused->entry()->instructions()) {
-    if (i->opcode() != Opcode::kFusion || (!only.empty() && i->name() != only)) {
+    if (i->opcode() != Opcode::kFusion ||
+        (!only.empty() && i->name() != only)) {
       continue;
     }
     found = true;
@@ -291,7 +304,8 @@ absl::Status Explain(const ParsedArgs& args) {
     }
     if (x.text_differs) {
       std::cout << "  text (- stored, + this fusion):\n";
-      for (absl::string_view l : absl::StrSplit(x.text_diff, '\n', absl::SkipEmpty())) {
+      for (absl::string_view l :
+           absl::StrSplit(x.text_diff, '\n', absl::SkipEmpty())) {
         std::cout << "    " << l << "\n";
       }
     }
@@ -307,7 +321,8 @@ absl::Status Explain(const ParsedArgs& args) {
 }  // namespace
 
 int CacheCommand(const std::vector<std::string>& argv) {
-  if (argv.empty() || argv[0] == "--help" || argv[0] == "-h" || argv[0] == "help") {
+  if (argv.empty() || argv[0] == "--help" || argv[0] == "-h" ||
+      argv[0] == "help") {
     std::cout << kCacheHelp;
     return argv.empty() ? kExitUserError : kExitOk;
   }
@@ -352,7 +367,8 @@ int CacheCommand(const std::vector<std::string>& argv) {
     return kExitOk;
   }
   absl::Status status = args.ok() ? fn(*args) : args.status();
-  if (!status.ok()) std::cerr << "xtune cache " << sub << ": " << status.message() << "\n";
+  if (!status.ok())
+    std::cerr << "xtune cache " << sub << ": " << status.message() << "\n";
   return ExitCodeFor(status);
 }
 

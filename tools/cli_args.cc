@@ -54,9 +54,9 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
     }
     if (!spec->takes_value) {
       if (has_value && value != "true" && value != "false") {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "flag '--", name, "' is a switch: use --", name, " or --", name,
-            "=true|false"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("flag '--", name, "' is a switch: use --", name,
+                         " or --", name, "=true|false"));
       }
       if (!has_value) value = "true";
     }

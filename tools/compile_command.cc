@@ -102,7 +102,8 @@ absl::Status Compile(const ParsedArgs& args) {
     }
     std::string speedup = "-";
     if (ft.chosen_seconds && ft.default_seconds && *ft.chosen_seconds > 0) {
-      speedup = absl::StrFormat("%.2fx", *ft.default_seconds / *ft.chosen_seconds);
+      speedup =
+          absl::StrFormat("%.2fx", *ft.default_seconds / *ft.chosen_seconds);
     }
     std::string config = cf ? cf->config.ToString() : ft.config.ToString();
     std::string source = ConfigSourceName(ft.source);
@@ -124,8 +125,8 @@ absl::Status Compile(const ParsedArgs& args) {
 int CompileCommand(const std::vector<std::string>& argv) {
   absl::StatusOr<ParsedArgs> args =
       ParseArgs(argv, {{"config", true, /*repeated=*/true},
-                           {"cache_report", true},
-                           {"help", false}});
+                       {"cache_report", true},
+                       {"help", false}});
   if (args.ok() && args->Has("help")) {
     std::cout << kCompileHelp;
     return kExitOk;

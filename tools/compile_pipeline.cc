@@ -14,8 +14,9 @@ absl::StatusOr<XlaFlags> ReadXlaFlags(const ParsedArgs& args) {
   for (const ParsedArgs::XlaFlag& f : args.xla) {
     absl::Status s = ApplyXlaFlag(f.name, f.value, f.has_value, &flags);
     if (s.code() == absl::StatusCode::kNotFound) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          s.message(), " (known: --", absl::StrJoin(KnownXlaFlags(), ", --"), ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(s.message(), " (known: --",
+                       absl::StrJoin(KnownXlaFlags(), ", --"), ")"));
     }
     XTUNE_RETURN_IF_ERROR(s);
   }

@@ -11,7 +11,8 @@
 
 namespace {
 
-constexpr char kHelp[] = R"(xtune: a compiler for XLA HLO modules with persistent autotuning
+constexpr char kHelp[] =
+    R"(xtune: a compiler for XLA HLO modules with persistent autotuning
 
 usage: xtune COMMAND [args] [flags]
 

@@ -13,12 +13,12 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "eval/evaluator.h"
-#include "runtime/compare.h"
-#include "tools/compile_pipeline.h"
 #include "ir/parser.h"
+#include "runtime/compare.h"
 #include "runtime/npy.h"
 #include "runtime/random_inputs.h"
 #include "tools/cli_args.h"
+#include "tools/compile_pipeline.h"
 #include "tools/exit_codes.h"
 #include "util/file.h"
 #include "util/status_macros.h"
@@ -128,9 +128,9 @@ absl::Status Run(const ParsedArgs& args) {
   }
   uint64_t seed = kDefaultInputSeed;
   if (args.Has("seed") && !absl::SimpleAtoi(args.Get("seed", ""), &seed)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--seed must be a non-negative integer, got '", args.Get("seed", ""),
-        "'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--seed must be a non-negative integer, got '",
+                     args.Get("seed", ""), "'"));
   }
   XTUNE_ASSIGN_OR_RETURN(XlaFlags xla_flags, ReadXlaFlags(args));
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> module,
@@ -141,9 +141,9 @@ absl::Status Run(const ParsedArgs& args) {
     input_bytes += p->shape().IsTuple() ? 0 : p->shape().ByteSize();
   }
   if (input_bytes > kMaxInputBytes) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "the module's parameters need ", input_bytes,
-        " bytes of input, over the limit of ", kMaxInputBytes));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("the module's parameters need ", input_bytes,
+                     " bytes of input, over the limit of ", kMaxInputBytes));
   }
   std::vector<Literal> inputs;
   auto input_files = args.flags.find("input");
@@ -169,9 +169,9 @@ absl::Status Run(const ParsedArgs& args) {
   if (args.Has("benchmark") &&
       (!absl::SimpleAtoi(args.Get("benchmark", ""), &benchmark_runs) ||
        benchmark_runs < 1)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--benchmark must be a positive integer, got '",
-        args.Get("benchmark", ""), "'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--benchmark must be a positive integer, got '",
+                     args.Get("benchmark", ""), "'"));
   }
   // Runs the module once on `inputs` (after compiling, for the cpu backend).
   std::function<absl::StatusOr<Literal>()> run_once;
@@ -179,7 +179,8 @@ absl::Status Run(const ParsedArgs& args) {
   if (backend == "interpreter") {
     run_once = [&]() { return Evaluate(*module, inputs); };
   } else {
-    XTUNE_ASSIGN_OR_RETURN(compiled, CompileForCpu(*module, xla_flags, ConfigSpecs(args)));
+    XTUNE_ASSIGN_OR_RETURN(
+        compiled, CompileForCpu(*module, xla_flags, ConfigSpecs(args)));
     run_once = [&]() { return compiled.executable->Run(inputs); };
   }
   XTUNE_ASSIGN_OR_RETURN(Literal result, run_once());
@@ -212,8 +213,8 @@ absl::Status Run(const ParsedArgs& args) {
     XTUNE_ASSIGN_OR_RETURN(Literal expected, Evaluate(*module, inputs));
     absl::Status match = CompareLiterals(expected, result, "output");
     if (!match.ok()) {
-      return absl::InternalError(absl::StrCat(
-          "verification failed: ", match.message()));
+      return absl::InternalError(
+          absl::StrCat("verification failed: ", match.message()));
     }
     std::cout << "verify: every output matches the evaluator\n";
   }

@@ -65,8 +65,8 @@ absl::Status WriteFileAtomically(const std::string& path,
                                  absl::string_view contents,
                                  const std::string& tmp_dir) {
   std::filesystem::path target(path);
-  std::filesystem::path dir = tmp_dir.empty() ? target.parent_path()
-                                              : std::filesystem::path(tmp_dir);
+  std::filesystem::path dir =
+      tmp_dir.empty() ? target.parent_path() : std::filesystem::path(tmp_dir);
   if (dir.empty()) dir = ".";
   // A unique name beside the target: same file system, so rename is atomic.
   std::random_device rd;

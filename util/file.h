@@ -5,10 +5,10 @@
 #define XTUNE_UTIL_FILE_H_
 
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace xtune {
 

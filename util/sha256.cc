@@ -91,8 +91,8 @@ __attribute__((target("sha,sse4.1,ssse3"))) void CompressBlocksShaNi(
       _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
   __m128i tmp = _mm_loadu_si128(reinterpret_cast<const __m128i*>(&state[0]));
   __m128i state1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(&state[4]));
-  tmp = _mm_shuffle_epi32(tmp, 0xB1);           // CDAB
-  state1 = _mm_shuffle_epi32(state1, 0x1B);     // EFGH
+  tmp = _mm_shuffle_epi32(tmp, 0xB1);                // CDAB
+  state1 = _mm_shuffle_epi32(state1, 0x1B);          // EFGH
   __m128i state0 = _mm_alignr_epi8(tmp, state1, 8);  // ABEF
   state1 = _mm_blend_epi16(state1, tmp, 0xF0);       // CDGH
   for (size_t b = 0; b < blocks; ++b, data += 64) {
@@ -101,21 +101,24 @@ __attribute__((target("sha,sse4.1,ssse3"))) void CompressBlocksShaNi(
     for (int g = 0; g < 16; ++g) {
       if (g < 4) {
         msgs[g] = _mm_shuffle_epi8(
-            _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + 16 * g)), kByteSwap);
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + 16 * g)),
+            kByteSwap);
       }
       __m128i msg = _mm_add_epi32(
-          msgs[g % 4],
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(&kRoundConstants[4 * g])));
+          msgs[g % 4], _mm_loadu_si128(reinterpret_cast<const __m128i*>(
+                           &kRoundConstants[4 * g])));
       state1 = _mm_sha256rnds2_epu32(state1, state0, msg);
       if (g >= 3 && g <= 14) {  // W[4(g+1) .. 4(g+1)+3]
         __m128i& next = msgs[(g + 1) % 4];
-        next = _mm_add_epi32(next, _mm_alignr_epi8(msgs[g % 4], msgs[(g + 3) % 4], 4));
+        next = _mm_add_epi32(
+            next, _mm_alignr_epi8(msgs[g % 4], msgs[(g + 3) % 4], 4));
         next = _mm_sha256msg2_epu32(next, msgs[g % 4]);
       }
       msg = _mm_shuffle_epi32(msg, 0x0E);
       state0 = _mm_sha256rnds2_epu32(state0, state1, msg);
       if (g >= 1 && g <= 12) {
-        msgs[(g + 3) % 4] = _mm_sha256msg1_epu32(msgs[(g + 3) % 4], msgs[g % 4]);
+        msgs[(g + 3) % 4] =
+            _mm_sha256msg1_epu32(msgs[(g + 3) % 4], msgs[g % 4]);
       }
     }
     state0 = _mm_add_epi32(state0, abef_save);

@@ -74,7 +74,8 @@ TEST(Sha256Test, HardwareAndPortablePathsAgree) {
     x ^= x << 17;
     data.push_back(static_cast<char>(x));
   }
-  for (size_t n : {0, 1, 55, 56, 63, 64, 65, 119, 120, 127, 128, 129, 1000, 4999, 5000}) {
+  for (size_t n :
+       {0, 1, 55, 56, 63, 64, 65, 119, 120, 127, 128, 129, 1000, 4999, 5000}) {
     absl::string_view prefix(data.data(), n);
     std::string fast = Sha256Hex(prefix);
     Sha256ForcePortableForTesting(true);

@@ -65,10 +65,10 @@ MATCHER_P(IsOkAndHolds, value_matcher, "is OK and holds a matching value") {
 // and moves its value into the declaration `var`.
 #define XTUNE_MATCHERS_CONCAT_INNER(a, b) a##b
 #define XTUNE_MATCHERS_CONCAT(a, b) XTUNE_MATCHERS_CONCAT_INNER(a, b)
-#define ASSERT_OK_AND_ASSIGN(lhs, expr)                                       \
-  auto XTUNE_MATCHERS_CONCAT(status_or_, __LINE__) = (expr);                  \
-  ASSERT_TRUE(XTUNE_MATCHERS_CONCAT(status_or_, __LINE__).ok())               \
-      << XTUNE_MATCHERS_CONCAT(status_or_, __LINE__).status();                \
+#define ASSERT_OK_AND_ASSIGN(lhs, expr)                         \
+  auto XTUNE_MATCHERS_CONCAT(status_or_, __LINE__) = (expr);    \
+  ASSERT_TRUE(XTUNE_MATCHERS_CONCAT(status_or_, __LINE__).ok()) \
+      << XTUNE_MATCHERS_CONCAT(status_or_, __LINE__).status();  \
   lhs = std::move(*XTUNE_MATCHERS_CONCAT(status_or_, __LINE__))
 
 #endif  // XTUNE_UTIL_STATUS_MATCHERS_H_

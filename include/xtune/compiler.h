@@ -36,9 +36,9 @@ struct Array {
 // What one compile did.
 struct CompileStats {
   int fusions = 0;
-  int cache_hits = 0;  // configs taken from the autotune cache
-  int tuned = 0;       // fusions the cache missed, tuned now
-  int defaults = 0;    // default configs (autotuning level 0)
+  int cache_hits = 0;   // configs taken from the autotune cache
+  int tuned = 0;        // fusions the cache missed, tuned now
+  int defaults = 0;     // default configs (autotuning level 0)
   std::string summary;  // the one-line summary the CLI prints
 };
 
@@ -67,9 +67,9 @@ class Compiler {
   // Reads XLA_FLAGS, then `flags` ("--xla_gpu_autotune_level=0", ...; they
   // win), and loads --xla_gpu_load_autotune_results_from. As in XLA the
   // autotune cache is per process: compilers with the same cache flags
-  // share it (the file is loaded once; every dump holds all their results). Errors:
-  // InvalidArgument for a bad or unknown flag in `flags` (unknown flags in
-  // XLA_FLAGS are warnings), the load errors of the cache file (naming it).
+  // share it (the file is loaded once; every dump holds all their results).
+  // Errors: InvalidArgument for a bad or unknown flag in `flags` (unknown flags
+  // in XLA_FLAGS are warnings), the load errors of the cache file (naming it).
   static absl::StatusOr<std::unique_ptr<Compiler>> Create(
       const std::vector<std::string>& flags = {});
 

@@ -25,9 +25,10 @@ std::string XlaFlags() {
 }
 
 TEST(XlaStyleAutotuneCacheTest, DumpsToUndeclaredOutputsDir) {
-  ASSERT_THAT(XlaFlags(), ::testing::HasSubstr(
-                              "--xla_gpu_dump_autotune_results_to="
-                              "TEST_UNDECLARED_OUTPUTS_DIR/autotune_cache.textproto"));
+  ASSERT_THAT(XlaFlags(),
+              ::testing::HasSubstr(
+                  "--xla_gpu_dump_autotune_results_to="
+                  "TEST_UNDECLARED_OUTPUTS_DIR/autotune_cache.textproto"));
   const char* outputs = std::getenv("TEST_UNDECLARED_OUTPUTS_DIR");
   ASSERT_NE(outputs, nullptr);
   std::string dumped = std::string(outputs) + "/autotune_cache.textproto";
@@ -46,7 +47,8 @@ TEST(XlaStyleAutotuneCacheTest, DumpsToUndeclaredOutputsDir) {
 
 // Run three times by CTest with three ways of naming the dumped file.
 TEST(XlaStyleAutotuneCacheTest, LoadsAndTunesNothing) {
-  ASSERT_THAT(XlaFlags(), ::testing::HasSubstr("--xla_gpu_load_autotune_results_from="));
+  ASSERT_THAT(XlaFlags(),
+              ::testing::HasSubstr("--xla_gpu_load_autotune_results_from="));
   auto compiler = xtune::Compiler::Create(
       {"--xla_gpu_require_complete_aot_autotune_results"});
   ASSERT_TRUE(compiler.ok()) << compiler.status();
