@@ -1,5 +1,9 @@
 #include "cache/persistent.h"
 
+#include <unistd.h>
+
+#include <filesystem>
+
 #include "absl/strings/str_cat.h"
 #include "cache/merge.h"
 #include "cache/path_resolution.h"
@@ -16,6 +20,15 @@ AutotuneCacheSession::Open(const PersistentCacheOptions& options,
   s->dump_merge_ = options.dump_merge;
   if (!options.dump_to.empty()) {
     XTUNE_ASSIGN_OR_RETURN(s->dump_path_, ResolveAutotunePath(options.dump_to));
+    // Fail before tuning, not after: the dump's folder must be writable.
+    std::string dir =
+        std::filesystem::path(s->dump_path_).parent_path().string();
+    if (dir.empty()) dir = ".";
+    if (access(dir.c_str(), W_OK) != 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "cannot dump autotune results to '", s->dump_path_, "': the folder '",
+          dir, "' does not exist or is not writable"));
+    }
   }
   if (!options.load_from.empty()) {
     XTUNE_ASSIGN_OR_RETURN(s->load_path_,

@@ -37,7 +37,8 @@ struct PersistentCacheOptions {
 class AutotuneCacheSession {
  public:
   // Resolves the paths (TEST_UNDECLARED_OUTPUTS_DIR / TEST_WORKSPACE
-  // prefixes), loads `load_from` (errors name the file; nothing is loaded
+  // prefixes), checks that the dump's folder is writable (FailedPrecondition
+  // otherwise, before anything is tuned), loads `load_from` (errors name the file; nothing is loaded
   // on error) and opens the directory tier. `current_version` is the codegen
   // version that entries without one get.
   static absl::StatusOr<std::unique_ptr<AutotuneCacheSession>> Open(

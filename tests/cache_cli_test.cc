@@ -163,6 +163,12 @@ TEST_F(CacheCliTest, XlasFileLoadsAndTestPathPrefixes) {
                           "env -u TEST_UNDECLARED_OUTPUTS_DIR");
   EXPECT_EQ(unset.exit_code, 1);
   EXPECT_THAT(unset.output, HasSubstr("File path can not be resolved"));
+  Result no_dir = RunXtune("compile " + model +
+                           " --xla_gpu_dump_autotune_results_to=" + dir_ +
+                           "/missing/c.textproto");
+  EXPECT_EQ(no_dir.exit_code, 1);
+  EXPECT_THAT(no_dir.output, HasSubstr("does not exist or is not writable"));
+  EXPECT_THAT(no_dir.output, Not(HasSubstr("autotuning:")));  // nothing tuned
   Result set = RunXtune("compile " + model +
                             " --xla_gpu_dump_autotune_results_to=TEST_"
                             "UNDECLARED_OUTPUTS_DIR/c.textproto",
