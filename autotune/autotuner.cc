@@ -177,6 +177,16 @@ std::optional<KernelConfig> Autotuner::FromCache(
               << config.status().message() << "); tuning it\n";
     return std::nullopt;
   }
+  // Only configs of the backend's own (exhaustive) search space run: a
+  // stored file may hold anything (an edited or damaged XLA-format file has
+  // no checksum), and the code generators trust their inputs.
+  std::vector<KernelConfig> space = backend_->Candidates(fusion, true);
+  if (std::find(space.begin(), space.end(), *config) == space.end()) {
+    std::cerr << "xtune: warning: the cached config of fusion '"
+              << fusion.name() << "' (" << config->ToString()
+              << ") is not one xtune generates for it; tuning it\n";
+    return std::nullopt;
+  }
   ++stats->cache_hits;
   ++stats->hits_by_tier[hit->tier];
   if (hit->result->has_run_time()) {

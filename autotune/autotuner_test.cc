@@ -4,6 +4,7 @@
 
 #include "autotune/fake_profiler.h"
 #include "autotune/isolated_profiler.h"
+#include "cache/config_proto.h"
 #include "codegen/cpu/cpu_backend.h"
 #include "codegen/fake_backend.h"
 #include "fusion/fusion_pass.h"
@@ -96,7 +97,8 @@ TEST(AutotunerTest, FailuresAreRecordedAndNeverChosen) {
                        {C(4)},
                        {C(5), FakeBehavior::kWrong}});
   fx.profiler.SetSamples(C(1).ToString(), {9e-3, 9e-3, 9e-3});
-  fx.profiler.SetError(C(3).ToString(), absl::AbortedError("crashed with signal 11"));
+  fx.profiler.SetError(C(3).ToString(),
+                       absl::AbortedError("crashed with signal 11"));
   fx.profiler.SetError(C(4).ToString(), absl::DeadlineExceededError("killed"));
   fx.profiler.SetSamples(C(5).ToString(), {1e-6, 1e-6, 1e-6});  // fast, wrong
   std::string log_path = ::testing::TempDir() + "tuning_log_" +
@@ -152,7 +154,8 @@ TEST(AutotunerTest, LevelsFollowXla) {
   // Level 4 with every candidate wrong: the fastest, with a warning.
   {
     Fixture fx;
-    FakeBackend backend({{C(1), FakeBehavior::kWrong}, {C(2), FakeBehavior::kWrong}});
+    FakeBackend backend(
+        {{C(1), FakeBehavior::kWrong}, {C(2), FakeBehavior::kWrong}});
     fx.profiler.SetSamples(C(2).ToString(), {1e-6, 1e-6, 1e-6});
     Autotuner tuner(&backend, &fx.cache, &fx.profiler, Options());
     absl::StatusOr<TuningResult> r = tuner.Tune(*fx.module);
@@ -162,7 +165,8 @@ TEST(AutotunerTest, LevelsFollowXla) {
   // Level 5 with every candidate wrong: an error naming the fusion.
   {
     Fixture fx;
-    FakeBackend backend({{C(1), FakeBehavior::kWrong}, {C(2), FakeBehavior::kWrong}});
+    FakeBackend backend(
+        {{C(1), FakeBehavior::kWrong}, {C(2), FakeBehavior::kWrong}});
     AutotuneOptions o = Options();
     o.level = 5;
     Autotuner tuner(&backend, &fx.cache, &fx.profiler, o);
@@ -196,6 +200,38 @@ TEST(AutotunerTest, CacheHitsSkipTuning) {
   EXPECT_EQ(again->fusions[0].source, ConfigSource::kCache);
 }
 
+// A stored config outside the backend's search space (an edited or damaged
+// file) is never handed to the code generator: the fusion is tuned instead.
+TEST(AutotunerTest, CachedConfigOutsideTheSearchSpaceIsTunedInstead) {
+  Fixture fx;
+  FakeBackend backend({{C(1)}, {C(2)}});
+  xla::AutotuneResult stray;
+  ASSERT_THAT(ConfigToResult(C(999), &stray), IsOk());
+  for (const auto& i : fx.module->entry()->instructions()) {
+    if (i->opcode() == Opcode::kFusion) {
+      ASSERT_THAT(fx.cache.Insert(KeyOf(backend, *i), stray), IsOk());
+    }
+  }
+  Autotuner tuner(&backend, &fx.cache, &fx.profiler, Options());
+  absl::StatusOr<TuningResult> r = tuner.Tune(*fx.module);
+  ASSERT_THAT(r, IsOk());
+  EXPECT_EQ(r->stats.cache_hits, 0);
+  EXPECT_EQ(r->stats.tuned, 2);
+  for (const FusionTuning& ft : r->fusions) EXPECT_NE(ft.config, C(999));
+  // A config of the space is used as stored.
+  xla::AutotuneResult good;
+  ASSERT_THAT(ConfigToResult(C(2), &good), IsOk());
+  for (const auto& i : fx.module->entry()->instructions()) {
+    if (i->opcode() == Opcode::kFusion) {
+      ASSERT_THAT(fx.cache.Insert(KeyOf(backend, *i), good), IsOk());
+    }
+  }
+  r = tuner.Tune(*fx.module);
+  ASSERT_THAT(r, IsOk());
+  EXPECT_EQ(r->stats.cache_hits, 2);
+  EXPECT_EQ(r->fusions[0].config, C(2));
+}
+
 TEST(AutotunerTest, OverrideForcesGemmConfigs) {
   Fixture fx;
   FakeBackend backend({{KernelConfig("fake", {{"mc", 1}, {"kc", 1}})}});
@@ -225,10 +261,12 @@ TEST(AutotunerTest, LibraryCandidateFollowsTheFallbackFlag) {
 }
 
 TEST(AutotunerTest, CpuExhaustiveSpaceContainsTheDefaultSpace) {
-  absl::StatusOr<std::unique_ptr<cpu::CpuBackend>> cpu = cpu::CpuBackend::Create();
+  absl::StatusOr<std::unique_ptr<cpu::CpuBackend>> cpu =
+      cpu::CpuBackend::Create();
   ASSERT_THAT(cpu, IsOk());
   for (const char* name : {"mlp.hlo", "attention.hlo", "layer_norm.hlo"}) {
-    auto m = ParseModuleFile(std::string(XTUNE_SOURCE_DIR) + "/examples/" + name);
+    auto m =
+        ParseModuleFile(std::string(XTUNE_SOURCE_DIR) + "/examples/" + name);
     ASSERT_THAT(m, IsOk());
     auto fused = FuseModule(**m);
     ASSERT_THAT(fused, IsOk());
@@ -256,9 +294,8 @@ namespace {
 TEST(AutotunerIsolationTest, CrashingAndHangingCandidatesAreSurvived) {
   std::unique_ptr<Module> module = Fused();
   InMemoryAutotuneCache cache;
-  FakeBackend backend({{C(1), FakeBehavior::kCrash},
-                       {C(2), FakeBehavior::kHang},
-                       {C(3)}});
+  FakeBackend backend(
+      {{C(1), FakeBehavior::kCrash}, {C(2), FakeBehavior::kHang}, {C(3)}});
   IsolatedProfiler profiler(&backend);
   AutotuneOptions o = Options();
   o.candidate_timeout = absl::Milliseconds(1000);

@@ -51,7 +51,9 @@ std::optional<CacheHit> InMemoryAutotuneCache::Lookup(const AutotuneKey& key) {
 absl::Status InMemoryAutotuneCache::Insert(const AutotuneKey& key,
                                            const xla::AutotuneResult& result) {
   absl::MutexLock lock(&mu_);
-  entries_[key].result = std::make_shared<const xla::AutotuneResult>(result);
+  Stored& stored = entries_[key];
+  stored.result = std::make_shared<const xla::AutotuneResult>(result);
+  stored.file_version = key.version;
   return absl::OkStatus();
 }
 
@@ -99,6 +101,7 @@ absl::StatusOr<int64_t> InMemoryAutotuneCache::Load(
     if (inserted) {
       it->second.result =
           std::make_shared<const xla::AutotuneResult>(e.result());
+      it->second.file_version = e.version();
       ++added;
     }
     it->second.loaded = true;
@@ -107,22 +110,22 @@ absl::StatusOr<int64_t> InMemoryAutotuneCache::Load(
 }
 
 xla::AutotuneResults InMemoryAutotuneCache::Dump() const {
-  std::vector<std::pair<AutotuneKey, const xla::AutotuneResult*>> sorted;
+  std::vector<std::pair<const AutotuneKey*, const Stored*>> sorted;
   xla::AutotuneResults out;
   out.set_version(3);
   absl::MutexLock lock(&mu_);
   sorted.reserve(entries_.size());
-  for (const auto& [key, stored] : entries_)
-    sorted.emplace_back(key, stored.result.get());
+  for (const auto& [key, stored] : entries_) sorted.emplace_back(&key, &stored);
   std::sort(sorted.begin(), sorted.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
+            [](const auto& a, const auto& b) { return *a.first < *b.first; });
   out.mutable_results()->Reserve(static_cast<int>(sorted.size()));
-  for (const auto& [key, result] : sorted) {
+  for (const auto& [key, stored] : sorted) {
     auto* e = out.add_results();
-    e->set_device(key.device);
-    e->set_hlo(key.hlo);
-    e->set_version(key.version);
-    *e->mutable_result() = *result;
+    e->set_device(key->device);
+    e->set_hlo(key->hlo);
+    // As it was loaded: an XLA entry without a version stays without one.
+    if (stored->file_version != 0) e->set_version(stored->file_version);
+    *e->mutable_result() = *stored->result;
   }
   return out;
 }

@@ -89,8 +89,10 @@ class InMemoryAutotuneCache : public AutotuneCache {
  private:
   struct Stored {
     std::shared_ptr<const xla::AutotuneResult> result;
-    bool loaded = false;  // came from Load()
-    bool used = false;    // looked up
+    int file_version = 0;  // written by Dump(): as loaded (0 = none), else
+                           // the key's
+    bool loaded = false;   // came from Load()
+    bool used = false;     // looked up
   };
   mutable absl::Mutex mu_;
   absl::flat_hash_map<AutotuneKey, Stored> entries_ ABSL_GUARDED_BY(mu_);

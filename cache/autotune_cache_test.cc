@@ -78,6 +78,15 @@ TEST(AutotuneCacheTest, LoadReadsVersionZeroAsCurrentAndTracksUse) {
   ASSERT_EQ(unused.size(), 2u);
   EXPECT_EQ(unused[0].hlo, "h2");
   EXPECT_EQ(unused[1].device, "CUDA: 9.0");
+  // A dump writes entries as they were loaded: no version stays none (an
+  // XLA entry is not stamped with xtune's codegen version); new ones carry
+  // their key's.
+  ASSERT_THAT(cache.Insert({"CPU: here", "h3", 7}, Loop(4)), IsOk());
+  xla::AutotuneResults dumped = cache.Dump();
+  ASSERT_EQ(dumped.results_size(), 4);
+  for (const auto& e : dumped.results()) {
+    EXPECT_EQ(e.version(), e.hlo() == "h1" ? 0 : 7) << e.ShortDebugString();
+  }
 }
 
 TEST(AutotuneCacheTest, DuplicateKeySameResultIsAccepted) {

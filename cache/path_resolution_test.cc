@@ -39,6 +39,12 @@ TEST(PathResolutionTest, Workspace) {
   setenv("TEST_WORKSPACE", "ws", 1);
   EXPECT_THAT(ResolveAutotunePath("TEST_WORKSPACE/data/c.txt"),
               IsOkAndHolds("/runfiles/ws/data/c.txt"));
+  unsetenv("TEST_SRCDIR");
+  EXPECT_THAT(ResolveAutotunePath("TEST_WORKSPACE/data/c.txt"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("starts with TEST_WORKSPACE, which needs the "
+                                 "environment variable TEST_SRCDIR")));
+  setenv("TEST_SRCDIR", "/runfiles", 1);
   unsetenv("TEST_WORKSPACE");
   EXPECT_THAT(ResolveAutotunePath("TEST_WORKSPACE/data/c.txt"),
               StatusIs(absl::StatusCode::kFailedPrecondition,

@@ -20,14 +20,34 @@ AutotuneCacheSession::Open(const PersistentCacheOptions& options,
   s->dump_merge_ = options.dump_merge;
   if (!options.dump_to.empty()) {
     XTUNE_ASSIGN_OR_RETURN(s->dump_path_, ResolveAutotunePath(options.dump_to));
-    // Fail before tuning, not after: the dump's folder must be writable.
+    // Fail before tuning, not after: the dump's folder must be a writable
+    // folder, the target not a folder, and a file to merge into readable.
     std::string dir =
         std::filesystem::path(s->dump_path_).parent_path().string();
     if (dir.empty()) dir = ".";
-    if (access(dir.c_str(), W_OK) != 0) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "cannot dump autotune results to '", s->dump_path_, "': the folder '",
-          dir, "' does not exist or is not writable"));
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec) ||
+        access(dir.c_str(), W_OK) != 0) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot dump autotune results to '", s->dump_path_,
+                       "': '", dir, "' is not a writable folder"));
+    }
+    if (std::filesystem::is_directory(s->dump_path_, ec)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot dump autotune results to '", s->dump_path_,
+                       "': it is a folder (give a file name)"));
+    }
+    if (options.dump_merge && std::filesystem::exists(s->dump_path_, ec)) {
+      absl::StatusOr<xla::AutotuneResults> existing =
+          ReadAutotuneResults(s->dump_path_);
+      if (!existing.ok()) {
+        return absl::Status(
+            existing.status().code(),
+            absl::StrCat("cannot merge the dump into '", s->dump_path_,
+                         "', which is not a readable autotune cache: ",
+                         existing.status().message(),
+                         " (remove it to start afresh)"));
+      }
     }
   }
   if (!options.load_from.empty()) {
@@ -62,6 +82,9 @@ AutotuneCacheSession::Open(const PersistentCacheOptions& options,
 
 absl::StatusOr<int64_t> AutotuneCacheSession::Dump() {
   if (dump_path_.empty()) return 0;
+  // One dump at a time: a later snapshot must not be overwritten by an
+  // earlier one (compilers on several threads share a session).
+  absl::MutexLock lock(&dump_mu_);
   xla::AutotuneResults results = memory_.Dump();
   absl::Status status;
   int64_t entries = results.results_size();

@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "cache/autotune_cache.h"
 #include "cache/directory_cache.h"
 
@@ -38,9 +39,9 @@ class AutotuneCacheSession {
  public:
   // Resolves the paths (TEST_UNDECLARED_OUTPUTS_DIR / TEST_WORKSPACE
   // prefixes), checks that the dump's folder is writable (FailedPrecondition
-  // otherwise, before anything is tuned), loads `load_from` (errors name the file; nothing is loaded
-  // on error) and opens the directory tier. `current_version` is the codegen
-  // version that entries without one get.
+  // otherwise, before anything is tuned), loads `load_from` (errors name the
+  // file; nothing is loaded on error) and opens the directory tier.
+  // `current_version` is the codegen version that entries without one get.
   static absl::StatusOr<std::unique_ptr<AutotuneCacheSession>> Open(
       const PersistentCacheOptions& options, int current_version);
 
@@ -50,7 +51,9 @@ class AutotuneCacheSession {
   const InMemoryAutotuneCache& memory() const { return memory_; }
 
   // Writes the dump file, when one was asked for (atomically; merged under
-  // a lock with dump_merge). Returns the number of entries in the file.
+  // a lock with dump_merge). Returns the number of entries written: the
+  // whole memory tier (with dump_merge: merged into what the file holds).
+  // Thread-safe.
   absl::StatusOr<int64_t> Dump();
 
   const std::string& load_path() const { return load_path_; }  // resolved
@@ -65,6 +68,7 @@ class AutotuneCacheSession {
   AutotuneCacheSession() : tiered_(&memory_, nullptr) {}
 
   int current_version_ = 0;
+  absl::Mutex dump_mu_;
   InMemoryAutotuneCache memory_;
   std::unique_ptr<DirectoryAutotuneCache> directory_;
   TieredAutotuneCache tiered_;

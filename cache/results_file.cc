@@ -70,6 +70,10 @@ bool IsTextProtoPath(absl::string_view path) {
 absl::StatusOr<xla::AutotuneResults> ParseAutotuneResults(
     absl::string_view data, bool text, absl::string_view source) {
   xla::AutotuneResults r;
+  if (data.empty()) {
+    return absl::DataLossError(absl::StrCat(
+        source, ": the file is empty (not an autotune results file)"));
+  }
   if (text) {
     google::protobuf::TextFormat::Parser parser;
     ErrorCollector errors;
@@ -172,10 +176,13 @@ std::string SerializeAutotuneResults(const xla::AutotuneResults& in,
   // Header first (field order on the wire is free), then the entries
   // (field 4, deterministic bytes), then the check over everything before
   // it: a cut anywhere loses or breaks the check.
+  // The header's bytes come first, so a file cut anywhere after them lacks
+  // its check, and one cut inside them does not parse.
   xla::AutotuneResults head;
-  head.set_version(in.version());
   head.mutable_xtune_header()->set_writer(kWriter);
-  std::string out = Deterministic(head);
+  xla::AutotuneResults version;
+  version.set_version(in.version());
+  std::string out = Deterministic(head) + Deterministic(version);
   {
     google::protobuf::io::StringOutputStream stream(&out);
     google::protobuf::io::CodedOutputStream coded(&stream);

@@ -54,16 +54,18 @@ function(xtune_add_test)
   set(flags ${T_XLA_FLAGS})
   if(T_AUTOTUNE_CACHE)
     if(XTUNE_UPDATE_AUTOTUNE_CACHES)
-      list(APPEND flags "--xla_gpu_dump_autotune_results_to=${T_AUTOTUNE_CACHE}"
+      list(APPEND flags "--xla_gpu_dump_autotune_results_to='${T_AUTOTUNE_CACHE}'"
                         "--xtune_dump_autotune_results_merge")
     else()
-      list(APPEND flags "--xla_gpu_load_autotune_results_from=${T_AUTOTUNE_CACHE}")
+      list(APPEND flags "--xla_gpu_load_autotune_results_from='${T_AUTOTUNE_CACHE}'")
     endif()
   endif()
   if(T_DUMP_AUTOTUNE_CACHE)
-    list(APPEND flags "--xla_gpu_dump_autotune_results_to=${T_DUMP_AUTOTUNE_CACHE}"
+    list(APPEND flags "--xla_gpu_dump_autotune_results_to='${T_DUMP_AUTOTUNE_CACHE}'"
                       "--xtune_dump_autotune_results_merge")
   endif()
+  # Paths are quoted ('...'), so they may hold spaces; XLA_FLAGS parsers
+  # (XLA's and xtune's) take quoted values.
   list(JOIN flags " " flags_text)
   set(env "XLA_FLAGS=${flags_text}" ${T_ENVIRONMENT})
   if(T_UNDECLARED_OUTPUTS_DIR)

@@ -167,8 +167,20 @@ TEST_F(CacheCliTest, XlasFileLoadsAndTestPathPrefixes) {
                            " --xla_gpu_dump_autotune_results_to=" + dir_ +
                            "/missing/c.textproto");
   EXPECT_EQ(no_dir.exit_code, 1);
-  EXPECT_THAT(no_dir.output, HasSubstr("does not exist or is not writable"));
+  EXPECT_THAT(no_dir.output, HasSubstr("is not a writable folder"));
   EXPECT_THAT(no_dir.output, Not(HasSubstr("autotuning:")));  // nothing tuned
+  Result folder = RunXtune("compile " + model +
+                           " --xla_gpu_dump_autotune_results_to=" + dir_);
+  EXPECT_EQ(folder.exit_code, 1);
+  EXPECT_THAT(folder.output, HasSubstr("it is a folder"));
+  std::string corrupt = Write("corrupt.pb", "\x08\x03\xff\xff");
+  Result merge = RunXtune("compile " + model +
+                          " --xla_gpu_dump_autotune_results_to=" + corrupt +
+                          " --xtune_dump_autotune_results_merge");
+  EXPECT_EQ(merge.exit_code, 1);
+  EXPECT_THAT(merge.output, HasSubstr("not a readable autotune cache"));
+  EXPECT_THAT(merge.output, Not(HasSubstr("autotuning:")));
+  EXPECT_EQ(*ReadFile(corrupt), "\x08\x03\xff\xff");  // left as it was
   Result set = RunXtune("compile " + model +
                             " --xla_gpu_dump_autotune_results_to=TEST_"
                             "UNDECLARED_OUTPUTS_DIR/c.textproto",

@@ -87,8 +87,9 @@ absl::Status WriteFileAtomically(const std::string& path,
     }
     written += static_cast<size_t>(n);
   }
-  if (fsync(fd) != 0 || close(fd) != 0) {
-    int err = errno;
+  int err = fsync(fd) != 0 ? errno : 0;
+  if (close(fd) != 0 && err == 0) err = errno;  // always closed
+  if (err != 0) {
     unlink(tmp.c_str());
     return ErrnoError(err, "cannot flush", tmp);
   }
