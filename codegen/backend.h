@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "codegen/kernel_config.h"
 #include "ir/instruction.h"
@@ -50,6 +51,22 @@ class Backend {
   // The config a shape heuristic picks without tuning; always among
   // Candidates(fusion, false).
   virtual KernelConfig DefaultConfig(const Instruction& fusion) const = 0;
+
+  // Whether the backend can run `config` for `fusion`: its kind and
+  // parameters are ones the generators take, within bounds that keep the
+  // kernel's memory sane. Configs can come from outside the search space
+  // (a loaded cache file, --config), so Compile() checks this first and the
+  // autotuner checks cached configs with it. InvalidArgument naming the
+  // problem. Default: the config is one of Candidates(fusion, true).
+  virtual absl::Status CheckConfig(const Instruction& fusion,
+                                   const KernelConfig& config) const {
+    for (const KernelConfig& c : Candidates(fusion, true)) {
+      if (c == config) return absl::OkStatus();
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat(config.ToString(), " is not in the search space of '",
+                     fusion.name(), "'"));
+  }
 
   // Compiles one candidate. Thread-safe: the autotuner calls it from a pool.
   // Errors: InvalidArgument (the config does not fit this fusion, or the

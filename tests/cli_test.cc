@@ -171,6 +171,10 @@ TEST_F(CliTest, ConfigOverridesAndBenchmark) {
   Result bad_tile = RunXtune("run " + module + " --config=gemm_fusion:nr=5");
   EXPECT_EQ(bad_tile.exit_code, 1);
   EXPECT_THAT(bad_tile.output, HasSubstr("register tile"));
+  Result huge =
+      RunXtune("run " + module + " --config=gemm_fusion:split_k=1000000");
+  EXPECT_EQ(huge.exit_code, 1) << huge.output;  // not a crash
+  EXPECT_THAT(huge.output, HasSubstr("split_k must be <= 48"));
   Result bench = RunXtune("run " + module + " --benchmark=0");
   EXPECT_EQ(bench.exit_code, 1);
 }

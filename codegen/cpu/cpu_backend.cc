@@ -26,8 +26,8 @@ using KernelFn = void (*)(const void* const*, void*, const int64_t*,
 
 void ParallelFor(void* pool, int64_t n, int64_t max_threads,
                  void (*fn)(void*, int64_t), void* arg) {
-  static_cast<ThreadPool*>(pool)->ParallelFor(
-      n, static_cast<int>(max_threads), [&](int64_t i) { fn(arg, i); });
+  static_cast<ThreadPool*>(pool)->ParallelFor(n, static_cast<int>(max_threads),
+                                              [&](int64_t i) { fn(arg, i); });
 }
 
 void Sgemm(int order, int transa, int transb, int m, int n, int k, float alpha,
@@ -54,7 +54,8 @@ class CpuKernel : public Kernel {
     context_.set_blas_threads = &SetBlasThreads;
   }
 
-  absl::Status Run(absl::Span<const void* const> inputs, void* output) override {
+  absl::Status Run(absl::Span<const void* const> inputs,
+                   void* output) override {
     // The pool is read at each run: a forked profiling worker gets a new one.
     context_.pool = backend_->pool();
     fn_(inputs.data(), output, config_.data(), &context_);
@@ -106,13 +107,20 @@ KernelConfig CpuBackend::DefaultConfig(const Instruction& fusion) const {
   return CpuDefaultConfig(Fused(fusion), device_);
 }
 
-absl::StatusOr<std::string> CpuBackend::Source(const Instruction& fusion,
-                                               const KernelConfig& config) const {
+absl::Status CpuBackend::CheckConfig(const Instruction& fusion,
+                                     const KernelConfig& config) const {
+  return CheckCpuConfig(Fused(fusion), device_, config);
+}
+
+absl::StatusOr<std::string> CpuBackend::Source(
+    const Instruction& fusion, const KernelConfig& config) const {
+  XTUNE_RETURN_IF_ERROR(CheckConfig(fusion, config));
   const Computation& fused = Fused(fusion);
   // The device goes into the source so that objects built for one CPU
   // (-march=native) are never reused on another through a shared cache.
-  std::string header = absl::StrCat("// xtune kernel for ", device_.Description(),
-                                    "\n// config ", config.kind(), "\n");
+  std::string header =
+      absl::StrCat("// xtune kernel for ", device_.Description(),
+                   "\n// config ", config.kind(), "\n");
   absl::StatusOr<std::string> body;
   const std::string& kind = config.kind();
   if (kind == "cpu_gemm" || kind == "cpu_gemm_blas") {

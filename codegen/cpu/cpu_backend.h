@@ -41,6 +41,8 @@ class CpuBackend : public Backend {
       const Instruction& fusion, const KernelConfig& config) override;
 
   // The generated source for (fusion, config), for inspection and tests.
+  absl::Status CheckConfig(const Instruction& fusion,
+                           const KernelConfig& config) const override;
   absl::StatusOr<std::string> Source(const Instruction& fusion,
                                      const KernelConfig& config) const;
 

@@ -73,12 +73,14 @@ TEST_P(EveryCandidateTest, MatchesTheEvaluator) {
               candidates.end())
         << "default " << def.ToString() << " not among the candidates";
     // Compile every candidate at once (as the autotuner does), then run.
-    std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> kernels(candidates.size());
+    std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> kernels(
+        candidates.size());
     {
       ThreadPool pool(0);
-      pool.ParallelFor(static_cast<int64_t>(candidates.size()), 0, [&](int64_t i) {
-        kernels[i] = Backend().Compile(*inst, candidates[i]);
-      });
+      pool.ParallelFor(static_cast<int64_t>(candidates.size()), 0,
+                       [&](int64_t i) {
+                         kernels[i] = Backend().Compile(*inst, candidates[i]);
+                       });
     }
     for (size_t i = 0; i < candidates.size(); ++i) {
       const KernelConfig& c = candidates[i];
@@ -100,7 +102,8 @@ std::vector<std::string> Modules() {
   for (const char* dir : {"/examples", "/tests/data", "/tests/golden"}) {
     for (const auto& e : std::filesystem::directory_iterator(Root() + dir)) {
       std::string p = e.path().string();
-      if (e.path().extension() == ".hlo" && p.find(".fused.") == std::string::npos) {
+      if (e.path().extension() == ".hlo" &&
+          p.find(".fused.") == std::string::npos) {
         files.push_back(p);
       }
     }
@@ -138,14 +141,57 @@ ENTRY e {
   absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
   ASSERT_THAT(fused, IsOk());
   const Instruction& f = *(*fused)->entry()->root();
-  KernelConfig bad("cpu_gemm", {{"mc", 16}, {"nc", 16}, {"kc", 16}, {"mr", 4},
-                                {"nr", 3}, {"split_k", 1}, {"threads", 1}});
+  KernelConfig bad("cpu_gemm", {{"mc", 16},
+                                {"nc", 16},
+                                {"kc", 16},
+                                {"mr", 4},
+                                {"nr", 3},
+                                {"split_k", 1},
+                                {"threads", 1}});
   EXPECT_THAT(Backend().Compile(f, bad),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("register tile 4x3")));
   EXPECT_THAT(Backend().Compile(f, KernelConfig("cuda_gemm", {})),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("no kernels of kind 'cuda_gemm'")));
+  // Out of bounds (used to ask for gigabytes of partial sums and crash),
+  // missing or reordered parameters (kernels read them by position).
+  KernelConfig huge_split = Backend().DefaultConfig(f);
+  huge_split.Set("split_k", 1000000);
+  EXPECT_THAT(Backend().Compile(f, huge_split),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("split_k must be <= 16")));
+  EXPECT_THAT(Backend().CheckConfig(f, KernelConfig("cpu_gemm", {{"mc", 16}})),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("expected the parameters of")));
+  KernelConfig zero = Backend().DefaultConfig(f);
+  zero.Set("kc", 0);
+  EXPECT_THAT(Backend().CheckConfig(f, zero),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("kc must be >= 1")));
+  // Blocks larger than the problem are fine (e.g. --config mc=64 on M=16).
+  KernelConfig big_block = Backend().DefaultConfig(f);
+  big_block.Set("mc", 64);
+  EXPECT_THAT(Backend().CheckConfig(f, big_block), IsOk());
+}
+
+// Everything the search spaces offer passes the backend's own check.
+TEST(CpuBackendTest, EveryExhaustiveCandidatePassesCheckConfig) {
+  for (const std::string& path :
+       {Root() + "/examples/mlp.hlo", Root() + "/examples/attention.hlo",
+        Root() + "/examples/layer_norm.hlo"}) {
+    absl::StatusOr<std::unique_ptr<Module>> m = ParseModuleFile(path);
+    ASSERT_THAT(m, IsOk());
+    absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
+    ASSERT_THAT(fused, IsOk());
+    for (const auto& inst : (*fused)->entry()->instructions()) {
+      if (inst->opcode() != Opcode::kFusion) continue;
+      for (const KernelConfig& c : Backend().Candidates(*inst, true)) {
+        EXPECT_THAT(Backend().CheckConfig(*inst, c), IsOk())
+            << path << " " << inst->name();
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "codegen/cpu/elemental.h"
 #include "codegen/cpu/gemm_analysis.h"
 #include "codegen/cpu/reduction_analysis.h"
+#include "util/status_macros.h"
 
 namespace xtune::cpu {
 namespace {
@@ -52,26 +54,27 @@ Streaming AnalyzeStreaming(const Computation& fused, CpuKernelKind kind) {
     s.vectorizable = AsSimpleReduction(**r).has_value() &&
                      ElementalEmitter::Vectorizable((*r)->operand(0));
   } else {
-    int64_t inner = out.IsTuple() || out.rank() == 0
-                        ? 1
-                        : out.dim(out.minor_to_major()[0]);
+    int64_t inner =
+        out.IsTuple() || out.rank() == 0 ? 1 : out.dim(out.minor_to_major()[0]);
     int64_t total = out.IsTuple() ? 1 : out.ElementCount();
     s.units = inner == 0 ? 0 : total / inner;
     s.work = total;
-    s.vectorizable = !out.IsTuple() && ElementalEmitter::Vectorizable(fused.root());
+    s.vectorizable =
+        !out.IsTuple() && ElementalEmitter::Vectorizable(fused.root());
   }
   return s;
 }
 
 std::vector<KernelConfig> StreamingConfigs(const Computation& fused,
                                            CpuKernelKind kind,
-                                           const CpuDevice& d, bool exhaustive) {
+                                           const CpuDevice& d,
+                                           bool exhaustive) {
   Streaming s = AnalyzeStreaming(fused, kind);
-  const char* name = kind == CpuKernelKind::kRowReduce ? "cpu_row_reduce"
+  const char* name = kind == CpuKernelKind::kRowReduce   ? "cpu_row_reduce"
                      : kind == CpuKernelKind::kColReduce ? "cpu_col_reduce"
                                                          : "cpu_loop";
-  const char* per_task = kind == CpuKernelKind::kColReduce ? "cols_per_task"
-                                                           : "rows_per_task";
+  const char* per_task =
+      kind == CpuKernelKind::kColReduce ? "cols_per_task" : "rows_per_task";
   std::vector<int64_t> widths = {1};
   if (s.vectorizable) {
     if (exhaustive) {
@@ -80,8 +83,8 @@ std::vector<KernelConfig> StreamingConfigs(const Computation& fused,
       widths = {1, d.simd_floats, 2 * d.simd_floats};
     }
   }
-  std::vector<int64_t> unrolls = exhaustive ? std::vector<int64_t>{1, 2, 4}
-                                            : std::vector<int64_t>{1, 2};
+  std::vector<int64_t> unrolls =
+      exhaustive ? std::vector<int64_t>{1, 2, 4} : std::vector<int64_t>{1, 2};
   std::vector<KernelConfig> out;
   for (int64_t t : ThreadChoices(d, exhaustive)) {
     std::vector<int64_t> per;
@@ -120,10 +123,12 @@ std::vector<Tile> Tiles(const CpuDevice& d, bool exhaustive) {
   std::vector<Tile> tiles;
   if (w >= 16) {
     tiles = {{4, 32}, {8, 32}, {14, 32}, {6, 48}};
-    if (exhaustive) tiles.insert(tiles.end(), {{1, 16}, {4, 16}, {8, 16}, {12, 32}});
+    if (exhaustive)
+      tiles.insert(tiles.end(), {{1, 16}, {4, 16}, {8, 16}, {12, 32}});
   } else {
     tiles = {{4, 16}, {6, 16}, {4, 24}, {8, 8}};
-    if (exhaustive) tiles.insert(tiles.end(), {{1, 8}, {2, 8}, {4, 8}, {2, 16}, {12, 8}});
+    if (exhaustive)
+      tiles.insert(tiles.end(), {{1, 8}, {2, 8}, {4, 8}, {2, 16}, {12, 8}});
   }
   return tiles;
 }
@@ -161,8 +166,10 @@ std::vector<KernelConfig> GemmConfigs(const GemmFusion& g, const CpuDevice& d,
       for (int64_t s : splits) {
         for (int64_t th : threads) {
           if (s > 1 && g.k < 2 * s) continue;
-          int64_t mc = std::min(RoundUp(b.mc, t.mr), RoundUp(std::max<int64_t>(g.m, 1), t.mr));
-          int64_t nc = std::min(RoundUp(b.nc, t.nr), RoundUp(std::max<int64_t>(g.n, 1), t.nr));
+          int64_t mc = std::min(RoundUp(b.mc, t.mr),
+                                RoundUp(std::max<int64_t>(g.m, 1), t.mr));
+          int64_t nc = std::min(RoundUp(b.nc, t.nr),
+                                RoundUp(std::max<int64_t>(g.n, 1), t.nr));
           int64_t kc = std::min(b.kc, std::max<int64_t>(g.k, 1));
           out.push_back(KernelConfig("cpu_gemm", {{"mc", mc},
                                                   {"nc", nc},
@@ -216,8 +223,10 @@ KernelConfig CpuDefaultConfig(const Computation& fused, const CpuDevice& d) {
     GemmFusion g = *AnalyzeGemmFusion(fused);
     bool big = g.batch * g.m * g.n * g.k >= (int64_t{1} << 21);
     Tile t = Tiles(d, false)[1];  // 6x16 on AVX2, 8x32 on AVX-512
-    int64_t mc = std::min(RoundUp(96, t.mr), RoundUp(std::max<int64_t>(g.m, 1), t.mr));
-    int64_t nc = std::min(RoundUp(4096, t.nr), RoundUp(std::max<int64_t>(g.n, 1), t.nr));
+    int64_t mc =
+        std::min(RoundUp(96, t.mr), RoundUp(std::max<int64_t>(g.m, 1), t.mr));
+    int64_t nc =
+        std::min(RoundUp(4096, t.nr), RoundUp(std::max<int64_t>(g.n, 1), t.nr));
     int64_t kc = std::min<int64_t>(512, std::max<int64_t>(g.k, 1));
     return KernelConfig("cpu_gemm", {{"mc", mc},
                                      {"nc", nc},
@@ -231,16 +240,70 @@ KernelConfig CpuDefaultConfig(const Computation& fused, const CpuDevice& d) {
   bool big = s.work >= (int64_t{1} << 16);
   int64_t threads = big ? d.threads : 1;
   int64_t units = std::max<int64_t>(s.units, 1);
-  const char* name = kind == CpuKernelKind::kRowReduce ? "cpu_row_reduce"
+  const char* name = kind == CpuKernelKind::kRowReduce   ? "cpu_row_reduce"
                      : kind == CpuKernelKind::kColReduce ? "cpu_col_reduce"
                                                          : "cpu_loop";
-  const char* per_task = kind == CpuKernelKind::kColReduce ? "cols_per_task"
-                                                           : "rows_per_task";
+  const char* per_task =
+      kind == CpuKernelKind::kColReduce ? "cols_per_task" : "rows_per_task";
   return KernelConfig(
       name, {{"vector_width", s.vectorizable ? d.simd_floats : 1},
              {"unroll", 2},
              {per_task, threads == 1 ? units : CeilDiv(units, 4 * threads)},
              {"threads", threads}});
+}
+
+absl::Status CheckCpuConfig(const Computation& fused, const CpuDevice& d,
+                            const KernelConfig& config) {
+  auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("config ", config.ToString(), ": ", why));
+  };
+  // The parameter schema of the kind: its default-space configs.
+  const KernelConfig* like = nullptr;
+  std::vector<KernelConfig> space = CpuCandidates(fused, d, false);
+  for (const KernelConfig& c : space) {
+    if (c.kind() == config.kind()) {
+      like = &c;
+      break;
+    }
+  }
+  if (like == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the CPU backend has no kernels of kind '", config.kind(),
+                     "' for this fusion"));
+  }
+  if (like->params().size() != config.params().size()) {
+    return bad(absl::StrCat("expected the parameters of ", like->ToString()));
+  }
+  for (size_t i = 0; i < config.params().size(); ++i) {
+    const auto& [name, value] = config.params()[i];
+    if (name != like->params()[i].first) {
+      return bad(absl::StrCat("expected the parameters of ", like->ToString()));
+    }
+    if (value < 1) return bad(absl::StrCat(name, " must be >= 1"));
+  }
+  auto at_most = [&](absl::string_view name, int64_t limit) -> absl::Status {
+    if (config.Get(name) > limit) {
+      return bad(absl::StrCat(name, " must be <= ", limit));
+    }
+    return absl::OkStatus();
+  };
+  XTUNE_RETURN_IF_ERROR(at_most("threads", std::max<int64_t>(d.threads, 1024)));
+  if (config.kind() == "cpu_gemm") {
+    GemmFusion g = *AnalyzeGemmFusion(fused);
+    int64_t k = std::max<int64_t>(g.k, 1);
+    XTUNE_RETURN_IF_ERROR(
+        at_most("mc", std::max<int64_t>(RoundUp(g.m, 64), 4096)));
+    XTUNE_RETURN_IF_ERROR(
+        at_most("nc", std::max<int64_t>(RoundUp(g.n, 64), 16384)));
+    XTUNE_RETURN_IF_ERROR(at_most("kc", std::max<int64_t>(k, 4096)));
+    XTUNE_RETURN_IF_ERROR(at_most(
+        "split_k", std::min<int64_t>(k, std::max<int64_t>(64, d.threads))));
+  } else if (config.kind() != "cpu_gemm_blas") {
+    XTUNE_RETURN_IF_ERROR(at_most("vector_width", 64));
+    XTUNE_RETURN_IF_ERROR(at_most("unroll", 64));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace xtune::cpu

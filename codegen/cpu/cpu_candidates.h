@@ -5,6 +5,8 @@
 
 #include <vector>
 
+#include "absl/status/status.h"
+
 #include "codegen/cpu/cpu_device.h"
 #include "codegen/kernel_config.h"
 #include "ir/computation.h"
@@ -25,6 +27,14 @@ std::vector<KernelConfig> CpuCandidates(const Computation& fused,
                                         const CpuDevice& device,
                                         bool exhaustive);
 KernelConfig CpuDefaultConfig(const Computation& fused, const CpuDevice& device);
+
+// Whether the CPU generators take `config` for `fused`: a kind of this
+// fusion with exactly its parameters in order (kernels read them by
+// position), every value >= 1, and bounds that keep buffers sane (blocks
+// may exceed the problem, up to a cap; split_k <= min(K, max(64, device
+// threads)); threads <= max(1024, device threads)). InvalidArgument naming the offending parameter.
+absl::Status CheckCpuConfig(const Computation& fused, const CpuDevice& device,
+                            const KernelConfig& config);
 
 }  // namespace xtune::cpu
 
