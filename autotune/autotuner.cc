@@ -90,12 +90,6 @@ FailureKind KindOf(const absl::Status& s) {
   }
 }
 
-void SetDuration(double seconds, google::protobuf::Duration* d) {
-  int64_t nanos = static_cast<int64_t>(seconds * 1e9);
-  d->set_seconds(nanos / 1000000000);
-  d->set_nanos(static_cast<int32_t>(nanos % 1000000000));
-}
-
 // The cache entry of a tuned fusion: the config, its median, and xtune's
 // provenance (every candidate's median too with `candidates`). Provenance
 // (field 1010) is left out of entries with XLA's key types unless asked
@@ -108,7 +102,7 @@ xla::AutotuneResult ResultFor(const KernelConfig& config, double seconds,
   // parameter is a backend bug, and the "other" form still records it.
   if (!ConfigToResult(config, &r).ok())
     r.mutable_other()->set_name(config.ToString());
-  SetDuration(seconds, r.mutable_run_time());
+  SetDurationSeconds(seconds, r.mutable_run_time());
   bool xla_key = r.key_case() < 1000;
   if (xla_key && !candidates) return r;
   auto* p = r.mutable_xtune_provenance();
@@ -122,13 +116,13 @@ xla::AutotuneResult ResultFor(const KernelConfig& config, double seconds,
       auto* c = p->add_timed();
       c->set_config(cl.config.ToString());
       if (cl.median_seconds)
-        SetDuration(*cl.median_seconds, c->mutable_median());
+        SetDurationSeconds(*cl.median_seconds, c->mutable_median());
       if (cl.failure != FailureKind::kNone) {
         c->set_failure(XlaFailureKindName(cl.failure));
         c->set_message(cl.message.substr(0, 300));
       }
       if (cl.config == config) {
-        for (double t : cl.seconds) SetDuration(t, p->add_samples());
+        for (double t : cl.seconds) SetDurationSeconds(t, p->add_samples());
       }
     }
   }
@@ -187,10 +181,7 @@ std::optional<KernelConfig> Autotuner::FromCache(
   }
   ++stats->cache_hits;
   ++stats->hits_by_tier[hit->tier];
-  if (hit->result->has_run_time()) {
-    *seconds = hit->result->run_time().seconds() +
-               hit->result->run_time().nanos() * 1e-9;
-  }
+  *seconds = RunTimeSeconds(*hit->result);
   return *config;
 }
 

@@ -147,6 +147,13 @@ std::vector<AutotuneKey> InMemoryAutotuneCache::UnusedLoaded() const {
   return out;
 }
 
+int64_t InMemoryAutotuneCache::UnusedLoadedCount() const {
+  absl::MutexLock lock(&mu_);
+  int64_t n = 0;
+  for (const auto& [k, stored] : entries_) n += stored.loaded && !stored.used;
+  return n;
+}
+
 int64_t InMemoryAutotuneCache::LoadedForOtherDevices(
     absl::string_view device) const {
   absl::MutexLock lock(&mu_);

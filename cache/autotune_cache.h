@@ -83,6 +83,8 @@ class InMemoryAutotuneCache : public AutotuneCache {
   int64_t size() const;
   // Entries that came from Load() and were never looked up, sorted.
   std::vector<AutotuneKey> UnusedLoaded() const;
+  // Their number (no copies: for the summary line of every compile).
+  int64_t UnusedLoadedCount() const;
   // Loaded entries whose device differs from `device`.
   int64_t LoadedForOtherDevices(absl::string_view device) const;
 

@@ -76,6 +76,7 @@ TEST(AutotuneCacheTest, LoadReadsVersionZeroAsCurrentAndTracksUse) {
   EXPECT_EQ(cache.LoadedForOtherDevices("CPU: here"), 1);
   std::vector<AutotuneKey> unused = cache.UnusedLoaded();
   ASSERT_EQ(unused.size(), 2u);
+  EXPECT_EQ(cache.UnusedLoadedCount(), 2);
   EXPECT_EQ(unused[0].hlo, "h2");
   EXPECT_EQ(unused[1].device, "CUDA: 9.0");
   // A dump writes entries as they were loaded: no version stays none (an

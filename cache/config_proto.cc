@@ -203,6 +203,21 @@ absl::Status ValidateResult(const xla::AutotuneResult& r) {
   }
 }
 
+double DurationSeconds(const google::protobuf::Duration& d) {
+  return d.seconds() + d.nanos() * 1e-9;
+}
+
+void SetDurationSeconds(double seconds, google::protobuf::Duration* d) {
+  int64_t nanos = static_cast<int64_t>(seconds * 1e9);
+  d->set_seconds(nanos / 1000000000);
+  d->set_nanos(static_cast<int32_t>(nanos % 1000000000));
+}
+
+std::optional<double> RunTimeSeconds(const xla::AutotuneResult& result) {
+  if (!result.has_run_time()) return std::nullopt;
+  return DurationSeconds(result.run_time());
+}
+
 std::string KeyTypeName(const xla::AutotuneResult& r) {
   switch (r.key_case()) {
     case xla::AutotuneResult::kConv:

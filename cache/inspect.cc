@@ -101,11 +101,6 @@ std::string ResultConfigText(const xla::AutotuneResult& result) {
   return absl::StrCat(field->name(), " {", m.ShortDebugString(), "}");
 }
 
-std::optional<double> RunTimeSeconds(const xla::AutotuneResult& result) {
-  if (!result.has_run_time()) return std::nullopt;
-  return result.run_time().seconds() + result.run_time().nanos() * 1e-9;
-}
-
 CacheStats ComputeStats(const xla::AutotuneResults& results) {
   CacheStats s;
   for (const auto& e : results.results()) {

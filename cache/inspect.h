@@ -26,9 +26,6 @@ std::string SummarizeFusionText(absl::string_view hlo);
 // fields).
 std::string ResultConfigText(const xla::AutotuneResult& result);
 
-// run_time in seconds, when the result has one.
-std::optional<double> RunTimeSeconds(const xla::AutotuneResult& result);
-
 struct CacheStats {
   int64_t entries = 0;
   std::map<std::string, int64_t> by_device;

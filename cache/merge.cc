@@ -3,6 +3,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "cache/autotune_cache.h"
+#include "cache/config_proto.h"
 #include "cache/results_file.h"
 #include "util/file.h"
 #include "util/status_macros.h"
@@ -10,17 +11,14 @@
 namespace xtune {
 namespace {
 
-double Seconds(const xla::AutotuneResult& r) {
-  return r.run_time().seconds() + r.run_time().nanos() * 1e-9;
-}
-
 // Whether `incoming` should replace `existing` under `policy`.
 bool Prefer(const xla::AutotuneResult& existing,
             const xla::AutotuneResult& incoming, ConflictPolicy policy) {
   if (policy == ConflictPolicy::kFaster) {
-    if (!incoming.has_run_time()) return false;
-    if (!existing.has_run_time()) return true;
-    return Seconds(incoming) < Seconds(existing);
+    std::optional<double> in = RunTimeSeconds(incoming);
+    std::optional<double> ex = RunTimeSeconds(existing);
+    if (!in) return false;
+    return !ex || *in < *ex;
   }
   int64_t a = existing.xtune_provenance().tuned_at_unix_seconds();
   int64_t b = incoming.xtune_provenance().tuned_at_unix_seconds();
@@ -88,24 +86,27 @@ absl::Status MergeResults(xla::AutotuneResults* base,
   return absl::OkStatus();
 }
 
+absl::StatusOr<xla::AutotuneResults> ReadMergeTarget(const std::string& path) {
+  absl::StatusOr<xla::AutotuneResults> existing = ReadAutotuneResults(path);
+  if (existing.ok()) return existing;
+  if (existing.status().code() == absl::StatusCode::kNotFound) {
+    xla::AutotuneResults empty;
+    empty.set_version(3);
+    return empty;
+  }
+  return absl::Status(
+      existing.status().code(),
+      absl::StrCat("cannot merge the dump into '", path,
+                   "', which is not a readable autotune cache: ",
+                   existing.status().message(),
+                   " (the file was left as it is; remove it to start afresh)"));
+}
+
 absl::Status MergeIntoFile(const std::string& path,
                            const xla::AutotuneResults& results,
                            int current_version, MergeStats* stats) {
   XTUNE_ASSIGN_OR_RETURN(FileLock lock, FileLock::Acquire(path + ".lock"));
-  xla::AutotuneResults merged;
-  merged.set_version(3);
-  absl::StatusOr<xla::AutotuneResults> existing = ReadAutotuneResults(path);
-  if (existing.ok()) {
-    merged = std::move(*existing);
-  } else if (existing.status().code() != absl::StatusCode::kNotFound) {
-    return absl::Status(
-        existing.status().code(),
-        absl::StrCat(
-            "cannot merge the dump into '", path,
-            "', which is not a readable autotune cache: ",
-            existing.status().message(),
-            " (the file was left as it is; remove it to start afresh)"));
-  }
+  XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults merged, ReadMergeTarget(path));
   XTUNE_RETURN_IF_ERROR(MergeResults(&merged, results, "this compile",
                                      ConflictPolicy::kNewer, current_version,
                                      stats));

@@ -39,6 +39,11 @@ absl::Status MergeResults(xla::AutotuneResults* base,
                           absl::string_view source, ConflictPolicy policy,
                           int current_version, MergeStats* stats);
 
+// What a merging dump into `path` starts from: its entries, or none when
+// the file does not exist. An unreadable or corrupt file is an error saying
+// it is left as it is.
+absl::StatusOr<xla::AutotuneResults> ReadMergeTarget(const std::string& path);
+
 // Writes `results` into `path` merged with what `path` already holds, under
 // an exclusive lock on `path + ".lock"`: concurrent writers all end up in
 // the file. A missing file is created; an unreadable or corrupt one is an

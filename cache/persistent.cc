@@ -37,17 +37,8 @@ AutotuneCacheSession::Open(const PersistentCacheOptions& options,
           absl::StrCat("cannot dump autotune results to '", s->dump_path_,
                        "': it is a folder (give a file name)"));
     }
-    if (options.dump_merge && std::filesystem::exists(s->dump_path_, ec)) {
-      absl::StatusOr<xla::AutotuneResults> existing =
-          ReadAutotuneResults(s->dump_path_);
-      if (!existing.ok()) {
-        return absl::Status(
-            existing.status().code(),
-            absl::StrCat("cannot merge the dump into '", s->dump_path_,
-                         "', which is not a readable autotune cache: ",
-                         existing.status().message(),
-                         " (remove it to start afresh)"));
-      }
+    if (options.dump_merge) {
+      XTUNE_RETURN_IF_ERROR(ReadMergeTarget(s->dump_path_).status());
     }
   }
   if (!options.load_from.empty()) {
@@ -109,7 +100,7 @@ std::string AutotuneCacheSession::Summary(absl::string_view device,
   if (!load_path_.empty()) {
     out = absl::StrCat("loaded ", loaded_, " entries from ", load_path_, " (",
                        memory_.LoadedForOtherDevices(device),
-                       " for other devices, ", memory_.UnusedLoaded().size(),
+                       " for other devices, ", memory_.UnusedLoadedCount(),
                        " not used)");
   }
   if (!dump_path_.empty()) {

@@ -119,22 +119,7 @@ absl::StatusOr<std::unique_ptr<Compiler>> Compiler::Create(
     const std::vector<std::string>& flags) {
   auto impl = std::make_unique<Impl>();
   XTUNE_RETURN_IF_ERROR(ApplyXlaFlagsFromEnvironment(&impl->flags));
-  for (const std::string& flag : flags) {
-    if (flag.rfind("--", 0) != 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("'", flag, "' is not a flag (expected --name=value)"));
-    }
-    size_t eq = flag.find('=');
-    std::string name =
-        flag.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-    std::string value = eq == std::string::npos ? "" : flag.substr(eq + 1);
-    absl::Status s =
-        ApplyXlaFlag(name, value, eq != std::string::npos, &impl->flags);
-    if (s.code() == absl::StatusCode::kNotFound) {
-      return absl::InvalidArgumentError(s.message());
-    }
-    XTUNE_RETURN_IF_ERROR(s);
-  }
+  XTUNE_RETURN_IF_ERROR(ApplyXlaFlagArgs(flags, &impl->flags));
   XTUNE_ASSIGN_OR_RETURN(impl->session, SharedSession(impl->flags.cache));
   return std::unique_ptr<Compiler>(new Compiler(std::move(impl)));
 }

@@ -1,6 +1,5 @@
 #include "compiler/compile.h"
 
-#include <cstdlib>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
@@ -13,16 +12,6 @@
 #include "util/status_macros.h"
 
 namespace xtune {
-
-absl::Status ApplyXlaFlagsFromEnvironment(XlaFlags* flags) {
-  const char* env = std::getenv("XLA_FLAGS");
-  if (env == nullptr) return absl::OkStatus();
-  std::vector<std::string> warnings;
-  XTUNE_RETURN_IF_ERROR(ApplyXlaFlagsEnv(env, flags, &warnings));
-  for (const std::string& w : warnings)
-    std::cerr << "xtune: warning: " << w << "\n";
-  return absl::OkStatus();
-}
 
 absl::StatusOr<std::map<std::string, std::string>> ConfigOverrides(
     const std::vector<std::string>& specs, const Module& fused) {

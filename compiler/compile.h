@@ -19,9 +19,6 @@
 
 namespace xtune {
 
-// XLA_FLAGS (warnings printed to stderr) into `flags`.
-absl::Status ApplyXlaFlagsFromEnvironment(XlaFlags* flags);
-
 // Per-fusion "FUSION:K=V,..." or "FUSION:KIND:K=V,..." overrides (the CLI's
 // --config), checked against the fused module.
 absl::StatusOr<std::map<std::string, std::string>> ConfigOverrides(

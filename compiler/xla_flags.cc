@@ -1,8 +1,15 @@
 #include "compiler/xla_flags.h"
 
+#include <cstdlib>
+#include <iostream>
+
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "util/status_macros.h"
 
 namespace xtune {
 namespace {
@@ -62,6 +69,18 @@ std::vector<std::string> Tokenize(absl::string_view text) {
   }
   if (in_token) tokens.push_back(current);
   return tokens;
+}
+
+// Splits "--name=value" / "--name" (without the dashes); false if `token`
+// is not a flag. *has_value tells the two forms apart.
+bool SplitFlag(absl::string_view token, std::string* name, std::string* value,
+               bool* has_value) {
+  if (!absl::ConsumePrefix(&token, "--")) return false;
+  size_t eq = token.find('=');
+  *has_value = eq != absl::string_view::npos;
+  *name = std::string(token.substr(0, eq));
+  *value = *has_value ? std::string(token.substr(eq + 1)) : "";
+  return true;
 }
 
 }  // namespace
@@ -158,16 +177,14 @@ absl::Status ApplyXlaFlag(absl::string_view name, absl::string_view value,
 absl::Status ApplyXlaFlagsEnv(absl::string_view env, XlaFlags* flags,
                               std::vector<std::string>* warnings) {
   for (const std::string& token : Tokenize(env)) {
-    if (token.rfind("--", 0) != 0) {
+    std::string name, value;
+    bool has_value;
+    if (!SplitFlag(token, &name, &value, &has_value)) {
       warnings->push_back(
           absl::StrCat("XLA_FLAGS: ignoring '", token, "' (not a --flag)"));
       continue;
     }
-    std::string body = token.substr(2);
-    size_t eq = body.find('=');
-    std::string name = body.substr(0, eq);
-    std::string value = eq == std::string::npos ? "" : body.substr(eq + 1);
-    absl::Status s = ApplyXlaFlag(name, value, eq != std::string::npos, flags);
+    absl::Status s = ApplyXlaFlag(name, value, has_value, flags);
     if (s.code() == absl::StatusCode::kNotFound) {
       warnings->push_back(
           absl::StrCat("XLA_FLAGS: ignoring unknown flag '--", name, "'"));
@@ -175,6 +192,42 @@ absl::Status ApplyXlaFlagsEnv(absl::string_view env, XlaFlags* flags,
       return absl::InvalidArgumentError(
           absl::StrCat("XLA_FLAGS: ", s.message()));
     }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ApplyKnownXlaFlag(absl::string_view name, absl::string_view value,
+                               bool has_value, XlaFlags* flags) {
+  absl::Status s = ApplyXlaFlag(name, value, has_value, flags);
+  if (s.code() == absl::StatusCode::kNotFound) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(s.message(), " (known: --",
+                     absl::StrJoin(KnownXlaFlags(), ", --"), ")"));
+  }
+  return s;
+}
+
+absl::Status ApplyXlaFlagArgs(const std::vector<std::string>& args,
+                              XlaFlags* flags) {
+  for (const std::string& arg : args) {
+    std::string name, value;
+    bool has_value;
+    if (!SplitFlag(arg, &name, &value, &has_value)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("'", arg, "' is not a flag (expected --name=value)"));
+    }
+    XTUNE_RETURN_IF_ERROR(ApplyKnownXlaFlag(name, value, has_value, flags));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ApplyXlaFlagsFromEnvironment(XlaFlags* flags) {
+  const char* env = std::getenv("XLA_FLAGS");
+  if (env == nullptr) return absl::OkStatus();
+  std::vector<std::string> warnings;
+  XTUNE_RETURN_IF_ERROR(ApplyXlaFlagsEnv(env, flags, &warnings));
+  for (const std::string& w : warnings) {
+    std::cerr << "xtune: warning: " << w << "\n";
   }
   return absl::OkStatus();
 }

@@ -29,11 +29,25 @@ struct XlaFlags {
 absl::Status ApplyXlaFlag(absl::string_view name, absl::string_view value,
                           bool has_value, XlaFlags* flags);
 
+// ApplyXlaFlag for flags a program was given explicitly: an unknown name
+// is InvalidArgument listing the known flags.
+absl::Status ApplyKnownXlaFlag(absl::string_view name, absl::string_view value,
+                               bool has_value, XlaFlags* flags);
+
+// ApplyKnownXlaFlag for each "--name=value" / "--name" in `args` (the C++
+// API's flags); anything else is InvalidArgument.
+absl::Status ApplyXlaFlagArgs(const std::vector<std::string>& args,
+                              XlaFlags* flags);
+
 // Applies every flag in the text of XLA_FLAGS. Unknown flags and stray
 // tokens become warnings; bad values of known flags are errors naming the
 // variable.
 absl::Status ApplyXlaFlagsEnv(absl::string_view env, XlaFlags* flags,
                               std::vector<std::string>* warnings);
+
+// ApplyXlaFlagsEnv on the XLA_FLAGS environment variable, if set; the
+// warnings go to stderr.
+absl::Status ApplyXlaFlagsFromEnvironment(XlaFlags* flags);
 
 // The names xtune understands (for --help).
 std::vector<std::string> KnownXlaFlags();

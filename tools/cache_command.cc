@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "autotune/autotuner.h"
+#include "cache/config_proto.h"
 #include "cache/inspect.h"
 #include "cache/merge.h"
 #include "cache/results_file.h"

@@ -16,10 +16,10 @@ const std::vector<FlagSpec> kSpecs = {
     {"backend", true}, {"input", true, true}, {"verify", false}};
 
 TEST(CliArgsTest, ParsesFormsOfFlags) {
-  absl::StatusOr<ParsedArgs> a = ParseArgs(
-      {"m.hlo", "--backend=cpu", "--input", "a.npy", "--input=b.npy",
-       "--verify", "--", "--literal"},
-      kSpecs);
+  absl::StatusOr<ParsedArgs> a =
+      ParseArgs({"m.hlo", "--backend=cpu", "--input", "a.npy", "--input=b.npy",
+                 "--verify", "--", "--literal"},
+                kSpecs);
   ASSERT_THAT(a, IsOk());
   EXPECT_THAT(a->positional, ElementsAre("m.hlo", "--literal"));
   EXPECT_EQ(a->Get("backend", ""), "cpu");
@@ -32,15 +32,15 @@ TEST(CliArgsTest, RejectsBadFlags) {
   EXPECT_THAT(ParseArgs({"--nope=1"}, kSpecs),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("unknown flag '--nope'")));
-  EXPECT_THAT(ParseArgs({"--backend"}, kSpecs),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("needs a value")));
+  EXPECT_THAT(
+      ParseArgs({"--backend"}, kSpecs),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("needs a value")));
   EXPECT_THAT(ParseArgs({"--backend=a", "--backend=b"}, kSpecs),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("more than once")));
-  EXPECT_THAT(ParseArgs({"--verify=maybe"}, kSpecs),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("is a switch")));
+  EXPECT_THAT(
+      ParseArgs({"--verify=maybe"}, kSpecs),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("is a switch")));
 }
 
 }  // namespace
