@@ -1,5 +1,6 @@
 #include "cache/autotune_cache.h"
 
+#include "cache/cache_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "util/status_matchers.h"
@@ -13,27 +14,7 @@ using ::xtune::testing::IsOkAndHolds;
 using ::xtune::testing::StatusIs;
 
 xla::AutotuneResult Loop(int64_t unroll) {
-  xla::AutotuneResult r;
-  auto* k = r.mutable_cpu_streaming();
-  k->set_kind(xla::AutotuneResult::CpuStreamingKey::LOOP);
-  k->set_vector_width(8);
-  k->set_unroll(unroll);
-  k->set_per_task(1024);
-  k->set_threads(1);
-  r.mutable_run_time()->set_nanos(5000);
-  return r;
-}
-
-xla::AutotuneResults::Entry* Add(xla::AutotuneResults* rs,
-                                 const std::string& device,
-                                 const std::string& hlo, xla::AutotuneResult r,
-                                 int version = 0) {
-  auto* e = rs->add_results();
-  e->set_device(device);
-  e->set_hlo(hlo);
-  e->set_version(version);
-  *e->mutable_result() = std::move(r);
-  return e;
+  return CpuLoopResult(unroll, 1024, 5000);
 }
 
 TEST(AutotuneCacheTest, LookupInsertAndKeyText) {
@@ -67,9 +48,9 @@ TEST(AutotuneCacheTest, DumpIsSortedByDeviceThenHlo) {
 TEST(AutotuneCacheTest, LoadReadsVersionZeroAsCurrentAndTracksUse) {
   xla::AutotuneResults rs;
   rs.set_version(3);
-  Add(&rs, "CPU: here", "h1", Loop(1));
-  Add(&rs, "CPU: here", "h2", Loop(2), 7);
-  Add(&rs, "CUDA: 9.0", "h1", Loop(3));
+  AddEntry(&rs, "CPU: here", "h1", Loop(1));
+  AddEntry(&rs, "CPU: here", "h2", Loop(2), 7);
+  AddEntry(&rs, "CUDA: 9.0", "h1", Loop(3));
   InMemoryAutotuneCache cache;
   ASSERT_THAT(cache.Load(rs, "f.textproto", 7), IsOkAndHolds(3));
   EXPECT_TRUE(cache.Lookup({"CPU: here", "h1", 7}).has_value());
@@ -93,8 +74,8 @@ TEST(AutotuneCacheTest, LoadReadsVersionZeroAsCurrentAndTracksUse) {
 TEST(AutotuneCacheTest, DuplicateKeySameResultIsAccepted) {
   xla::AutotuneResults rs;
   rs.set_version(3);
-  Add(&rs, "d", "h", Loop(1));
-  Add(&rs, "d", "h", Loop(1), 1);  // version 0 == current == 1
+  AddEntry(&rs, "d", "h", Loop(1));
+  AddEntry(&rs, "d", "h", Loop(1), 1);  // version 0 == current == 1
   InMemoryAutotuneCache cache;
   EXPECT_THAT(cache.Load(rs, "f", 1), IsOkAndHolds(1));
   // Loading the same file again adds nothing and is fine.
@@ -104,9 +85,9 @@ TEST(AutotuneCacheTest, DuplicateKeySameResultIsAccepted) {
 TEST(AutotuneCacheTest, DuplicateKeyDifferentResultIsAnErrorAndLoadsNothing) {
   xla::AutotuneResults rs;
   rs.set_version(3);
-  Add(&rs, "d", "other", Loop(9));
-  Add(&rs, "d", "h", Loop(1));
-  Add(&rs, "d", "h", Loop(2));
+  AddEntry(&rs, "d", "other", Loop(9));
+  AddEntry(&rs, "d", "h", Loop(1));
+  AddEntry(&rs, "d", "h", Loop(2));
   InMemoryAutotuneCache cache;
   EXPECT_THAT(cache.Load(rs, "cache.pb", 1),
               StatusIs(absl::StatusCode::kInvalidArgument,
@@ -120,8 +101,8 @@ TEST(AutotuneCacheTest, ConflictWithAnEarlierLoadIsAnError) {
   xla::AutotuneResults a, b;
   a.set_version(3);
   b.set_version(3);
-  Add(&a, "d", "h", Loop(1));
-  Add(&b, "d", "h", Loop(2));
+  AddEntry(&a, "d", "h", Loop(1));
+  AddEntry(&b, "d", "h", Loop(2));
   ASSERT_THAT(cache.Load(a, "a", 1), IsOk());
   EXPECT_THAT(cache.Load(b, "b", 1),
               StatusIs(absl::StatusCode::kInvalidArgument));
@@ -140,8 +121,8 @@ TEST(AutotuneCacheTest, InvalidConfigIsAnErrorNamingTheKey) {
   t->set_num_stages(1);
   t->set_num_warps(4);
   t->set_num_ctas(1);
-  Add(&rs, "d", "h", Loop(1));
-  Add(&rs, "d", "g", bad);
+  AddEntry(&rs, "d", "h", Loop(1));
+  AddEntry(&rs, "d", "g", bad);
   InMemoryAutotuneCache cache;
   EXPECT_THAT(cache.Load(rs, "x.textproto", 1),
               StatusIs(absl::StatusCode::kInvalidArgument,

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "cache/cache_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "util/file.h"
@@ -18,19 +19,6 @@ using ::testing::HasSubstr;
 using ::xtune::testing::IsOk;
 using ::xtune::testing::IsOkAndHolds;
 using ::xtune::testing::StatusIs;
-
-xla::AutotuneResult Gemm(int64_t kc) {
-  xla::AutotuneResult r;
-  auto* k = r.mutable_cpu_gemm();
-  k->set_mc(64);
-  k->set_nc(256);
-  k->set_kc(kc);
-  k->set_mr(6);
-  k->set_nr(16);
-  k->set_split_k(1);
-  k->set_threads(1);
-  return r;
-}
 
 std::string FreshDir(const std::string& name) {
   std::string dir = ::testing::TempDir() + "/dircache_" + name + "_" +
@@ -66,7 +54,7 @@ TEST(DirectoryCacheTest, UpdateWritesOneTextFilePerKeyAndReadsItBack) {
                                        dir, DirectoryCacheMode::kUpdate));
   AutotuneKey key{"CPU: x", "h", 1};
   EXPECT_FALSE(cache->Lookup(key).has_value());
-  ASSERT_THAT(cache->Insert(key, Gemm(128)), IsOk());
+  ASSERT_THAT(cache->Insert(key, CpuGemmResult(128)), IsOk());
   ASSERT_OK_AND_ASSIGN(std::string text,
                        ReadFile(dir + "/" + DirectoryCacheFileName(key)));
   EXPECT_THAT(text, HasSubstr("kc: 128"));
@@ -83,7 +71,7 @@ TEST(DirectoryCacheTest, ReadModeNeverWrites) {
   ASSERT_THAT(CreateDirectories(dir), IsOk());
   ASSERT_OK_AND_ASSIGN(
       auto cache, DirectoryAutotuneCache::Open(dir, DirectoryCacheMode::kRead));
-  ASSERT_THAT(cache->Insert({"d", "h", 1}, Gemm(1)), IsOk());
+  ASSERT_THAT(cache->Insert({"d", "h", 1}, CpuGemmResult(1)), IsOk());
   EXPECT_TRUE(std::filesystem::is_empty(dir));
 }
 
@@ -108,14 +96,14 @@ TEST(DirectoryCacheTest, TieredPromotesDirectoryHitsIntoMemory) {
   ASSERT_OK_AND_ASSIGN(
       auto d, DirectoryAutotuneCache::Open(dir, DirectoryCacheMode::kUpdate));
   AutotuneKey key{"d", "h", 1};
-  ASSERT_THAT(d->Insert(key, Gemm(64)), IsOk());
+  ASSERT_THAT(d->Insert(key, CpuGemmResult(64)), IsOk());
   InMemoryAutotuneCache memory;
   TieredAutotuneCache tiered(&memory, d.get());
   EXPECT_EQ(tiered.Lookup(key)->tier, "directory");
   EXPECT_EQ(tiered.Lookup(key)->tier, "memory");
   EXPECT_EQ(memory.Dump().results_size(), 1);
   AutotuneKey other{"d", "g", 1};
-  ASSERT_THAT(tiered.Insert(other, Gemm(32)), IsOk());
+  ASSERT_THAT(tiered.Insert(other, CpuGemmResult(32)), IsOk());
   EXPECT_TRUE(d->Lookup(other).has_value());
 }
 
@@ -135,7 +123,8 @@ TEST(DirectoryCacheTest, ManyProcessesWritingOneDirectoryLoseNothing) {
         std::string hlo =
             k % 2 == 0 ? "shared" + std::to_string(k)
                        : "p" + std::to_string(p) + "_" + std::to_string(k);
-        if (!(*cache)->Insert({"d", hlo, 1}, Gemm(100 + p)).ok()) _exit(2);
+        if (!(*cache)->Insert({"d", hlo, 1}, CpuGemmResult(100 + p)).ok())
+          _exit(2);
       }
       _exit(0);
     }

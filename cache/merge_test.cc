@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "cache/cache_test_util.h"
 #include "cache/results_file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -22,19 +23,10 @@ using ::xtune::testing::StatusIs;
 void Add(xla::AutotuneResults* rs, const std::string& hlo, int64_t nanos,
          int64_t tuned_at = 0, int64_t unroll = 1) {
   rs->set_version(3);
-  auto* e = rs->add_results();
-  e->set_device("d");
-  e->set_hlo(hlo);
-  e->set_version(1);
-  auto* r = e->mutable_result();
-  auto* k = r->mutable_cpu_streaming();
-  k->set_vector_width(8);
-  k->set_unroll(unroll);
-  k->set_per_task(64);
-  k->set_threads(1);
-  r->mutable_run_time()->set_nanos(nanos);
+  xla::AutotuneResult r = CpuLoopResult(unroll, 64, nanos);
   if (tuned_at)
-    r->mutable_xtune_provenance()->set_tuned_at_unix_seconds(tuned_at);
+    r.mutable_xtune_provenance()->set_tuned_at_unix_seconds(tuned_at);
+  AddEntry(rs, "d", hlo, std::move(r), 1);
 }
 
 TEST(MergeTest, UnionSortedAndIdenticalCounted) {

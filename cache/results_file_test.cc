@@ -16,6 +16,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "cache/cache_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "util/file.h"
@@ -33,20 +34,10 @@ xla::AutotuneResults Sample(int n) {
   xla::AutotuneResults rs;
   rs.set_version(3);
   for (int i = 0; i < n; ++i) {
-    auto* e = rs.add_results();
-    e->set_device("CPU: test");
-    e->set_hlo("{\n  tmp_0 = f32[" + std::to_string(i + 1) +
-               "]{0} parameter(0)\n}");
-    e->set_version(1);
-    auto* k = e->mutable_result()->mutable_cpu_gemm();
-    k->set_mc(64);
-    k->set_nc(256);
-    k->set_kc(128 + i);
-    k->set_mr(6);
-    k->set_nr(16);
-    k->set_split_k(1);
-    k->set_threads(1);
-    e->mutable_result()->mutable_run_time()->set_nanos(1000 + i);
+    AddEntry(
+        &rs, "CPU: test",
+        "{\n  tmp_0 = f32[" + std::to_string(i + 1) + "]{0} parameter(0)\n}",
+        CpuGemmResult(128 + i, 1000 + i), 1);
   }
   return rs;
 }
