@@ -8,7 +8,6 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "autotune/autotuner.h"
 #include "cache/config_proto.h"
 #include "cache/inspect.h"
 #include "cache/merge.h"
@@ -62,8 +61,10 @@ flags:
 
 namespace {
 
-absl::StatusOr<xla::AutotuneResults> Read(const std::string& path) {
-  return ReadAutotuneResults(path);
+// This machine's CPU device string, as the CPU backend puts it in keys (no
+// compiler needed: these commands only read files).
+std::string ThisCpuDevice() {
+  return cpu::DetectCpu(cpu::CpuBackendOptions().threads).Description();
 }
 
 std::string Seconds(const xla::AutotuneResult& r) {
@@ -76,7 +77,7 @@ absl::Status Stats(const ParsedArgs& args) {
     return absl::InvalidArgumentError("cache stats takes one or more files");
   }
   for (const std::string& path : args.positional) {
-    XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r, Read(path));
+    XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r, ReadAutotuneResults(path));
     CacheStats s = ComputeStats(r);
     std::cout << path << ": " << s.entries << " entries (file version "
               << r.version() << "), " << s.failures << " with a failure\n";
@@ -102,7 +103,8 @@ absl::Status Show(const ParsedArgs& args) {
   if (args.positional.size() != 1) {
     return absl::InvalidArgumentError("cache show takes one file");
   }
-  XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r, Read(args.positional[0]));
+  XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r,
+                         ReadAutotuneResults(args.positional[0]));
   int64_t limit = -1;
   if (args.Has("limit") && !absl::SimpleAtoi(args.Get("limit", ""), &limit)) {
     return absl::InvalidArgumentError("--limit must be an integer");
@@ -137,7 +139,8 @@ absl::Status Convert(const ParsedArgs& args) {
   if (args.positional.size() != 2) {
     return absl::InvalidArgumentError("cache convert takes IN and OUT");
   }
-  XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r, Read(args.positional[0]));
+  XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r,
+                         ReadAutotuneResults(args.positional[0]));
   SortEntries(&r);
   XTUNE_RETURN_IF_ERROR(WriteAutotuneResults(args.positional[1], r));
   std::cout << "wrote " << r.results_size() << " entries to "
@@ -157,7 +160,7 @@ absl::Status Merge(const ParsedArgs& args) {
   merged.set_version(3);
   MergeStats stats;
   for (const std::string& path : args.positional) {
-    XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r, Read(path));
+    XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r, ReadAutotuneResults(path));
     XTUNE_RETURN_IF_ERROR(
         MergeResults(&merged, r, path, policy, kCodegenVersion, &stats));
   }
@@ -173,8 +176,10 @@ absl::Status Diff(const ParsedArgs& args) {
   if (args.positional.size() != 2) {
     return absl::InvalidArgumentError("cache diff takes two files");
   }
-  XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults a, Read(args.positional[0]));
-  XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults b, Read(args.positional[1]));
+  XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults a,
+                         ReadAutotuneResults(args.positional[0]));
+  XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults b,
+                         ReadAutotuneResults(args.positional[1]));
   CacheDiff d = DiffCaches(a, b, kCodegenVersion);
   auto line = [](const AutotuneKey& k) {
     return absl::StrCat(SummarizeFusionText(k.hlo), " | ", k.device,
@@ -224,7 +229,8 @@ absl::Status Prune(const ParsedArgs& args) {
   if (args.positional.size() != 1 || !args.Has("out")) {
     return absl::InvalidArgumentError("cache prune takes IN and --out=OUT");
   }
-  XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r, Read(args.positional[0]));
+  XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r,
+                         ReadAutotuneResults(args.positional[0]));
   PruneOptions options;
   if (args.Has("module")) {
     options.keep_hlo.emplace();
@@ -237,10 +243,7 @@ absl::Status Prune(const ParsedArgs& args) {
         "give --device or --this_device, not both");
   }
   if (args.Has("device")) options.keep_device = args.Get("device", "");
-  if (args.Has("this_device")) {
-    XTUNE_ASSIGN_OR_RETURN(auto backend, cpu::CpuBackend::Create());
-    options.keep_device = backend->DeviceDescription();
-  }
+  if (args.Has("this_device")) options.keep_device = ThisCpuDevice();
   if (args.Has("current_version")) options.keep_version = kCodegenVersion;
   if (!options.keep_hlo && !options.keep_device && !options.keep_version) {
     return absl::InvalidArgumentError(
@@ -260,15 +263,13 @@ absl::Status Explain(const ParsedArgs& args) {
     return absl::InvalidArgumentError(
         "cache explain takes MODULE.hlo and --cache=FILE");
   }
-  XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r, Read(args.Get("cache", "")));
+  XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r,
+                         ReadAutotuneResults(args.Get("cache", "")));
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> module,
                          ParseModuleFile(args.positional[0]));
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> fused, FuseModule(*module));
   std::string device = args.Get("device", "");
-  if (device.empty()) {
-    XTUNE_ASSIGN_OR_RETURN(auto backend, cpu::CpuBackend::Create());
-    device = backend->DeviceDescription();
-  }
+  if (device.empty()) device = ThisCpuDevice();
   std::string only = args.Get("fusion", "");
   bool found = false;
   for (const auto& i : fused->entry()->instructions()) {
