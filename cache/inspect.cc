@@ -64,6 +64,8 @@ int64_t Lcs(const std::vector<absl::string_view>& a,
 
 }  // namespace
 
+// A tolerant line scan rather than ir/parser: XLA's files hold fusions with
+// ops outside xtune's HLO subset, and a summary must not fail on them.
 std::string SummarizeFusionText(absl::string_view hlo) {
   std::vector<std::string> params;
   std::string root_shape, root_op, last_shape, last_op;
