@@ -84,11 +84,12 @@ class ModuleBuilder {
 
  private:
   std::string UniqueComputationName(const std::string& base) {
+    // Suffixes continue from the last one given for `base`, so naming n
+    // fusions stays linear.
     std::string name = base;
-    for (int n = 1; out_->FindComputation(name) != nullptr ||
-                    taken_.contains(name);
-         ++n) {
-      name = absl::StrCat(base, ".", n);
+    int& n = next_suffix_[base];
+    while (out_->FindComputation(name) != nullptr || taken_.contains(name)) {
+      name = absl::StrCat(base, ".", ++n);
     }
     taken_.insert(name);
     return name;
@@ -98,6 +99,7 @@ class ModuleBuilder {
   std::unique_ptr<Module> out_;
   absl::flat_hash_map<const Computation*, Computation*> copies_;
   absl::flat_hash_set<std::string> taken_;
+  absl::flat_hash_map<std::string, int> next_suffix_;
 };
 
 const char* KindAttr(FusionKind k) {

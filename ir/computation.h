@@ -23,7 +23,6 @@ class Computation {
   Computation& operator=(const Computation&) = delete;
 
   const std::string& name() const { return name_; }
-  void set_name(std::string name) { name_ = std::move(name); }
 
   // Takes ownership; the instruction's operands must already belong to this
   // computation. Returns the stored pointer.

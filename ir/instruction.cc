@@ -25,11 +25,17 @@ absl::string_view ComparisonDirectionName(ComparisonDirection d) {
 }
 
 void Instruction::AppendOperand(Instruction* operand) {
-  operands_.push_back(operand);
+  // `this` is among the operand's users iff the operand is already among
+  // this instruction's operands: search whichever list is shorter, so one
+  // value with many users and one tuple with many operands both build in
+  // linear time.
   std::vector<Instruction*>& users = operand->users_;
-  if (std::find(users.begin(), users.end(), this) == users.end()) {
-    users.push_back(this);
-  }
+  bool known = operands_.size() < users.size()
+                   ? std::find(operands_.begin(), operands_.end(), operand) !=
+                         operands_.end()
+                   : std::find(users.begin(), users.end(), this) != users.end();
+  if (!known) users.push_back(this);
+  operands_.push_back(operand);
 }
 
 bool Instruction::Identical(const Instruction& other) const {

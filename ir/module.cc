@@ -7,15 +7,14 @@ namespace xtune {
 Computation* Module::AddComputation(std::unique_ptr<Computation> computation) {
   Computation* raw = computation.get();
   raw->set_parent(this);
+  by_name_.emplace(raw->name(), raw);  // computation names never change
   computations_.push_back(std::move(computation));
   return raw;
 }
 
 Computation* Module::FindComputation(absl::string_view name) const {
-  for (const auto& c : computations_) {
-    if (c->name() == name) return c.get();
-  }
-  return nullptr;
+  auto it = by_name_.find(std::string(name));
+  return it == by_name_.end() ? nullptr : it->second;
 }
 
 bool Module::Equivalent(const Module& other, std::string* why) const {

@@ -5,10 +5,12 @@
 #ifndef XTUNE_IR_MODULE_H_
 #define XTUNE_IR_MODULE_H_
 
-#include "absl/strings/string_view.h"
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
 
 #include "ir/computation.h"
 
@@ -27,6 +29,7 @@ class Module {
   const std::vector<std::unique_ptr<Computation>>& computations() const {
     return computations_;
   }
+  // The first computation added under `name`, or null. O(1).
   Computation* FindComputation(absl::string_view name) const;
 
   Computation* entry() const { return entry_; }
@@ -48,6 +51,7 @@ class Module {
  private:
   std::string name_;
   std::vector<std::unique_ptr<Computation>> computations_;
+  absl::flat_hash_map<std::string, Computation*> by_name_;
   Computation* entry_ = nullptr;
   std::vector<RawAttribute> attributes_;
   std::string source_name_;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "ir/literal_parser.h"
 #include "ir/text_parsers.h"
@@ -53,13 +54,19 @@ class Parser {
         options_(options) {}
 
   absl::StatusOr<std::unique_ptr<Module>> ParseModule() {
-    if (!cursor_.TryConsumeWord("HloModule")) {
-      return cursor_.Error("expected 'HloModule' at the start of the module");
+    // As XLA's parser: the `HloModule name, ...` header is optional (XLA's
+    // tests often start at the first computation or at ENTRY).
+    bool has_header = cursor_.TryConsumeWord("HloModule");
+    std::string name;
+    if (has_header) {
+      XTUNE_ASSIGN_OR_RETURN(name, cursor_.ParseName("a module name"));
+    } else {
+      XTUNE_RETURN_IF_ERROR(ExpectComputationStart());
+      name = DefaultModuleName();
     }
-    XTUNE_ASSIGN_OR_RETURN(std::string name, cursor_.ParseName("a module name"));
     module_ = std::make_unique<Module>(name);
     module_->set_source_name(std::string(source_name_));
-    while (cursor_.TryConsume(',')) {
+    while (has_header && cursor_.TryConsume(',')) {
       XTUNE_ASSIGN_OR_RETURN(std::string attr,
                              cursor_.ParseName("a module attribute name"));
       XTUNE_RETURN_IF_ERROR(cursor_.Expect('=', "after a module attribute"));
@@ -107,6 +114,43 @@ class Parser {
   }
 
  private:
+  // Without a header the text must start like a computation: `ENTRY`, or
+  // a name followed by its signature `(` or its body `{`.
+  absl::Status ExpectComputationStart() {
+    size_t save = cursor_.pos();
+    bool ok = cursor_.TryConsumeWord("ENTRY");
+    if (!ok) {
+      absl::StatusOr<std::string> first = cursor_.ParseName();
+      char next = cursor_.Peek();
+      ok = first.ok() && (next == '{' || next == '(');
+    }
+    cursor_.set_pos(save);
+    if (ok) return absl::OkStatus();
+    cursor_.SkipSpace();
+    return cursor_.Error(
+        "expected 'HloModule' or a computation ('ENTRY name {' or "
+        "'name {') at the start of the module");
+  }
+
+  // A module without a header is named after its file ("a/b.hlo" -> "b"),
+  // else "module".
+  std::string DefaultModuleName() const {
+    absl::string_view base = source_name_;
+    size_t slash = base.rfind('/');
+    if (slash != absl::string_view::npos) base = base.substr(slash + 1);
+    size_t dot = base.find('.');
+    if (dot != absl::string_view::npos) base = base.substr(0, dot);
+    std::string out;
+    if (base.empty() || base[0] == '<') return "module";  // "<stdin>", ...
+    for (char c : base) {
+      out += (absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+              c == '-')
+                 ? c
+                 : '_';
+    }
+    return out.empty() ? "module" : out;
+  }
+
   struct PendingCall {
     Instruction* instruction;
     std::string callee;

@@ -248,6 +248,39 @@ TEST(ParserTest, ErrorsNameFileLineAndColumn) {
               HasSubstr("ROOT q = f32[2] gather(p)\n                    ^"));
 }
 
+// XLA's tests write modules without the `HloModule` line, as XLA's parser
+// accepts them: the first computation or ENTRY may start the text.
+TEST(ParserTest, ModulesWithoutHeaderParseAsXlaDoes) {
+  absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(R"hlo(
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY e {
+  p = f32[4,8] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[4] reduce(p, z), dimensions={1}, to_apply=add
+})hlo",
+                                                          "tests/my_test.hlo");
+  ASSERT_THAT(m, IsOk());
+  EXPECT_EQ((*m)->name(), "my_test");  // named after the file
+  EXPECT_EQ((*m)->entry()->name(), "e");
+  EXPECT_EQ((*m)->computations().size(), 2u);
+  // ENTRY first, with a signature, from a string.
+  m = ParseModule(
+      "ENTRY main (a: f32[2]) -> f32[2] {\n  a = f32[2] parameter(0)\n"
+      "  ROOT n = f32[2] negate(a)\n}\n",
+      "<string>");
+  ASSERT_THAT(m, IsOk());
+  EXPECT_EQ((*m)->name(), "module");
+  // A computation without ENTRY: the last one is the entry, as with a header.
+  m = ParseModule("e {\n  ROOT a = f32[2] parameter(0)\n}\n", "x.hlo");
+  ASSERT_THAT(m, IsOk());
+  EXPECT_EQ((*m)->entry()->name(), "e");
+}
+
 struct BadCase {
   const char* text;
   const char* error;  // expected prefix of the message
@@ -265,7 +298,8 @@ TEST_P(ParserErrorTest, GivesAClearError) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, ParserErrorTest,
     ::testing::Values(
-        BadCase{"", "x.hlo:1:1: expected 'HloModule'"},
+        BadCase{"", "x.hlo:1:1: expected 'HloModule' or a computation"},
+        BadCase{"foo bar", "x.hlo:1:1: expected 'HloModule' or a computation"},
         BadCase{"HloModule m", "x.hlo:1:12: the module has no computations"},
         BadCase{"HloModule m\nENTRY e {\n p = f33[2] parameter(0)\n}",
                 "x.hlo:3:6: unsupported element type 'f33'"},

@@ -207,16 +207,21 @@ absl::StatusOr<absl::string_view> TextCursor::ParseRawValue() {
 }
 
 SourceLocation TextCursor::LocationOf(size_t pos) const {
-  SourceLocation loc{1, 1};
   if (pos > text_.size()) pos = text_.size();
-  for (size_t i = 0; i < pos; ++i) {
-    if (text_[i] == '\n') {
-      ++loc.line;
-      loc.column = 1;
-    } else {
-      ++loc.column;
-    }
+  // Line starts are found once, up to the furthest position asked for, so
+  // locating every instruction of a module costs O(size + n log n), not
+  // O(size * n).
+  if (line_starts_.empty()) line_starts_.push_back(0);
+  while (scanned_ < pos) {
+    if (text_[scanned_] == '\n') line_starts_.push_back(scanned_ + 1);
+    ++scanned_;
   }
+  // The last line start <= pos.
+  auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), pos);
+  size_t line = static_cast<size_t>(it - line_starts_.begin());
+  SourceLocation loc;
+  loc.line = static_cast<int>(line);
+  loc.column = static_cast<int>(pos - line_starts_[line - 1]) + 1;
   return loc;
 }
 

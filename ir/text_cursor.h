@@ -10,8 +10,9 @@
 
 #include <cstdint>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
+
+#include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -76,6 +77,9 @@ class TextCursor {
   absl::string_view text_;
   std::string filename_;
   size_t pos_ = 0;
+  // LocationOf's index: starts of the lines before `scanned_`.
+  mutable std::vector<size_t> line_starts_;
+  mutable size_t scanned_ = 0;
 };
 
 // True for characters that may follow the first one in a name.

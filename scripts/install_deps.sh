@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev
   clang libclang-rt-14-dev
   python3 python3-numpy
+  valgrind
 )
 
 missing=()
