@@ -163,4 +163,14 @@ int64_t InMemoryAutotuneCache::LoadedForOtherDevices(
   return n;
 }
 
+std::map<std::pair<std::string, int>, int64_t>
+InMemoryAutotuneCache::LoadedByDeviceAndVersion() const {
+  absl::MutexLock lock(&mu_);
+  std::map<std::pair<std::string, int>, int64_t> out;
+  for (const auto& [k, stored] : entries_) {
+    if (stored.loaded) ++out[{k.device, k.version}];
+  }
+  return out;
+}
+
 }  // namespace xtune

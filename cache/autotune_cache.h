@@ -9,6 +9,7 @@
 #define XTUNE_CACHE_AUTOTUNE_CACHE_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -87,6 +88,9 @@ class InMemoryAutotuneCache : public AutotuneCache {
   int64_t UnusedLoadedCount() const;
   // Loaded entries whose device differs from `device`.
   int64_t LoadedForOtherDevices(absl::string_view device) const;
+  // Loaded entries by (device, version).
+  std::map<std::pair<std::string, int>, int64_t> LoadedByDeviceAndVersion()
+      const;
 
  private:
   struct Stored {

@@ -2,9 +2,16 @@
 
 #include <google/protobuf/text_format.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "cache/config_proto.h"
 #include "util/file.h"
@@ -83,9 +90,72 @@ absl::Status DirectoryAutotuneCache::Insert(const AutotuneKey& key,
   if (mode_ == DirectoryCacheMode::kRead) return absl::OkStatus();
   std::string text;
   google::protobuf::TextFormat::PrintToString(result, &text);
+  // The key goes first as comments (XLA's reader skips them) so that
+  // `xtune cache` can list a directory; the file name alone is a hash.
+  text = absl::StrCat("# xtune-key-device: ", absl::CEscape(key.device),
+                      "\n# xtune-key-version: ", key.version,
+                      "\n# xtune-key-hlo: ", absl::CEscape(key.hlo), "\n",
+                      text);
   return WriteFileAtomically(
       absl::StrCat(dir_, "/", DirectoryCacheFileName(key)), text,
       absl::StrCat(dir_, "/tmp"));
+}
+
+absl::StatusOr<xla::AutotuneResults> ReadDirectoryCache(const std::string& dir,
+                                                        int64_t* without_key) {
+  std::error_code ec;
+  std::filesystem::directory_iterator it(dir, ec);
+  if (ec) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot list '", dir, "': ", ec.message()));
+  }
+  std::vector<std::string> paths;
+  for (const auto& f : it) {
+    if (f.is_regular_file() && f.path().extension() == ".textproto") {
+      paths.push_back(f.path().string());
+    }
+  }
+  std::sort(paths.begin(), paths.end());
+  xla::AutotuneResults out;
+  out.set_version(3);
+  int64_t unkeyed = 0;
+  for (const std::string& path : paths) {
+    XTUNE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+    AutotuneKey key;
+    bool has_device = false, has_hlo = false, has_version = false;
+    for (absl::string_view line : absl::StrSplit(text, '\n')) {
+      if (!absl::StartsWith(line, "#")) break;
+      std::string value;
+      if (absl::ConsumePrefix(&line, "# xtune-key-device: ")) {
+        has_device = absl::CUnescape(line, &key.device);
+      } else if (absl::ConsumePrefix(&line, "# xtune-key-hlo: ")) {
+        has_hlo = absl::CUnescape(line, &key.hlo);
+      } else if (absl::ConsumePrefix(&line, "# xtune-key-version: ")) {
+        has_version = absl::SimpleAtoi(line, &key.version);
+      }
+    }
+    if (!has_device || !has_hlo || !has_version) {
+      ++unkeyed;  // written by XLA: only the key's hash is known
+      continue;
+    }
+    std::string name = std::filesystem::path(path).filename().string();
+    if (name != DirectoryCacheFileName(key)) {
+      return absl::DataLossError(absl::StrCat(
+          "'", path, "' holds the key of ", DirectoryCacheFileName(key),
+          " (renamed or altered)"));
+    }
+    xla::AutotuneResults::Entry* e = out.add_results();
+    if (!google::protobuf::TextFormat::ParseFromString(text,
+                                                        e->mutable_result())) {
+      return absl::DataLossError(
+          absl::StrCat("'", path, "' is not a valid AutotuneResult textproto"));
+    }
+    e->set_device(key.device);
+    e->set_hlo(key.hlo);
+    e->set_version(key.version);
+  }
+  if (without_key != nullptr) *without_key = unkeyed;
+  return out;
 }
 
 std::optional<CacheHit> TieredAutotuneCache::Lookup(const AutotuneKey& key) {

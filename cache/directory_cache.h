@@ -58,6 +58,14 @@ class DirectoryAutotuneCache : public AutotuneCache {
   std::function<void(const std::string&)> warn_;
 };
 
+// The entries of a per-fusion directory as one AutotuneResults, for `xtune
+// cache`: xtune writes each file's key as leading comments; files without
+// them (written by XLA, whose files hold only the result) are skipped and
+// counted in `without_key`. NotFound for a missing folder, DataLoss for a
+// file whose key does not hash to its name or whose result does not parse.
+absl::StatusOr<xla::AutotuneResults> ReadDirectoryCache(const std::string& dir,
+                                                        int64_t* without_key);
+
 // Memory first, then the directory (when there is one); a directory hit is
 // copied into memory so a dump holds it. Inserts go to both.
 class TieredAutotuneCache : public AutotuneCache {

@@ -148,7 +148,9 @@ TEST(DirectoryCacheTest, ManyProcessesWritingOneDirectoryLoseNothing) {
                             : "p" + std::to_string(p) + "_" + std::to_string(k);
       std::optional<CacheHit> hit = cache->Lookup({"d", hlo, 1});
       ASSERT_TRUE(hit.has_value()) << hlo;
-      if (k % 2 == 1) EXPECT_EQ(hit->result->cpu_gemm().kc(), 100 + p);
+      if (k % 2 == 1) {
+        EXPECT_EQ(hit->result->cpu_gemm().kc(), 100 + p);
+      }
     }
   }
   EXPECT_TRUE(std::filesystem::is_empty(dir + "/tmp"));

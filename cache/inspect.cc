@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -146,26 +147,49 @@ CacheDiff DiffCaches(const xla::AutotuneResults& a,
   return d;
 }
 
+bool DeviceMatches(absl::string_view device, absl::string_view pattern) {
+  return absl::StrContains(device, pattern);
+}
+
 xla::AutotuneResults PruneCache(const xla::AutotuneResults& in,
-                                const PruneOptions& options, int64_t* removed) {
+                                const PruneOptions& options,
+                                xla::AutotuneResults* removed) {
   xla::AutotuneResults out;
   out.set_version(in.version());
-  int64_t dropped = 0;
+  if (removed != nullptr) {
+    removed->Clear();
+    removed->set_version(in.version());
+  }
   for (const auto& e : in.results()) {
     bool keep = true;
     if (options.keep_hlo && !options.keep_hlo->count(e.hlo())) keep = false;
-    if (options.keep_device && e.device() != *options.keep_device) keep = false;
+    if (options.keep_device && !DeviceMatches(e.device(), *options.keep_device)) {
+      keep = false;
+    }
     if (options.keep_version && e.version() != 0 &&
         e.version() != *options.keep_version) {
       keep = false;
     }
     if (keep) {
       *out.add_results() = e;
-    } else {
-      ++dropped;
+    } else if (removed != nullptr) {
+      *removed->add_results() = e;
     }
   }
-  if (removed != nullptr) *removed = dropped;
+  return out;
+}
+
+std::string CountByDeviceAndVersion(const xla::AutotuneResults& results,
+                                    absl::string_view indent) {
+  std::map<std::pair<std::string, int>, int64_t> counts;
+  for (const auto& e : results.results()) ++counts[{e.device(), e.version()}];
+  std::string out;
+  for (const auto& [dv, n] : counts) {
+    absl::StrAppend(&out, indent, n, "  ",
+                    dv.second == 0 ? std::string("no version (current)")
+                                   : absl::StrCat("version ", dv.second),
+                    "  ", dv.first, "\n");
+  }
   return out;
 }
 

@@ -50,17 +50,30 @@ struct CacheDiff {
 CacheDiff DiffCaches(const xla::AutotuneResults& a,
                      const xla::AutotuneResults& b, int current_version);
 
+// The one device-matching rule of every `xtune cache` subcommand: an
+// entry's device matches `pattern` when it contains it ("EPYC" matches
+// "AMD EPYC 7B13 ..."; a whole device string matches itself). An empty
+// pattern matches everything.
+bool DeviceMatches(absl::string_view device, absl::string_view pattern);
+
 struct PruneOptions {
   // Keep only entries whose fused text is one of these (any device).
   std::optional<std::set<std::string>> keep_hlo;
-  // Keep only entries of this device.
+  // Keep only entries whose device matches this (DeviceMatches).
   std::optional<std::string> keep_device;
   // Keep only entries of this codegen version (0 or absent counts as it).
   std::optional<int> keep_version;
 };
-// The entries of `in` that `options` keep, in order; `removed` counts the rest.
+// The entries of `in` that `options` keep, in order; `removed` (when not
+// null) gets the rest.
 xla::AutotuneResults PruneCache(const xla::AutotuneResults& in,
-                                const PruneOptions& options, int64_t* removed);
+                                const PruneOptions& options,
+                                xla::AutotuneResults* removed);
+
+// Entry counts by device and version, one line each ("    3  version 2  AMD
+// EPYC ..."), for messages about what a command removed or would remove.
+std::string CountByDeviceAndVersion(const xla::AutotuneResults& results,
+                                    absl::string_view indent = "    ");
 
 // A line diff of two texts: lines prefixed "- " (only in a), "+ " (only in
 // b); equal lines are left out except `context` lines around changes

@@ -72,14 +72,22 @@ TEST(InspectTest, StatsDiffAndPrune) {
   ASSERT_EQ(d.retimed.size(), 1u);
   EXPECT_EQ(d.retimed[0].key.device, "cpu");
 
-  int64_t removed = 0;
+  xla::AutotuneResults removed;
   PruneOptions by_text;
   by_text.keep_hlo = std::set<std::string>{kGemm};
   EXPECT_EQ(PruneCache(a, by_text, &removed).results_size(), 2);
-  EXPECT_EQ(removed, 1);
+  EXPECT_EQ(removed.results_size(), 1);
   PruneOptions by_device;
   by_device.keep_device = "cpu";
   EXPECT_EQ(PruneCache(a, by_device, &removed).results_size(), 1);
+  // Devices match as `show --device` does: by substring.
+  by_device.keep_device = "pu";
+  EXPECT_EQ(PruneCache(a, by_device, &removed).results_size(), 3);
+  EXPECT_EQ(removed.results_size(), 0);
+  by_device.keep_device = "gp";
+  EXPECT_EQ(PruneCache(a, by_device, &removed).results_size(), 2);
+  EXPECT_THAT(CountByDeviceAndVersion(removed, ""),
+              ::testing::HasSubstr("1  version "));
   PruneOptions by_version;
   by_version.keep_version = 1;  // keeps 0 and 1, drops 2
   EXPECT_EQ(PruneCache(a, by_version, &removed).results_size(), 2);

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "cache/autotune_cache.h"
 #include "cache/config_proto.h"
+#include "cache/inspect.h"
 #include "cache/results_file.h"
 #include "util/file.h"
 #include "util/status_macros.h"
@@ -24,6 +25,12 @@ bool Prefer(const xla::AutotuneResult& existing,
   int64_t b = incoming.xtune_provenance().tuned_at_unix_seconds();
   if (a == 0 || b == 0) return true;
   return b >= a;
+}
+
+// The same chosen config (the key oneof) and the same failure state.
+bool SameConfig(const xla::AutotuneResult& a, const xla::AutotuneResult& b) {
+  return a.has_failure() == b.has_failure() &&
+         ResultConfigText(a) == ResultConfigText(b);
 }
 
 }  // namespace
@@ -61,12 +68,22 @@ absl::Status MergeResults(xla::AutotuneResults* base,
       ++local.identical;
       continue;
     }
+    // Two tunings that chose the same config (two test shards, a re-run)
+    // differ only in their measured times: keep the faster.
+    if (SameConfig(existing->result(), e.result())) {
+      if (Prefer(existing->result(), e.result(), ConflictPolicy::kFaster)) {
+        *existing = e;
+      }
+      ++local.same_config;
+      continue;
+    }
     if (policy == ConflictPolicy::kError) {
       return absl::InvalidArgumentError(absl::StrCat(
-          source, ": a different result for ", key.ToString(), " (existing: {",
-          existing->result().ShortDebugString(), "}, incoming: {",
-          e.result().ShortDebugString(),
-          "}); choose --on_conflict=faster or --on_conflict=newer"));
+          source, ": a different config for fusion ",
+          SummarizeFusionText(key.hlo), " on '", key.device, "' (version ",
+          key.version, "): existing ", ResultConfigText(existing->result()),
+          ", incoming ", ResultConfigText(e.result()),
+          "; choose --on_conflict=faster or --on_conflict=newer"));
     }
     if (Prefer(existing->result(), e.result(), policy)) {
       *existing = e;
@@ -80,6 +97,7 @@ absl::Status MergeResults(xla::AutotuneResults* base,
   if (stats != nullptr) {
     stats->added += local.added;
     stats->identical += local.identical;
+    stats->same_config += local.same_config;
     stats->replaced += local.replaced;
     stats->kept += local.kept;
   }

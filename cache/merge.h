@@ -13,7 +13,9 @@
 
 namespace xtune {
 
-// What to do when both sides hold one key with different results.
+// What to do when both sides hold one key with different configs. (The same
+// config with different measured times is not a conflict: the faster result
+// is kept, whatever the policy.)
 enum class ConflictPolicy {
   kError,   // an error naming the key
   kFaster,  // keep the smaller run_time (ties keep the existing one)
@@ -27,6 +29,8 @@ absl::StatusOr<ConflictPolicy> ParseConflictPolicy(absl::string_view s);
 struct MergeStats {
   int64_t added = 0;      // keys only the incoming side had
   int64_t identical = 0;  // keys both had with the same result
+  int64_t same_config = 0;  // the same config with another time: the faster
+                            // is kept (never a conflict)
   int64_t replaced = 0;   // conflicts resolved in favour of the incoming side
   int64_t kept = 0;       // conflicts resolved in favour of the existing side
 };

@@ -52,7 +52,9 @@ TEST(MergeTest, Policies) {
   xla::AutotuneResults x = base;
   EXPECT_THAT(MergeResults(&x, in, "in.pb", ConflictPolicy::kError, 1, nullptr),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       AllOf(HasSubstr("in.pb"), HasSubstr("hlo='k'"))));
+                       AllOf(HasSubstr("in.pb"),
+                             HasSubstr("a different config for fusion"),
+                             HasSubstr("unroll: 2"))));
   EXPECT_EQ(x.results(0).result().cpu_streaming().unroll(), 1);  // unchanged
   x = base;
   ASSERT_THAT(MergeResults(&x, in, "in", ConflictPolicy::kFaster, 1, nullptr),
@@ -64,6 +66,22 @@ TEST(MergeTest, Policies) {
   EXPECT_EQ(x.results(0).result().cpu_streaming().unroll(), 2);
   EXPECT_THAT(ParseConflictPolicy("newest"),
               StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+// Two dumps that tuned one fusion to the same config with different times
+// (two test shards) merge under every policy: the faster time is kept.
+TEST(MergeTest, SameConfigWithAnotherTimeIsNotAConflict) {
+  for (ConflictPolicy policy : {ConflictPolicy::kError, ConflictPolicy::kFaster,
+                                ConflictPolicy::kNewer}) {
+    xla::AutotuneResults base, in;
+    Add(&base, "k", 900, /*tuned_at=*/200, 1);
+    Add(&in, "k", 500, /*tuned_at=*/100, 1);
+    MergeStats stats;
+    ASSERT_THAT(MergeResults(&base, in, "in", policy, 1, &stats), IsOk());
+    ASSERT_EQ(base.results_size(), 1);
+    EXPECT_EQ(base.results(0).result().run_time().nanos(), 500);
+    EXPECT_EQ(stats.same_config, 1);
+  }
 }
 
 TEST(MergeTest, VersionZeroIsTheCurrentVersion) {

@@ -1,8 +1,12 @@
 #include "cache/persistent.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
+
+#include "absl/container/flat_hash_set.h"
 
 #include "absl/strings/str_cat.h"
 #include "cache/merge.h"
@@ -71,31 +75,96 @@ AutotuneCacheSession::Open(const PersistentCacheOptions& options,
   return s;
 }
 
-absl::StatusOr<int64_t> AutotuneCacheSession::Dump() {
-  if (dump_path_.empty()) return 0;
+namespace {
+
+// The state of `path` now (size -1 when it does not exist).
+template <typename State>
+State StateOf(const std::string& path) {
+  State st;
+  struct stat sb;
+  if (stat(path.c_str(), &sb) != 0) return st;
+  st.size = sb.st_size;
+  st.mtime_ns = int64_t{sb.st_mtim.tv_sec} * 1000000000 + sb.st_mtim.tv_nsec;
+  st.inode = sb.st_ino;
+  return st;
+}
+
+}  // namespace
+
+absl::StatusOr<AutotuneCacheSession::DumpReport> AutotuneCacheSession::Dump() {
+  DumpReport report;
+  if (dump_path_.empty()) return report;
   // One dump at a time: a later snapshot must not be overwritten by an
   // earlier one (compilers on several threads share a session).
   absl::MutexLock lock(&dump_mu_);
   xla::AutotuneResults results = memory_.Dump();
   absl::Status status;
-  int64_t entries = results.results_size();
+  report.written = results.results_size();
   if (dump_merge_) {
     MergeStats stats;
     status = MergeIntoFile(dump_path_, results, current_version_, &stats);
-    entries = stats.added + stats.identical + stats.replaced + stats.kept;
+    report.written = stats.added + stats.identical + stats.same_config +
+                     stats.replaced + stats.kept;
   } else {
+    // XLA overwrites the file; xtune does too, but says what is lost. The
+    // file is read only when it changed since this session wrote it.
+    FileState now = StateOf<FileState>(dump_path_);
+    if (now.size >= 0 && !(now == written_state_)) {
+      absl::StatusOr<xla::AutotuneResults> old =
+          ReadAutotuneResults(dump_path_);
+      if (old.ok()) {
+        absl::flat_hash_set<AutotuneKey> keep;
+        for (const auto& e : results.results()) {
+          keep.insert(KeyOfEntry(e, current_version_));
+        }
+        for (const auto& e : old->results()) {
+          report.dropped += !keep.contains(KeyOfEntry(e, current_version_));
+        }
+      }
+    }
     status = WriteAutotuneResults(dump_path_, results);
+    if (status.ok()) written_state_ = StateOf<FileState>(dump_path_);
   }
   if (!status.ok()) {
     return absl::Status(status.code(),
                         absl::StrCat("cannot dump autotune results to '",
                                      dump_path_, "': ", status.message()));
   }
-  return entries;
+  return report;
+}
+
+std::vector<std::string> AutotuneCacheSession::Warnings(
+    absl::string_view device, const DumpReport& dump) const {
+  std::vector<std::string> out;
+  if (dump.dropped > 0) {
+    out.push_back(absl::StrCat(
+        "the dump replaced '", dump_path_, "', dropping ", dump.dropped,
+        " entries it held that this process did not have (another "
+        "compile's or an earlier run's); pass "
+        "--xtune_dump_autotune_results_merge to keep them"));
+  }
+  if (loaded_ > 0) {
+    std::map<std::pair<std::string, int>, int64_t> by =
+        memory_.LoadedByDeviceAndVersion();
+    if (!by.contains({std::string(device), current_version_})) {
+      std::string held;
+      for (const auto& [dv, n] : by) {
+        absl::StrAppend(&held, held.empty() ? "" : "; ", n, " for '", dv.first,
+                        "' version ", dv.second);
+      }
+      out.push_back(absl::StrCat(
+          "none of the ", loaded_, " entries loaded from '", load_path_,
+          "' apply here: it holds ", held, "; this is '", device,
+          "' version ", current_version_,
+          " (tune on this device or load its cache)"));
+    }
+  }
+  return out;
 }
 
 std::string AutotuneCacheSession::Summary(absl::string_view device,
-                                          int64_t dumped) const {
+                                          const DumpReport& dump) const {
+  int64_t dumped = dump.written;
   std::string out;
   if (!load_path_.empty()) {
     out = absl::StrCat("loaded ", loaded_, " entries from ", load_path_, " (",

@@ -50,11 +50,17 @@ class AutotuneCacheSession {
   InMemoryAutotuneCache& memory() { return memory_; }
   const InMemoryAutotuneCache& memory() const { return memory_; }
 
+  struct DumpReport {
+    // Entries written: the whole memory tier (with dump_merge: what this
+    // session merged into the file).
+    int64_t written = 0;
+    // Without dump_merge: entries the file held before that the dump did
+    // not keep (another process's or an earlier run's results).
+    int64_t dropped = 0;
+  };
   // Writes the dump file, when one was asked for (atomically; merged under
-  // a lock with dump_merge). Returns the number of entries written: the
-  // whole memory tier (with dump_merge: merged into what the file holds).
-  // Thread-safe.
-  absl::StatusOr<int64_t> Dump();
+  // a lock with dump_merge). Thread-safe.
+  absl::StatusOr<DumpReport> Dump();
 
   const std::string& load_path() const { return load_path_; }  // resolved
   const std::string& dump_path() const { return dump_path_; }  // resolved
@@ -62,7 +68,13 @@ class AutotuneCacheSession {
 
   // "autotune cache: loaded 12 entries from F (2 for other devices, 3 not
   // used); dumped 14 entries to G" — empty when no file is involved.
-  std::string Summary(absl::string_view device, int64_t dumped) const;
+  std::string Summary(absl::string_view device, const DumpReport& dump) const;
+
+  // Warnings for the user, one line each (empty when all is well): a dump
+  // that dropped entries the file held, and a loaded file none of whose
+  // entries apply to `device` at `current_version`.
+  std::vector<std::string> Warnings(absl::string_view device,
+                                    const DumpReport& dump) const;
 
  private:
   AutotuneCacheSession() : tiered_(&memory_, nullptr) {}
@@ -76,6 +88,15 @@ class AutotuneCacheSession {
   std::string dump_path_;
   bool dump_merge_ = false;
   int64_t loaded_ = 0;
+  // The dump file as this session last wrote it (size, mtime, inode), so a
+  // later dump re-reads it only when someone else changed it.
+  struct FileState {
+    int64_t size = -1;
+    int64_t mtime_ns = 0;
+    uint64_t inode = 0;
+    bool operator==(const FileState&) const = default;
+  };
+  FileState written_state_;
 };
 
 }  // namespace xtune

@@ -98,13 +98,18 @@ absl::StatusOr<CompiledModule> CompileForCpu(
           {ft.fusion->name(), KeyOf(*out.backend, *ft.fusion)});
     }
   }
-  XTUNE_ASSIGN_OR_RETURN(int64_t dumped, session->Dump());
+  XTUNE_ASSIGN_OR_RETURN(AutotuneCacheSession::DumpReport dumped,
+                         session->Dump());
   out.cache_summary =
       session->Summary(out.backend->DeviceDescription(), dumped);
   if (flags.autotune.print_summary) {
     std::cerr << "xtune: autotuning: " << out.tuning.stats.ToString()
               << (out.cache_summary.empty() ? "" : "; ") << out.cache_summary
               << "\n";
+    for (const std::string& w :
+         session->Warnings(out.backend->DeviceDescription(), dumped)) {
+      std::cerr << "xtune: warning: autotune cache: " << w << "\n";
+    }
   }
   const Backend& backend = *out.backend;
   const TuningResult& tuning = out.tuning;

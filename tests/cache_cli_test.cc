@@ -5,6 +5,9 @@
 #include <filesystem>
 #include <string>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/cli_util.h"
@@ -270,8 +273,15 @@ TEST_F(CacheCliTest, CacheSubcommandsOnXlasFile) {
   EXPECT_THAT(
       RunXtune("cache diff " + xla_file + " " + back).output,
       HasSubstr("0 added, 0 removed, 0 changed config, 0 re-timed, 1 same"));
+  // Pruning every entry is refused unless --allow_empty.
   Result pruned = RunXtune("cache prune " + xla_file +
                            " --this_device --out=" + dir_ + "/p.pb");
+  EXPECT_EQ(pruned.exit_code, 1) << pruned.output;
+  EXPECT_THAT(pruned.output, HasSubstr("refusing to write"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/p.pb"));
+  pruned = RunXtune("cache prune " + xla_file + " --this_device --out=" +
+                    dir_ + "/p.pb --allow_empty");
+  EXPECT_EQ(pruned.exit_code, 0) << pruned.output;
   EXPECT_THAT(pruned.output, HasSubstr("kept 0 entries, removed 1"));
   Result kept = RunXtune("cache prune " + xla_file + " --device='" +
                          kXlaDevice + "' --out=" + dir_ + "/q.pb");
@@ -285,23 +295,117 @@ TEST_F(CacheCliTest, CacheSubcommandsOnXlasFile) {
       RunXtune("cache merge " + a + " " + b + " --out=" + dir_ + "/m.pb");
   EXPECT_EQ(conflict.exit_code, 1);
   EXPECT_THAT(conflict.output, HasSubstr("--on_conflict=faster"));
+  // The conflict names the fusion's short form, not its whole text.
+  EXPECT_THAT(conflict.output,
+              HasSubstr("a different config for fusion parameter f32[2]"));
+  EXPECT_THAT(conflict.output, Not(HasSubstr("tmp_0")));
   Result newer = RunXtune("cache merge " + a + " " + b + " " + xla_file +
                           " --on_conflict=newer --out=" + dir_ + "/m.pb");
   EXPECT_EQ(newer.exit_code, 0) << newer.output;
   EXPECT_THAT(newer.output, HasSubstr("2 entries"));
-  EXPECT_THAT(RunXtune("cache diff " + a + " " + dir_ + "/m.pb").output,
-              HasSubstr("1 added, 0 removed, 1 changed config"));
+  Result differs = RunXtune("cache diff " + a + " " + dir_ + "/m.pb");
+  EXPECT_THAT(differs.output, HasSubstr("1 added, 0 removed, 1 changed config"));
+  EXPECT_EQ(differs.exit_code, 1);  // as diff(1)
 
   // Explain: the device differs, and the text (a different module).
   std::string model = Write("model.hlo", LoopModule(8));
   Result explain = RunXtune("cache explain " + model + " --cache=" + xla_file);
-  EXPECT_EQ(explain.exit_code, 0) << explain.output;
+  EXPECT_EQ(explain.exit_code, 1) << explain.output;  // a miss
   EXPECT_THAT(
       explain.output,
       HasSubstr("miss; the nearest stored key differs in device, text"));
   EXPECT_THAT(explain.output, HasSubstr("- stored, + this fusion"));
   EXPECT_EQ(RunXtune("cache frob").exit_code, 1);
   EXPECT_EQ(RunXtune("cache stats " + dir_ + "/none.pb").exit_code, 1);
+}
+
+// What a new user hit (issue 9): pruning by a part of the device string
+// wiped the cache; merging two dumps of one fusion failed; a dump silently
+// dropped another compile's entries; a cache for another device loaded
+// quietly; `xtune cache` could not read a per-fusion directory.
+TEST_F(CacheCliTest, CacheToolsLoseNothingAndSayWhy) {
+  std::string model = Write("model.hlo", LoopModule(64));
+  std::string cache = dir_ + "/c.textproto";
+  ASSERT_EQ(RunXtune("compile " + model + kQuick +
+                     " --xla_gpu_dump_autotune_results_to=" + cache)
+                .exit_code,
+            0);
+  // The machine's device string contains "CPU": prune --device matches as
+  // show --device does, by substring, and an in-place rewrite says so.
+  Result in_place =
+      RunXtune("cache prune " + cache + " --device=CPU --out=" + cache);
+  EXPECT_EQ(in_place.exit_code, 0) << in_place.output;
+  EXPECT_THAT(in_place.output, HasSubstr("kept 1 entries, removed 0; rewrote " +
+                                         cache + " in place"));
+  Result wipe =
+      RunXtune("cache prune " + cache + " --device=EPYC-9999 --out=" + cache);
+  EXPECT_EQ(wipe.exit_code, 1) << wipe.output;
+  EXPECT_THAT(wipe.output, HasSubstr("it would remove all 1 (by device and "
+                                     "version):\n    1  version "));
+  EXPECT_THAT(RunXtune("cache stats " + cache).output, HasSubstr("1 entries"));
+
+  // A second tuning of the same fusion: same config, another time.
+  std::string again = dir_ + "/again.textproto";
+  ASSERT_EQ(RunXtune("compile " + model + kQuick +
+                     " --config=loop_fusion:vector_width=8"
+                     " --xla_gpu_dump_autotune_results_to=" + again)
+                .exit_code,
+            0);
+  std::string retimed = dir_ + "/retimed.textproto";
+  ASSERT_TRUE(WriteFileAtomically(
+                  retimed, absl::StrReplaceAll(*ReadFile(cache),
+                                               {{"nanos: ", "nanos: 1"}}))
+                  .ok());
+  // (the integrity lines no longer match: drop them, as a hand edit would)
+  std::string edited;
+  for (absl::string_view line : absl::StrSplit(*ReadFile(retimed), '\n')) {
+    if (!absl::StartsWith(line, "# xtune-")) absl::StrAppend(&edited, line, "\n");
+  }
+  ASSERT_TRUE(WriteFileAtomically(retimed, edited).ok());
+  Result merged = RunXtune("cache merge " + cache + " " + retimed +
+                           " --out=" + dir_ + "/m.textproto");
+  EXPECT_EQ(merged.exit_code, 0) << merged.output;
+  EXPECT_THAT(merged.output, HasSubstr("1 with the same config re-timed"));
+
+  // Another module dumping into the same file without merging: the dump
+  // says what it dropped and which flag keeps it.
+  std::string other = Write("other.hlo", LoopModule(96));
+  Result dropped = RunXtune("compile " + other + kQuick +
+                            " --xla_gpu_dump_autotune_results_to=" + cache);
+  EXPECT_EQ(dropped.exit_code, 0) << dropped.output;
+  EXPECT_THAT(dropped.output,
+              HasSubstr("dropping 1 entries it held that this process did "
+                        "not have"));
+  EXPECT_THAT(dropped.output, HasSubstr("--xtune_dump_autotune_results_merge"));
+  // Dumping again from the same process state drops nothing new.
+  Result same = RunXtune("compile " + other + kQuick +
+                         " --xla_gpu_load_autotune_results_from=" + cache +
+                         " --xla_gpu_dump_autotune_results_to=" + cache);
+  EXPECT_THAT(same.output, Not(HasSubstr("dropping")));
+
+  // A cache of another device loads, loudly.
+  std::string hlo = "{\\n  tmp_0 = f32[2]{0} parameter(0)\\n}";
+  std::string gpu = Write("gpu.textproto", "version: 3\n" + XlaEntry(hlo, 32));
+  Result foreign = RunXtune("compile " + other + kQuick +
+                            " --xla_gpu_load_autotune_results_from=" + gpu);
+  EXPECT_EQ(foreign.exit_code, 0) << foreign.output;
+  EXPECT_THAT(foreign.output, HasSubstr("none of the 1 entries loaded from"));
+  EXPECT_THAT(foreign.output, HasSubstr(kXlaDevice));
+
+  // `xtune cache` reads a per-fusion directory written by xtune.
+  std::string pdir = dir_ + "/per_fusion";
+  ASSERT_EQ(RunXtune("compile " + other + kQuick +
+                     " --xla_gpu_per_fusion_autotune_cache_dir=" + pdir)
+                .exit_code,
+            0);
+  Result listed = RunXtune("cache stats " + pdir);
+  EXPECT_EQ(listed.exit_code, 0) << listed.output;
+  EXPECT_THAT(listed.output, HasSubstr("1 entries"));
+  Result exported = RunXtune("cache convert " + pdir + " " + dir_ + "/d.pb");
+  EXPECT_EQ(exported.exit_code, 0) << exported.output;
+  Result hit = RunXtune("cache explain " + other + " --cache=" + pdir);
+  EXPECT_EQ(hit.exit_code, 0) << hit.output;
+  EXPECT_THAT(hit.output, HasSubstr("hit"));
 }
 
 // Eight compiles at once, each dumping (merge mode) into one file and

@@ -1,5 +1,6 @@
 #include "tools/cache_command.h"
 
+#include <filesystem>
 #include <iostream>
 #include <set>
 
@@ -9,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "cache/config_proto.h"
+#include "cache/directory_cache.h"
 #include "cache/inspect.h"
 #include "cache/merge.h"
 #include "cache/results_file.h"
@@ -27,7 +29,8 @@ const char kCacheHelp[] = R"(usage: xtune cache SUBCOMMAND [args] [flags]
 
 Inspects and maintains autotuning result files (xtune's and XLA's): text
 when the name ends in .txt .txtpb .textproto .prototxt .pbtxt, binary
-protobuf otherwise.
+protobuf otherwise. Every FILE argument may also be a per-fusion cache
+directory (--xla_gpu_per_fusion_autotune_cache_dir) written by xtune.
 
 subcommands:
   stats FILE...                 entries per device, version and key type
@@ -39,23 +42,34 @@ subcommands:
                                 name), entries sorted
   merge IN... --out=OUT [--on_conflict=error|faster|newer]
                                 union of the inputs (OUT is replaced, not
-                                read: list it as an input to keep it); a key
-                                with different results is an error unless a
-                                policy picks the faster or the newer one
+                                read: list it as an input to keep it); one
+                                key with the same config and different times
+                                keeps the faster; different configs are an
+                                error unless a policy picks the faster or the
+                                newer one
   diff A B                      entries added, removed, with a changed
-                                config, or re-timed (time delta)
-  prune IN --out=OUT [--module=M.hlo ...] [--device=DEVICE]
+                                config, or re-timed (time delta); exit 1
+                                when the caches differ, as diff(1)
+  prune IN --out=OUT [--module=M.hlo ...] [--device=TEXT]
         [--this_device] [--current_version]
                                 keep only the keys the modules' fusions use
-                                (any device), one device's entries, or the
-                                current codegen version's
+                                (any device), the entries of matching
+                                devices, or the current codegen version's;
+                                prints what it removed by device and version
   explain MODULE.hlo --cache=FILE [--fusion=NAME] [--device=DEVICE]
                                 for each fusion (or one): hit, or the nearest
                                 stored key and what differs (device,
                                 version, or the text, with a diff); DEVICE
-                                defaults to this machine's CPU
+                                (the exact device string of the key)
+                                defaults to this machine's CPU; exit 1 when
+                                any fusion misses
+
+--device=TEXT (show, prune) matches every device string that contains TEXT.
+convert, merge and prune refuse to write a file with no entries (exit 1,
+saying what would be removed) unless given --allow_empty.
 
 flags:
+  --allow_empty                 write OUT even when it has no entries
   --help                        this text
 )";
 
@@ -67,17 +81,58 @@ std::string ThisCpuDevice() {
   return cpu::DetectCpu(cpu::CpuBackendOptions().threads).Description();
 }
 
+// A results file, or a per-fusion directory (its keyed files).
+absl::StatusOr<xla::AutotuneResults> ReadCache(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec)) return ReadAutotuneResults(path);
+  int64_t without_key = 0;
+  XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r,
+                         ReadDirectoryCache(path, &without_key));
+  if (without_key > 0) {
+    std::cerr << "xtune cache: " << path << ": skipped " << without_key
+              << " files without a key (written by XLA, which stores only "
+                 "the key's hash in the file name)\n";
+  }
+  return r;
+}
+
+// Refuses to write a file with no entries unless --allow_empty: an empty
+// result is almost always a filter that matched nothing.
+absl::Status CheckNotEmpty(const ParsedArgs& args,
+                           const xla::AutotuneResults& out,
+                           const std::string& out_path,
+                           const xla::AutotuneResults& removed) {
+  if (out.results_size() > 0 || args.Has("allow_empty")) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "refusing to write '", out_path, "' with no entries",
+      removed.results_size() > 0
+          ? absl::StrCat("; it would remove all ", removed.results_size(),
+                         " (by device and version):\n",
+                         CountByDeviceAndVersion(removed))
+          : "",
+      removed.results_size() > 0 ? "" : " ",
+      "(pass --allow_empty to write it anyway; --device matches any part of "
+      "the device string, as in `xtune cache show --device`)"));
+}
+
+// Whether `out` names the same file as `in` (an in-place rewrite).
+bool SameFile(const std::string& in, const std::string& out) {
+  std::error_code ec;
+  return std::filesystem::exists(out, ec) &&
+         std::filesystem::equivalent(in, out, ec);
+}
+
 std::string Seconds(const xla::AutotuneResult& r) {
   std::optional<double> s = RunTimeSeconds(r);
   return s ? absl::StrFormat("%.1f us", *s * 1e6) : "-";
 }
 
-absl::Status Stats(const ParsedArgs& args) {
+absl::Status Stats(const ParsedArgs& args, int*) {
   if (args.positional.empty()) {
     return absl::InvalidArgumentError("cache stats takes one or more files");
   }
   for (const std::string& path : args.positional) {
-    XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r, ReadAutotuneResults(path));
+    XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r, ReadCache(path));
     CacheStats s = ComputeStats(r);
     std::cout << path << ": " << s.entries << " entries (file version "
               << r.version() << "), " << s.failures << " with a failure\n";
@@ -99,12 +154,12 @@ absl::Status Stats(const ParsedArgs& args) {
   return absl::OkStatus();
 }
 
-absl::Status Show(const ParsedArgs& args) {
+absl::Status Show(const ParsedArgs& args, int*) {
   if (args.positional.size() != 1) {
     return absl::InvalidArgumentError("cache show takes one file");
   }
   XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r,
-                         ReadAutotuneResults(args.positional[0]));
+                         ReadCache(args.positional[0]));
   int64_t limit = -1;
   if (args.Has("limit") && !absl::SimpleAtoi(args.Get("limit", ""), &limit)) {
     return absl::InvalidArgumentError("--limit must be an integer");
@@ -113,7 +168,7 @@ absl::Status Show(const ParsedArgs& args) {
   int64_t shown = 0, matching = 0;
   for (int i = 0; i < r.results_size(); ++i) {
     const auto& e = r.results(i);
-    if (!device.empty() && !absl::StrContains(e.device(), device)) continue;
+    if (!DeviceMatches(e.device(), device)) continue;
     ++matching;
     if (limit >= 0 && shown >= limit) continue;
     ++shown;
@@ -135,13 +190,15 @@ absl::Status Show(const ParsedArgs& args) {
   return absl::OkStatus();
 }
 
-absl::Status Convert(const ParsedArgs& args) {
+absl::Status Convert(const ParsedArgs& args, int*) {
   if (args.positional.size() != 2) {
     return absl::InvalidArgumentError("cache convert takes IN and OUT");
   }
   XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r,
-                         ReadAutotuneResults(args.positional[0]));
+                         ReadCache(args.positional[0]));
   SortEntries(&r);
+  XTUNE_RETURN_IF_ERROR(
+      CheckNotEmpty(args, r, args.positional[1], xla::AutotuneResults()));
   XTUNE_RETURN_IF_ERROR(WriteAutotuneResults(args.positional[1], r));
   std::cout << "wrote " << r.results_size() << " entries to "
             << args.positional[1]
@@ -150,7 +207,7 @@ absl::Status Convert(const ParsedArgs& args) {
   return absl::OkStatus();
 }
 
-absl::Status Merge(const ParsedArgs& args) {
+absl::Status Merge(const ParsedArgs& args, int*) {
   if (args.positional.empty() || !args.Has("out")) {
     return absl::InvalidArgumentError("cache merge takes IN... and --out=OUT");
   }
@@ -160,26 +217,30 @@ absl::Status Merge(const ParsedArgs& args) {
   merged.set_version(3);
   MergeStats stats;
   for (const std::string& path : args.positional) {
-    XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r, ReadAutotuneResults(path));
+    XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r, ReadCache(path));
     XTUNE_RETURN_IF_ERROR(
         MergeResults(&merged, r, path, policy, kCodegenVersion, &stats));
   }
+  XTUNE_RETURN_IF_ERROR(
+      CheckNotEmpty(args, merged, args.Get("out", ""), xla::AutotuneResults()));
   XTUNE_RETURN_IF_ERROR(WriteAutotuneResults(args.Get("out", ""), merged));
   std::cout << "merged " << args.positional.size() << " files into "
             << args.Get("out", "") << ": " << merged.results_size()
             << " entries (" << stats.identical << " identical duplicates, "
-            << stats.replaced + stats.kept << " conflicts resolved)\n";
+            << stats.same_config << " with the same config re-timed (kept the "
+            << "faster), " << stats.replaced + stats.kept
+            << " conflicts resolved)\n";
   return absl::OkStatus();
 }
 
-absl::Status Diff(const ParsedArgs& args) {
+absl::Status Diff(const ParsedArgs& args, int* exit_code) {
   if (args.positional.size() != 2) {
     return absl::InvalidArgumentError("cache diff takes two files");
   }
   XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults a,
-                         ReadAutotuneResults(args.positional[0]));
+                         ReadCache(args.positional[0]));
   XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults b,
-                         ReadAutotuneResults(args.positional[1]));
+                         ReadCache(args.positional[1]));
   CacheDiff d = DiffCaches(a, b, kCodegenVersion);
   auto line = [](const AutotuneKey& k) {
     return absl::StrCat(SummarizeFusionText(k.hlo), " | ", k.device,
@@ -208,6 +269,11 @@ absl::Status Diff(const ParsedArgs& args) {
     std::cout << "t " << line(c.key) << "\n    time:   " << Seconds(c.before)
               << " -> " << Seconds(c.after) << "\n";
   }
+  // As diff(1): 1 when the caches differ.
+  if (!d.added.empty() || !d.removed.empty() || !d.changed.empty() ||
+      !d.retimed.empty()) {
+    *exit_code = kExitUserError;
+  }
   return absl::OkStatus();
 }
 
@@ -225,12 +291,12 @@ absl::Status CollectFusionTexts(const std::string& module_path,
   return absl::OkStatus();
 }
 
-absl::Status Prune(const ParsedArgs& args) {
+absl::Status Prune(const ParsedArgs& args, int*) {
   if (args.positional.size() != 1 || !args.Has("out")) {
     return absl::InvalidArgumentError("cache prune takes IN and --out=OUT");
   }
   XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r,
-                         ReadAutotuneResults(args.positional[0]));
+                         ReadCache(args.positional[0]));
   PruneOptions options;
   if (args.Has("module")) {
     options.keep_hlo.emplace();
@@ -250,21 +316,30 @@ absl::Status Prune(const ParsedArgs& args) {
         "cache prune needs --module, --device, --this_device or "
         "--current_version");
   }
-  int64_t removed = 0;
+  xla::AutotuneResults removed;
   xla::AutotuneResults out = PruneCache(r, options, &removed);
-  XTUNE_RETURN_IF_ERROR(WriteAutotuneResults(args.Get("out", ""), out));
-  std::cout << "kept " << out.results_size() << " entries, removed " << removed
-            << "; wrote " << args.Get("out", "") << "\n";
+  const std::string out_path = args.Get("out", "");
+  XTUNE_RETURN_IF_ERROR(CheckNotEmpty(args, out, out_path, removed));
+  bool in_place = SameFile(args.positional[0], out_path);
+  XTUNE_RETURN_IF_ERROR(WriteAutotuneResults(out_path, out));
+  std::cout << "kept " << out.results_size() << " entries, removed "
+            << removed.results_size() << "; "
+            << (in_place ? "rewrote " : "wrote ") << out_path
+            << (in_place ? " in place" : "") << "\n";
+  if (removed.results_size() > 0) {
+    std::cout << "removed (by device and version):\n"
+              << CountByDeviceAndVersion(removed);
+  }
   return absl::OkStatus();
 }
 
-absl::Status Explain(const ParsedArgs& args) {
+absl::Status Explain(const ParsedArgs& args, int* exit_code) {
   if (args.positional.size() != 1 || !args.Has("cache")) {
     return absl::InvalidArgumentError(
         "cache explain takes MODULE.hlo and --cache=FILE");
   }
   XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r,
-                         ReadAutotuneResults(args.Get("cache", "")));
+                         ReadCache(args.Get("cache", "")));
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> module,
                          ParseModuleFile(args.positional[0]));
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> fused, FuseModule(*module));
@@ -286,6 +361,7 @@ absl::Status Explain(const ParsedArgs& args) {
       std::cout << "hit\n";
       continue;
     }
+    *exit_code = kExitUserError;  // a miss, as CI wants to know
     if (x.cache_empty) {
       std::cout << "miss (the cache is empty)\n";
       continue;
@@ -331,7 +407,7 @@ int CacheCommand(const std::vector<std::string>& argv) {
   const std::string sub = argv[0];
   std::vector<std::string> rest(argv.begin() + 1, argv.end());
   std::vector<FlagSpec> specs = {{"help", false}};
-  absl::Status (*fn)(const ParsedArgs&) = nullptr;
+  absl::Status (*fn)(const ParsedArgs&, int*) = nullptr;
   if (sub == "stats") {
     fn = Stats;
   } else if (sub == "show") {
@@ -340,10 +416,12 @@ int CacheCommand(const std::vector<std::string>& argv) {
     specs.push_back({"limit", true});
   } else if (sub == "convert") {
     fn = Convert;
+    specs.push_back({"allow_empty", false});
   } else if (sub == "merge") {
     fn = Merge;
     specs.push_back({"out", true});
     specs.push_back({"on_conflict", true});
+    specs.push_back({"allow_empty", false});
   } else if (sub == "diff") {
     fn = Diff;
   } else if (sub == "prune") {
@@ -353,6 +431,7 @@ int CacheCommand(const std::vector<std::string>& argv) {
     specs.push_back({"device", true});
     specs.push_back({"this_device", false});
     specs.push_back({"current_version", false});
+    specs.push_back({"allow_empty", false});
   } else if (sub == "explain") {
     fn = Explain;
     specs.push_back({"cache", true});
@@ -368,10 +447,13 @@ int CacheCommand(const std::vector<std::string>& argv) {
     std::cout << kCacheHelp;
     return kExitOk;
   }
-  absl::Status status = args.ok() ? fn(*args) : args.status();
-  if (!status.ok())
+  int exit_code = kExitOk;
+  absl::Status status = args.ok() ? fn(*args, &exit_code) : args.status();
+  if (!status.ok()) {
     std::cerr << "xtune cache " << sub << ": " << status.message() << "\n";
-  return ExitCodeFor(status);
+    return ExitCodeFor(status);
+  }
+  return exit_code;
 }
 
 }  // namespace xtune
