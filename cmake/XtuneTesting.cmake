@@ -23,6 +23,11 @@
 #                        --xtune_dump_autotune_results_merge, so tests run in
 #                        parallel all add their entries to one file
 #   XLA_FLAGS flag...    more flags for XLA_FLAGS
+#
+# The helper's flags are appended to the XLA_FLAGS the caller exported
+# (CTest's ENVIRONMENT_MODIFICATION), never replacing it, so CI can add
+# flags to every test:
+#   XLA_FLAGS=--xla_gpu_require_complete_aot_autotune_results ctest
 #   UNDECLARED_OUTPUTS_DIR dir
 #                        sets TEST_UNDECLARED_OUTPUTS_DIR (created)
 #   ENVIRONMENT VAR=v... more environment (e.g. TEST_SRCDIR, TEST_WORKSPACE)
@@ -31,6 +36,13 @@
 # With -DXTUNE_UPDATE_AUTOTUNE_CACHES=ON every AUTOTUNE_CACHE is dumped into
 # (merge mode) instead of loaded: delete or prune the file, run the suite,
 # check the file in (the regenerate step of docs/persistent_autotuning.md).
+# The tests see XTUNE_UPDATE_AUTOTUNE_CACHES=1 then (0 otherwise), which
+# xtune::testing::UpdatingAutotuneCaches() in xtune/testing.h reads, so they
+# can skip "nothing was tuned" checks while regenerating.
+if(CMAKE_VERSION VERSION_LESS 3.22)
+  message(FATAL_ERROR "XtuneTesting.cmake needs CMake 3.22 or newer "
+                      "(ENVIRONMENT_MODIFICATION keeps the caller's XLA_FLAGS)")
+endif()
 option(XTUNE_UPDATE_AUTOTUNE_CACHES
        "xtune_add_test: tune and write AUTOTUNE_CACHE files instead of loading them" OFF)
 
@@ -67,7 +79,11 @@ function(xtune_add_test)
   # Paths are quoted ('...'), so they may hold spaces; XLA_FLAGS parsers
   # (XLA's and xtune's) take quoted values.
   list(JOIN flags " " flags_text)
-  set(env "XLA_FLAGS=${flags_text}" ${T_ENVIRONMENT})
+  if(XTUNE_UPDATE_AUTOTUNE_CACHES)
+    set(env "XTUNE_UPDATE_AUTOTUNE_CACHES=1" ${T_ENVIRONMENT})
+  else()
+    set(env "XTUNE_UPDATE_AUTOTUNE_CACHES=0" ${T_ENVIRONMENT})
+  endif()
   if(T_UNDECLARED_OUTPUTS_DIR)
     file(MAKE_DIRECTORY ${T_UNDECLARED_OUTPUTS_DIR})
     list(APPEND env "TEST_UNDECLARED_OUTPUTS_DIR=${T_UNDECLARED_OUTPUTS_DIR}")
@@ -78,6 +94,12 @@ function(xtune_add_test)
     add_test(NAME ${T_NAME} COMMAND ${exe} ${T_ARGS})
   endif()
   set_tests_properties(${T_NAME} PROPERTIES ENVIRONMENT "${env}")
+  if(flags_text)
+    # Appended after what the caller exported (a space keeps the tokens
+    # apart; an unset XLA_FLAGS counts as empty).
+    set_tests_properties(${T_NAME} PROPERTIES
+      ENVIRONMENT_MODIFICATION "XLA_FLAGS=string_append: ${flags_text}")
+  endif()
   foreach(prop LABELS FIXTURES_SETUP FIXTURES_REQUIRED)
     if(T_${prop})
       set_tests_properties(${T_NAME} PROPERTIES ${prop} "${T_${prop}}")

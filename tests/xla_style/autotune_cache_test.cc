@@ -4,12 +4,16 @@
 // that file by absolute path, by a path relative to the working directory,
 // and through the TEST_WORKSPACE prefix — and tune nothing.
 #include <cstdlib>
+#include <iostream>
 #include <filesystem>
 #include <string>
+#include <vector>
 
+#include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "xtune/compiler.h"
+#include "xtune/testing.h"
 
 namespace {
 
@@ -49,17 +53,43 @@ TEST(XlaStyleAutotuneCacheTest, DumpsToUndeclaredOutputsDir) {
 TEST(XlaStyleAutotuneCacheTest, LoadsAndTunesNothing) {
   ASSERT_THAT(XlaFlags(),
               ::testing::HasSubstr("--xla_gpu_load_autotune_results_from="));
-  auto compiler = xtune::Compiler::Create(
-      {"--xla_gpu_require_complete_aot_autotune_results"});
-  ASSERT_TRUE(compiler.ok()) << compiler.status();
-  auto program = (*compiler)->CompileFile(ModelPath());
-  ASSERT_TRUE(program.ok()) << program.status();
-  const xtune::CompileStats& stats = (*program)->stats();
-  EXPECT_EQ(stats.tuned, 0) << stats.summary;
-  EXPECT_EQ(stats.cache_hits, stats.fusions) << stats.summary;
+  std::vector<std::string> flags;
+  if (!xtune::testing::UpdatingAutotuneCaches()) {
+    flags.push_back("--xla_gpu_require_complete_aot_autotune_results");
+  }
+  ASSERT_OK_AND_ASSIGN(auto compiler, xtune::Compiler::Create(flags));
+  ASSERT_OK_AND_ASSIGN(auto program, compiler->CompileFile(ModelPath()));
+  const xtune::CompileStats& stats = program->stats();
+  if (!xtune::testing::UpdatingAutotuneCaches()) {
+    EXPECT_EQ(stats.tuned, 0) << stats.summary;
+    EXPECT_EQ(stats.cache_hits, stats.fusions) << stats.summary;
+  }
   EXPECT_GT(stats.fusions, 0);
-  absl::Status run = (*program)->RunAndVerify();
-  EXPECT_TRUE(run.ok()) << run;
+  ASSERT_OK(program->RunAndVerify());
+}
+
+// Registered with AUTOTUNE_CACHE = XLA's GPU test cache (nothing in it for
+// this module). Run as is, it tunes. Run by xtune_add_test_keeps_xla_flags
+// with XLA_FLAGS=--xla_gpu_require_complete_aot_autotune_results exported,
+// the helper's flags are appended to the caller's, so the compile must
+// fail naming the missing fusion.
+TEST(XlaStyleAutotuneCacheTest, KeepsTheCallersXlaFlags) {
+  ASSERT_THAT(XlaFlags(),
+              ::testing::HasSubstr("--xla_gpu_load_autotune_results_from="));
+  bool caller_requires =
+      absl::StrContains(XlaFlags(),
+                        "--xla_gpu_require_complete_aot_autotune_results");
+  ASSERT_OK_AND_ASSIGN(auto compiler, xtune::Compiler::Create());
+  absl::StatusOr<std::unique_ptr<xtune::Program>> program =
+      compiler->CompileFile(ModelPath());
+  if (caller_requires) {
+    EXPECT_EQ(program.status().code(), absl::StatusCode::kNotFound)
+        << program.status();
+    std::cout << "caller's XLA_FLAGS kept: " << XlaFlags() << "\n";
+  } else {
+    ASSERT_OK(program);
+    EXPECT_GT((*program)->stats().tuned, 0);
+  }
 }
 
 TEST(XlaStyleAutotuneCacheTest, RunTakesAndReturnsArrays) {
