@@ -409,7 +409,10 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
         }
       }
       if (!reference.has_value()) {
-        absl::StatusOr<Literal> eval = EvaluateComputation(fused_comp, inputs);
+        EvaluatorOptions eval_options;
+        eval_options.excess_precision = options_.excess_precision;
+        absl::StatusOr<Literal> eval =
+            EvaluateComputation(fused_comp, inputs, eval_options);
         if (eval.ok()) reference = std::move(*eval);
       }
       if (reference.has_value()) {

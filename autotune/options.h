@@ -46,6 +46,14 @@ struct AutotuneOptions {
   // Default false.
   bool require_complete = false;
 
+  // --xla_allow_excess_precision: generated kernels may keep f16/bf16
+  // intermediates (and reduction accumulators) in f32, rounding at converts
+  // and stores; the reference then allows the same (EvaluatorOptions::
+  // excess_precision), so like is compared with like. false: every f16/bf16
+  // result is rounded (HLO semantics) in kernels and reference. Default
+  // true, as in XLA.
+  bool excess_precision = true;
+
   // xtune's own knobs.
   // --xtune_autotune_details: cache entries also record every candidate's
   // median and failure and the winner's samples. Default false.

@@ -19,6 +19,7 @@ struct Program::Impl {
   std::unique_ptr<Module> module;  // the module as given (for the reference)
   CompiledModule compiled;
   CompileStats stats;
+  bool excess_precision = true;  // --xla_allow_excess_precision
 };
 
 struct Compiler::Impl {
@@ -108,7 +109,10 @@ absl::Status Program::RunAndVerify(uint64_t seed) {
   std::vector<Literal> inputs = RandomArguments(*impl_->module, seed);
   XTUNE_ASSIGN_OR_RETURN(Literal actual,
                          impl_->compiled.executable->Run(inputs));
-  XTUNE_ASSIGN_OR_RETURN(Literal expected, Evaluate(*impl_->module, inputs));
+  EvaluatorOptions eval_options;  // like with like (excess precision)
+  eval_options.excess_precision = impl_->excess_precision;
+  XTUNE_ASSIGN_OR_RETURN(Literal expected,
+                         Evaluate(*impl_->module, inputs, eval_options));
   return CompareLiterals(expected, actual, "the compiled module's output");
 }
 
@@ -131,6 +135,7 @@ absl::StatusOr<std::unique_ptr<Program>> Compiler::CompileText(
   XTUNE_ASSIGN_OR_RETURN(
       impl->compiled,
       CompileForCpu(*impl->module, impl_->flags, {}, impl_->session.get()));
+  impl->excess_precision = impl_->flags.autotune.excess_precision;
   const TuningStats& s = impl->compiled.tuning.stats;
   impl->stats.fusions = s.fusions;
   impl->stats.cache_hits = s.cache_hits;

@@ -76,7 +76,9 @@ absl::StatusOr<CompiledModule> CompileForCpu(
     const std::vector<std::string>& config_specs,
     AutotuneCacheSession* session) {
   CompiledModule out;
-  XTUNE_ASSIGN_OR_RETURN(out.backend, cpu::CpuBackend::Create());
+  cpu::CpuBackendOptions backend_options;
+  backend_options.excess_precision = flags.autotune.excess_precision;
+  XTUNE_ASSIGN_OR_RETURN(out.backend, cpu::CpuBackend::Create(backend_options));
   if (session == nullptr) {
     XTUNE_ASSIGN_OR_RETURN(out.own_session, AutotuneCacheSession::Open(
                                                 flags.cache, kCodegenVersion));
@@ -123,6 +125,7 @@ absl::StatusOr<CompiledModule> CompileForCpu(
   };
   ExecutableOptions exe_options;
   exe_options.compile_parallelism = flags.autotune.compilation_parallelism;
+  exe_options.excess_precision = flags.autotune.excess_precision;
   XTUNE_ASSIGN_OR_RETURN(out.executable,
                          Executable::Create(std::move(fused), out.backend.get(),
                                             choose, exe_options));

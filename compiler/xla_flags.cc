@@ -98,6 +98,7 @@ std::vector<std::string> KnownXlaFlags() {
           "xla_gpu_load_autotune_results_from",
           "xla_gpu_require_complete_aot_autotune_results",
           "xla_gpu_per_fusion_autotune_cache_dir",
+          "xla_allow_excess_precision",
           "xla_gpu_experimental_autotune_cache_mode",
           "xtune_dump_autotune_results_merge",
           "xtune_autotune_details"};
@@ -108,6 +109,9 @@ absl::Status ApplyXlaFlag(absl::string_view name, absl::string_view value,
   AutotuneOptions& a = flags->autotune;
   if (name == "xla_gpu_autotune_level") {
     return ParseInt(name, value, has_value, 0, 5, &a.level);
+  }
+  if (name == "xla_allow_excess_precision") {
+    return ParseBool(name, value, has_value, &a.excess_precision);
   }
   if (name == "xla_gpu_exhaustive_tiling_search") {
     return ParseBool(name, value, has_value, &a.exhaustive);

@@ -14,6 +14,46 @@
 namespace xtune {
 namespace {
 
+bool IsLowFloat(DType t) { return t == DType::kF16 || t == DType::kBF16; }
+
+// `s` with f16/bf16 widened to f32 (arrays; tuples element by element).
+Shape Widened(const Shape& s) {
+  if (s.IsTuple()) {
+    std::vector<Shape> elements;
+    for (const Shape& e : s.tuple_shapes()) elements.push_back(Widened(e));
+    return Shape::Tuple(std::move(elements));
+  }
+  Shape w = s;
+  if (IsLowFloat(w.dtype())) w.set_dtype(DType::kF32);
+  return w;
+}
+
+// Relabels f16/bf16 values as f32 (their values are exact in f32), so later
+// ops compute and round in f32.
+void Widen(Tensor* t) {
+  for (Tensor& e : t->tuple) Widen(&e);
+  if (!t->shape.IsTuple() && IsLowFloat(t->shape.dtype())) {
+    t->shape.set_dtype(DType::kF32);
+  }
+}
+
+// Rounds a widened value back to `declared` (a store, or an op that needs
+// the bits of its element type).
+Tensor Narrowed(const Tensor& t, const Shape& declared) {
+  Tensor r = t;
+  if (declared.IsTuple()) {
+    for (size_t k = 0; k < r.tuple.size(); ++k) {
+      r.tuple[k] = Narrowed(t.tuple[k], declared.tuple_shapes()[k]);
+    }
+    return r;
+  }
+  if (IsLowFloat(declared.dtype()) && r.shape.dtype() != declared.dtype()) {
+    r.shape.set_dtype(declared.dtype());
+    for (double& v : r.f) v = RoundToType(v, declared.dtype());
+  }
+  return r;
+}
+
 int64_t WorkingBytes(const Shape& s) {
   if (s.IsTuple()) {
     int64_t total = 0;
@@ -50,6 +90,13 @@ class Evaluator {
       }
       absl::StatusOr<Tensor> value = EvalInstruction(inst, operands, args);
       if (!value.ok()) return Annotate(inst, value.status());
+      if (options_.excess_precision) {
+        // A fusion's output is stored, so rounded to its type first.
+        if (inst.opcode() == Opcode::kFusion) {
+          *value = Narrowed(*value, inst.shape());
+        }
+        Widen(&*value);
+      }
       values[p] = std::move(*value);
       for (const Instruction* op : inst.operands()) {
         size_t q = position[op];
@@ -85,8 +132,15 @@ class Evaluator {
           " bytes, over the evaluator's limit of ", options_.max_value_bytes));
     }
     const InstructionAttrs& a = inst.attrs();
-    const Shape& out = inst.shape();
     Opcode op = inst.opcode();
+    // With excess precision every op but the rounding points computes its
+    // f16/bf16 result as f32.
+    bool rounds = op == Opcode::kConvert || op == Opcode::kIota ||
+                  op == Opcode::kBitcastConvert || op == Opcode::kParameter ||
+                  op == Opcode::kConstant || op == Opcode::kFusion;
+    const Shape out = options_.excess_precision && !rounds
+                          ? Widened(inst.shape())
+                          : inst.shape();
     if (IsUnaryElementwise(op)) return EvalUnary(op, *ops[0], out.dtype());
     if (IsBinaryElementwise(op)) return EvalBinary(op, *ops[0], *ops[1]);
     switch (op) {
@@ -102,13 +156,22 @@ class Evaluator {
       case Opcode::kIota:
         return EvalIota(out, a.iota_dimension);
       case Opcode::kBitcastConvert:
+        // The bits of the operand's own element type.
+        if (options_.excess_precision) {
+          return EvalBitcastConvert(
+              Narrowed(*ops[0], inst.operand(0)->shape()), out);
+        }
         return EvalBitcastConvert(*ops[0], out);
       case Opcode::kBroadcast:
         return EvalBroadcast(*ops[0], out, a.dimensions);
       case Opcode::kReshape:
         return EvalReshape(*ops[0], out);
       case Opcode::kBitcast:
-        return EvalBitcast(*ops[0], inst.operand(0)->shape(), out);
+        return EvalBitcast(*ops[0],
+                           options_.excess_precision
+                               ? Widened(inst.operand(0)->shape())
+                               : inst.operand(0)->shape(),
+                           out);
       case Opcode::kTranspose:
         return EvalTranspose(*ops[0], out, a.dimensions);
       case Opcode::kSlice:

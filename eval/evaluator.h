@@ -23,6 +23,14 @@ struct EvaluatorOptions {
   // bytes an element), before evaluation stops with ResourceExhausted.
   // Default: 8 GiB.
   int64_t max_value_bytes = int64_t{8} << 30;
+  // Excess precision (--xla_allow_excess_precision, the reference the
+  // autotuner and --verify use when it is on): f16/bf16 values are kept in
+  // f32 between ops, as generated kernels keep them, and rounded to their
+  // type only by converts, iota, fusion outputs (stores) and the result.
+  // Reductions with an f16/bf16 accumulator then accumulate in f32.
+  // Default false: HLO semantics, every f16/bf16 result rounded (the
+  // interpreter backend).
+  bool excess_precision = false;
 };
 
 // Evaluates the entry computation of `module` on `arguments` (one per

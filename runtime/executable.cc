@@ -33,6 +33,7 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Create(
     const ExecutableOptions& options) {
   std::unique_ptr<Executable> exe(new Executable());
   exe->module_ = std::move(fused);
+  exe->evaluator_options_.excess_precision = options.excess_precision;
   const Computation& entry = *exe->module_->entry();
   for (const auto& inst : entry.instructions()) {
     if (inst->opcode() != Opcode::kFusion) continue;
@@ -219,7 +220,8 @@ absl::StatusOr<Literal> Executable::Run(absl::Span<const Literal> arguments) {
     }
     XTUNE_ASSIGN_OR_RETURN(
         Literal result,
-        EvaluateComputation(*inst->called_computations()[0], args));
+        EvaluateComputation(*inst->called_computations()[0], args,
+                            evaluator_options_));
     CopyInto(result, out);
   }
   return ToLiteral(value_of.at(entry.root()));

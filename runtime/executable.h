@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "codegen/backend.h"
+#include "eval/evaluator.h"
 #include "ir/literal.h"
 #include "ir/module.h"
 
@@ -38,6 +39,10 @@ struct CompiledFusion {
 struct ExecutableOptions {
   // Kernels compiled at once; 0 = one per hardware thread. Default 0.
   int compile_parallelism = 0;
+  // Fusions that run on the evaluator do so with this excess-precision
+  // setting (EvaluatorOptions::excess_precision). Default true, as
+  // --xla_allow_excess_precision.
+  bool excess_precision = true;
 };
 
 class Executable {
@@ -66,6 +71,7 @@ class Executable {
   Executable() = default;
 
   std::unique_ptr<Module> module_;
+  EvaluatorOptions evaluator_options_;  // for fusions on the evaluator
   std::vector<CompiledFusion> fusions_;
   // Every value (array values own a buffer) and the value of each entry
   // instruction.

@@ -45,6 +45,11 @@ line wins; unknown flags in XLA_FLAGS are ignored with a warning):
                                          compile threads (default 0: all cores)
   --xla_gpu_cublas_fallback=BOOL         include the OpenBLAS candidate for
                                          gemms (default true)
+  --xla_allow_excess_precision=BOOL      kernels may keep f16/bf16 values and
+                                         accumulators in f32 until converts
+                                         and stores (default true, as XLA);
+                                         false rounds every f16/bf16 result
+                                         and the reference does the same
   --xla_gpu_load_autotune_results_from=FILE
                                          load tuning results before compiling
                                          (text if FILE ends in .txt .txtpb

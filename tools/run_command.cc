@@ -38,7 +38,13 @@ flags:
   --verify            also compute the module with the reference evaluator
                       and compare every output (|a-b|/(max(|a|,|b|)+1) <= 1e-3
                       for f32/f64, 2e-2 for f16/bf16, exact otherwise); exit
-                      2 on a mismatch
+                      3 on a mismatch. The reference keeps the excess
+                      precision --xla_allow_excess_precision (default true)
+                      allows the kernels: f16/bf16 intermediates and
+                      accumulators in f32, rounded at converts and stores
+  --verify_exact      the same against HLO semantics (every f16/bf16 result
+                      rounded, reductions in their element type in order),
+                      to see what excess precision changes
   --benchmark=N       after compiling, time N executions (after one warm-up)
                       and print the median, min and max
   --config=FUSION:K=V,...
@@ -67,10 +73,11 @@ line wins; see `xtune compile --help`): --xla_gpu_autotune_level,
 --xla_gpu_dump_autotune_results_to, --xtune_dump_autotune_results_merge,
 --xla_gpu_require_complete_aot_autotune_results,
 --xla_gpu_per_fusion_autotune_cache_dir,
---xla_gpu_experimental_autotune_cache_mode, --xtune_autotune_details
+--xla_gpu_experimental_autotune_cache_mode, --xtune_autotune_details,
+--xla_allow_excess_precision
 
 exit codes: 0 ok, 1 user error (bad module, input or flag; no compiler
-for --backend=cpu), 2 internal error (including a --verify mismatch)
+for --backend=cpu), 2 internal error, 3 a --verify mismatch
 )";
 
 namespace {
@@ -111,7 +118,8 @@ std::string Summary(const Literal& lit) {
   return out;
 }
 
-absl::Status Run(const ParsedArgs& args) {
+// Sets *verify_failed when --verify finds a mismatch.
+absl::Status Run(const ParsedArgs& args, bool* verify_failed) {
   if (args.positional.size() != 1) {
     return absl::InvalidArgumentError(
         "run takes exactly one module file (see xtune run --help)");
@@ -209,14 +217,26 @@ absl::Status Run(const ParsedArgs& args) {
           WriteNpy(absl::StrCat(dir, "/out_", k, ".npy"), *outputs[k]));
     }
   }
-  if (args.Has("verify")) {
-    XTUNE_ASSIGN_OR_RETURN(Literal expected, Evaluate(*module, inputs));
+  if (args.Has("verify") || args.Has("verify_exact")) {
+    // Like with like: the reference allows the excess precision the
+    // kernels were allowed (--xla_allow_excess_precision).
+    EvaluatorOptions eval_options;
+    eval_options.excess_precision =
+        backend != "interpreter" && !args.Has("verify_exact") &&
+        xla_flags.autotune.excess_precision;
+    XTUNE_ASSIGN_OR_RETURN(Literal expected,
+                           Evaluate(*module, inputs, eval_options));
     absl::Status match = CompareLiterals(expected, result, "output");
     if (!match.ok()) {
-      return absl::InternalError(
-          absl::StrCat("verification failed: ", match.message()));
+      *verify_failed = true;
+      return absl::Status(
+          match.code(), absl::StrCat("verification failed: ", match.message()));
     }
-    std::cout << "verify: every output matches the evaluator\n";
+    std::cout << "verify: every output matches the evaluator"
+              << (eval_options.excess_precision
+                      ? " (with excess precision, as the kernels)"
+                      : "")
+              << "\n";
   }
   return absl::OkStatus();
 }
@@ -227,6 +247,7 @@ int RunCommand(const std::vector<std::string>& argv) {
   absl::StatusOr<ParsedArgs> args =
       ParseArgs(argv, {{"backend", true},
                        {"verify", false},
+                       {"verify_exact", false},
                        {"benchmark", true},
                        {"config", true, /*repeated=*/true},
                        {"input", true, /*repeated=*/true},
@@ -237,7 +258,8 @@ int RunCommand(const std::vector<std::string>& argv) {
     std::cout << kRunHelp;
     return kExitOk;
   }
-  absl::Status status = args.ok() ? Run(*args) : args.status();
+  bool verify_failed = false;
+  absl::Status status = args.ok() ? Run(*args, &verify_failed) : args.status();
   if (!status.ok()) {
     // Errors that carry a "file:line:col:" location print as compilers do;
     // the rest say which command failed.
@@ -246,6 +268,7 @@ int RunCommand(const std::vector<std::string>& argv) {
                    message.rfind(args->positional[0] + ":", 0) == 0;
     std::cerr << (located ? "" : "xtune run: ") << message << "\n";
   }
+  if (verify_failed) return kExitVerificationFailed;
   return ExitCodeFor(status);
 }
 

@@ -1,5 +1,7 @@
 #include "codegen/cpu/cpu_backend.h"
 
+#include "fusion/precision.h"
+
 #include <cblas.h>
 
 #include "absl/strings/str_cat.h"
@@ -76,8 +78,10 @@ const Computation& Fused(const Instruction& fusion) {
 
 }  // namespace
 
-CpuBackend::CpuBackend(CpuDevice device, std::unique_ptr<HostCompiler> compiler)
-    : device_(std::move(device)),
+CpuBackend::CpuBackend(CpuDevice device, std::unique_ptr<HostCompiler> compiler,
+                       CpuBackendOptions options)
+    : options_(std::move(options)),
+      device_(std::move(device)),
       compiler_(std::move(compiler)),
       pool_(std::make_unique<ThreadPool>(device_.threads)) {}
 
@@ -88,7 +92,7 @@ absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<HostCompiler> host,
                          HostCompiler::Create(compiler));
   return std::unique_ptr<CpuBackend>(
-      new CpuBackend(DetectCpu(options.threads), std::move(host)));
+      new CpuBackend(DetectCpu(options.threads), std::move(host), options));
 }
 
 void CpuBackend::ResetAfterFork() {
@@ -115,7 +119,13 @@ absl::Status CpuBackend::CheckConfig(const Instruction& fusion,
 absl::StatusOr<std::string> CpuBackend::Source(
     const Instruction& fusion, const KernelConfig& config) const {
   XTUNE_RETURN_IF_ERROR(CheckConfig(fusion, config));
-  const Computation& fused = Fused(fusion);
+  // Without excess precision the generators see a copy that rounds every
+  // f16/bf16 result (the key and the config stay the original's).
+  std::unique_ptr<Module> rounded;
+  if (!options_.excess_precision) {
+    rounded = RoundEveryLowPrecisionResult(Fused(fusion));
+  }
+  const Computation& fused = rounded ? *rounded->entry() : Fused(fusion);
   // The device goes into the source so that objects built for one CPU
   // (-march=native) are never reused on another through a shared cache.
   std::string header =

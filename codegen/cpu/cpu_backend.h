@@ -21,6 +21,12 @@ struct CpuBackendOptions {
   HostCompilerOptions compiler;
   // Threads for kernels; 0 = every hardware thread. Default 0.
   int threads = 0;
+  // --xla_allow_excess_precision: f16/bf16 intermediates stay in f32 until
+  // a convert or a store (and f16/bf16 reductions accumulate in f32). When
+  // false every f16/bf16 result is rounded to its type (fusion/precision.h),
+  // reductions combine in their type in element order. Default true, as in
+  // XLA.
+  bool excess_precision = true;
 };
 
 class CpuBackend : public Backend {
@@ -54,8 +60,10 @@ class CpuBackend : public Backend {
   HostCompiler* compiler() { return compiler_.get(); }
 
  private:
-  CpuBackend(CpuDevice device, std::unique_ptr<HostCompiler> compiler);
+  CpuBackend(CpuDevice device, std::unique_ptr<HostCompiler> compiler,
+             CpuBackendOptions options);
 
+  CpuBackendOptions options_;
   CpuDevice device_;
   std::unique_ptr<HostCompiler> compiler_;
   std::unique_ptr<ThreadPool> pool_;
