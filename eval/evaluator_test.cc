@@ -33,10 +33,11 @@ std::vector<double> Values(const Literal& lit) {
 }
 
 absl::StatusOr<Literal> RunModule(const std::string& text,
-                            const std::vector<Literal>& args) {
+                                  const std::vector<Literal>& args,
+                                  const EvaluatorOptions& options = {}) {
   absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(text, "t.hlo");
   if (!m.ok()) return m.status();
-  return Evaluate(**m, args);
+  return Evaluate(**m, args, options);
 }
 
 std::vector<double> RunValues(const std::string& text,
@@ -156,6 +157,66 @@ ENTRY e {
                         {MakeLiteral(DType::kF32, {2, 2}, {1, 2, 3, 4}),
                          MakeLiteral(DType::kF32, {2, 2}, {5, 6, 7, 8})}),
               ElementsAre(19, 22, 43, 50));
+}
+
+// --xla_allow_excess_precision's reference: f16/bf16 values stay in f32
+// between ops, rounded by converts, fusion outputs and the result.
+TEST(EvaluatorTest, ExcessPrecisionKeepsLowPrecisionValuesInF32) {
+  const char* kBf16 = R"hlo(HloModule m
+ENTRY e {
+  x = bf16[1] parameter(0)
+  c = bf16[] constant(0.001)
+  cb = bf16[1] broadcast(c), dimensions={}
+  a = bf16[1] add(x, cb)
+  ROOT s = bf16[1] subtract(a, x)
+})hlo";
+  std::vector<Literal> one;
+  one.push_back(MakeLiteral(DType::kBF16, {1}, {1}));
+  EvaluatorOptions excess;
+  excess.excess_precision = true;
+  // HLO semantics: 1 + 0.001 rounds to 1 in bf16, so the difference is 0.
+  absl::StatusOr<Literal> exact = RunModule(kBf16, one);
+  ASSERT_THAT(exact, IsOk());
+  EXPECT_THAT(Values(*exact), ElementsAre(0));
+  absl::StatusOr<Literal> wide = RunModule(kBf16, one, excess);
+  ASSERT_THAT(wide, IsOk());
+  // 0.001 as bf16 is 0.00099945068359375; kept through the add in f32.
+  EXPECT_THAT(Values(*wide), ElementsAre(0.00099945068359375));
+
+  // An f16 accumulator: 4096 ones stall at 2048 in f16, reach 4096 in f32.
+  const char* kSum = R"hlo(HloModule m
+add {
+  x = f16[] parameter(0)
+  y = f16[] parameter(1)
+  ROOT s = f16[] add(x, y)
+}
+ENTRY e {
+  a = f16[4096] parameter(0)
+  z = f16[] constant(0)
+  ROOT r = f16[] reduce(a, z), dimensions={0}, to_apply=add
+})hlo";
+  std::vector<Literal> ones;
+  ones.push_back(MakeLiteral(DType::kF16, {4096}, std::vector<double>(4096, 1)));
+  EXPECT_THAT(Values(*RunModule(kSum, ones)), ElementsAre(2048));
+  EXPECT_THAT(Values(*RunModule(kSum, ones, excess)), ElementsAre(4096));
+
+  const char* kBits = R"hlo(HloModule m
+ENTRY e {
+  x = f16[1] parameter(0)
+  c = f16[] constant(0.0001)
+  cb = f16[1] broadcast(c), dimensions={}
+  a = f16[1] add(x, cb)
+  w = f32[1] convert(a)
+  v = f32[1] convert(x)
+  ROOT d = f32[1] subtract(w, v)
+})hlo";
+  std::vector<Literal> x1;
+  x1.push_back(MakeLiteral(DType::kF16, {1}, {1}));
+  // Widening a (an f16 value) to f32 is exact, not a rounding point: the
+  // excess survives the convert to f32; without excess it is rounded away.
+  EXPECT_THAT(Values(*RunModule(kBits, x1)), ElementsAre(0));
+  EXPECT_THAT(Values(*RunModule(kBits, x1, excess)),
+              ElementsAre(::testing::DoubleNear(0.0001, 1e-6)));
 }
 
 TEST(EvaluatorTest, HalfPrecisionRoundsOnStoreAndDotAccumulatesInF32) {

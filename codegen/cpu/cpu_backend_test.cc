@@ -122,6 +122,88 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
+// --xla_allow_excess_precision=false: every candidate of an f16 row sum, a
+// bf16 column sum and a bf16 elementwise chain computes exactly what the
+// evaluator computes with HLO semantics (bit for bit: each f16/bf16 result
+// rounded, reductions in element order). With excess precision (default)
+// the f16 sum accumulates in f32 and differs from that, as it should.
+TEST(CpuBackendTest, WithoutExcessPrecisionKernelsAreBitExact) {
+  CpuBackendOptions options;
+  options.excess_precision = false;
+  absl::StatusOr<std::unique_ptr<CpuBackend>> exact = CpuBackend::Create(options);
+  ASSERT_THAT(exact, IsOk());
+  absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(R"hlo(HloModule m
+add {
+  x = f16[] parameter(0)
+  y = f16[] parameter(1)
+  ROOT s = f16[] add(x, y)
+}
+addb {
+  x = bf16[] parameter(0)
+  y = bf16[] parameter(1)
+  ROOT s = bf16[] add(x, y)
+}
+ENTRY e {
+  a = f16[4,16384] parameter(0)
+  z = f16[] constant(0)
+  rows = f16[4] reduce(a, z), dimensions={1}, to_apply=add
+  b = bf16[512,24] parameter(1)
+  c = bf16[] constant(0.001)
+  cb = bf16[512,24] broadcast(c), dimensions={}
+  t = bf16[512,24] add(b, cb)
+  u = bf16[512,24] subtract(t, b)
+  m = bf16[512,24] multiply(u, t)
+  zb = bf16[] constant(0)
+  cols = bf16[24] reduce(b, zb), dimensions={0}, to_apply=addb
+  ROOT out = (f16[4], bf16[512,24], bf16[24]) tuple(rows, m, cols)
+})hlo",
+                                                          "t.hlo");
+  ASSERT_THAT(m, IsOk());
+  absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
+  ASSERT_THAT(fused, IsOk());
+  int checked = 0;
+  for (const auto& inst : (*fused)->entry()->instructions()) {
+    if (inst->opcode() != Opcode::kFusion) continue;
+    std::vector<Literal> args;
+    for (int64_t i = 0; i < inst->operand_count(); ++i) {
+      args.push_back(RandomLiteral(inst->operand(i)->shape(), 7 + i));
+    }
+    const Computation& comp = *inst->called_computations()[0];
+    absl::StatusOr<Literal> want = EvaluateComputation(comp, args);
+    ASSERT_THAT(want, IsOk());
+    for (const KernelConfig& c : (*exact)->Candidates(*inst, false)) {
+      SCOPED_TRACE(inst->name() + " " + c.ToString());
+      absl::StatusOr<std::unique_ptr<Kernel>> k = (*exact)->Compile(*inst, c);
+      ASSERT_THAT(k, IsOk());
+      std::vector<const void*> inputs;
+      for (const Literal& a : args) inputs.push_back(a.bytes().data());
+      Literal out(inst->shape());
+      ASSERT_THAT((*k)->Run(inputs, out.bytes().data()), IsOk());
+      EXPECT_EQ(out.bytes(), want->bytes());  // bit for bit
+      ++checked;
+    }
+    if (comp.root()->opcode() == Opcode::kReduce &&
+        comp.root()->shape().dtype() == DType::kF16) {
+      // The default backend keeps the accumulator in f32: closer to the
+      // f32 reference than to the f16 sum, and not equal to the latter.
+      EvaluatorOptions excess;
+      excess.excess_precision = true;
+      absl::StatusOr<Literal> wide = EvaluateComputation(comp, args, excess);
+      ASSERT_THAT(wide, IsOk());
+      absl::StatusOr<std::unique_ptr<Kernel>> k =
+          Backend().Compile(*inst, Backend().DefaultConfig(*inst));
+      ASSERT_THAT(k, IsOk());
+      std::vector<const void*> inputs;
+      for (const Literal& a : args) inputs.push_back(a.bytes().data());
+      Literal out(inst->shape());
+      ASSERT_THAT((*k)->Run(inputs, out.bytes().data()), IsOk());
+      EXPECT_THAT(CompareLiterals(*wide, out, "excess"), IsOk());
+      EXPECT_NE(out.bytes(), want->bytes());
+    }
+  }
+  EXPECT_GT(checked, 10);
+}
+
 TEST(CpuBackendTest, DeviceDescriptionNamesWhatMatters) {
   std::string d = Backend().DeviceDescription();
   EXPECT_THAT(d, HasSubstr("CPU: "));
