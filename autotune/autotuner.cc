@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/synchronization/mutex.h"
 #include "autotune/override.h"
 #include "autotune/selection.h"
 #include "cache/config_proto.h"
@@ -30,31 +32,29 @@ bool IsLibrary(const KernelConfig& c) {
   return absl::EndsWith(c.kind(), "_blas");
 }
 
-// Progress on a terminal: one line, rewritten in place.
+// Progress: on a terminal one line rewritten in place; otherwise (CI
+// logs) a plain line at most every interval. Thread-safe: candidate
+// compiles report from the pool's threads.
 class Progress {
  public:
-  explicit Progress(bool enabled) : enabled_(enabled) {
+  using Mode = AutotuneOptions::ProgressMode;
+  Progress(Mode mode, absl::Duration interval)
+      : mode_(mode), interval_(absl::ToDoubleSeconds(interval)) {
     start_ = std::chrono::steady_clock::now();
+  }
+  // `done` of `total` candidates compiled.
+  void Compiled(int64_t done, int64_t total) {
+    Show(absl::StrFormat("compiling candidates: %d/%d", done, total), 0, 0);
   }
   void Update(int fusion, int fusions, const std::string& name, int done,
               int total, int64_t all_done, int64_t all_total) {
-    if (!enabled_) return;
-    double elapsed = Elapsed();
-    std::string eta;
-    if (all_done > 0 && all_total > all_done) {
-      eta = absl::StrFormat(", ~%.0f s left",
-                            elapsed / all_done * (all_total - all_done));
-    }
-    std::fprintf(
-        stderr,
-        "\r\033[K[xtune] tuning fusion %d/%d %s: %d/%d candidates timed, "
-        "%.1f s elapsed%s",
-        fusion, fusions, name.c_str(), done, total, elapsed, eta.c_str());
-    std::fflush(stderr);
-    dirty_ = true;
+    Show(absl::StrFormat("tuning fusion %d/%d %s: %d/%d candidates timed",
+                         fusion, fusions, name, done, total),
+         all_done, all_total);
   }
   void Clear() {
-    if (enabled_ && dirty_) std::fprintf(stderr, "\r\033[K");
+    absl::MutexLock lock(&mu_);
+    if (mode_ == Mode::kTerminal && dirty_) std::fprintf(stderr, "\r\033[K");
     dirty_ = false;
   }
   double Elapsed() const {
@@ -64,8 +64,33 @@ class Progress {
   }
 
  private:
-  bool enabled_;
+  void Show(const std::string& what, int64_t all_done, int64_t all_total) {
+    if (mode_ == Mode::kOff) return;
+    absl::MutexLock lock(&mu_);
+    double elapsed = Elapsed();
+    if (mode_ == Mode::kLines && elapsed - last_line_ < interval_) return;
+    std::string eta;
+    if (all_done > 0 && all_total > all_done) {
+      eta = absl::StrFormat(", ~%.0f s left",
+                            elapsed / all_done * (all_total - all_done));
+    }
+    if (mode_ == Mode::kTerminal) {
+      std::fprintf(stderr, "\r\033[K[xtune] %s, %.1f s elapsed%s",
+                   what.c_str(), elapsed, eta.c_str());
+      dirty_ = true;
+    } else {
+      std::fprintf(stderr, "xtune: %s, %.0f s elapsed%s\n", what.c_str(),
+                   elapsed, eta.c_str());
+      last_line_ = elapsed;
+    }
+    std::fflush(stderr);
+  }
+
+  const Mode mode_;
+  const double interval_;
+  absl::Mutex mu_;
   bool dirty_ = false;
+  double last_line_ = 0;
   std::chrono::steady_clock::time_point start_;
 };
 
@@ -153,10 +178,14 @@ std::string TuningStats::ToString() const {
   if (!tiers.empty()) tiers += ")";
   return absl::StrFormat(
       "%d fusions (%d unique): %d from the cache%s, %d tuned, %d default, %d "
-      "overridden; %d candidates compiled (%d failed), %d timed, %d wrong; "
+      "overridden%s; %d candidates compiled (%d failed), %d timed, %d wrong; "
       "%.2f s",
-      fusions, unique, cache_hits, tiers, tuned, defaults, overrides, compiled,
-      compile_failures, timed, wrong, seconds);
+      fusions, unique, cache_hits, tiers, tuned, defaults, overrides,
+      on_evaluator > 0
+          ? absl::StrCat(", ", on_evaluator,
+                         " on the evaluator (no kernel can be generated)")
+          : "",
+      compiled, compile_failures, timed, wrong, seconds);
 }
 
 std::optional<KernelConfig> Autotuner::FromCache(
@@ -199,7 +228,7 @@ Autotuner::Autotuner(Backend* backend, AutotuneCache* cache, Profiler* profiler,
       options_(std::move(options)) {}
 
 absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
-  Progress progress(options_.progress);
+  Progress progress(options_.progress, options_.progress_interval);
   TuningResult result;
   TuningStats& stats = result.stats;
 
@@ -218,6 +247,14 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
     if (inst->opcode() != Opcode::kFusion) continue;
     FusionTuning ft;
     ft.fusion = inst.get();
+    auto forced = forced_.find(inst->name());
+    if (forced != forced_.end()) {
+      ft.source = ConfigSource::kOverride;
+      ft.config = forced->second;
+      ++stats.overrides;
+      result.fusions.push_back(ft);
+      continue;
+    }
     result.fusions.push_back(ft);
     AutotuneKey key = KeyOf(*backend_, *inst);
     auto [it, inserted] = index_of.emplace(key, uniques.size());
@@ -296,10 +333,13 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   }
   if (!jobs.empty()) {
     ThreadPool pool(options_.compilation_parallelism);
-    pool.ParallelFor(static_cast<int64_t>(jobs.size()), 0, [&](int64_t j) {
+    std::atomic<int64_t> compiled{0};
+    const int64_t total = static_cast<int64_t>(jobs.size());
+    pool.ParallelFor(total, 0, [&](int64_t j) {
       auto [u, c] = jobs[j];
       uniques[u].kernels[c] =
           backend_->Compile(*uniques[u].first, uniques[u].candidates[c]);
+      progress.Compiled(++compiled, total);
     });
   }
   stats.compiled = static_cast<int64_t>(jobs.size());
@@ -519,9 +559,12 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
                                                 "': all ", u.candidates.size(),
                                                 " candidates failed:", why));
       }
-      // Nothing can be generated: the executable runs it on the evaluator.
+      // Nothing can be generated: the executable runs it on the evaluator,
+      // so it was not tuned (and nothing goes into the cache).
       decided.config = def;
       decided.source = ConfigSource::kDefault;
+      --stats.tuned;
+      ++stats.on_evaluator;
     } else {
       bool any_wrong =
           std::find(wrong.begin(), wrong.end(), true) != wrong.end();

@@ -46,6 +46,7 @@ struct TuningStats {
   int tuned = 0;                            // the misses
   int defaults = 0;
   int overrides = 0;
+  int on_evaluator = 0;  // misses no candidate can generate (all Unimplemented)
   int64_t compiled = 0;
   int64_t compile_failures = 0;
   int64_t timed = 0;
@@ -77,6 +78,12 @@ class Autotuner {
   // dump_logs_to or a cache tier that cannot write.
   absl::StatusOr<TuningResult> Tune(const Module& fused);
 
+  // Fixes the config of the fusion named `fusion` (the CLI's --config): it
+  // is neither looked up nor tuned, and counts as overridden.
+  void ForceConfig(const std::string& fusion, KernelConfig config) {
+    forced_[fusion] = std::move(config);
+  }
+
  private:
   // The cached config of `key`, counting the hit; nullopt on a miss (a
   // stored result xtune cannot run is a miss, with a warning).
@@ -89,6 +96,7 @@ class Autotuner {
   AutotuneCache* cache_;
   Profiler* profiler_;
   AutotuneOptions options_;
+  absl::flat_hash_map<std::string, KernelConfig> forced_;
 };
 
 // The cache key of a fusion on `backend`.

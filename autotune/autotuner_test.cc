@@ -77,6 +77,57 @@ TEST(AutotunerTest, PicksTheFastestAndTunesIdenticalFusionsOnce) {
   EXPECT_EQ(fx.cache.size(), 2);
 }
 
+// Not on a terminal (CI logs), progress is plain lines, compiles included,
+// at most one per interval (here: every event).
+TEST(AutotunerTest, ProgressLinesWhenNotOnATerminal) {
+  Fixture fx;
+  FakeBackend backend({{C(1)}, {C(2)}});
+  AutotuneOptions o = Options();
+  o.progress = AutotuneOptions::ProgressMode::kLines;
+  o.progress_interval = absl::ZeroDuration();
+  Autotuner tuner(&backend, &fx.cache, &fx.profiler, o);
+  ::testing::internal::CaptureStderr();
+  ASSERT_THAT(tuner.Tune(*fx.module), IsOk());
+  std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_THAT(err, HasSubstr("xtune: compiling candidates: 4/4"));
+  EXPECT_THAT(err, HasSubstr("xtune: tuning fusion 2/2"));
+  EXPECT_THAT(err, ::testing::Not(HasSubstr("\033[K")));
+  // A long interval: nothing in a short tune.
+  o.progress_interval = absl::Hours(1);
+  InMemoryAutotuneCache cache;
+  Autotuner quiet(&backend, &cache, &fx.profiler, o);
+  ::testing::internal::CaptureStderr();
+  ASSERT_THAT(quiet.Tune(*fx.module), IsOk());
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+}
+
+// --config=FUSION:... fixes a fusion's config: it is not tuned.
+TEST(AutotunerTest, ForcedConfigsAreNotTuned) {
+  Fixture fx;
+  FakeBackend backend({{C(1)}, {C(2)}});
+  Autotuner tuner(&backend, &fx.cache, &fx.profiler, Options());
+  std::string loop;
+  for (const auto& i : fx.module->entry()->instructions()) {
+    if (i->opcode() == Opcode::kFusion &&
+        ClassifyFusion(*i) != FusionKind::kGemm) {
+      loop = i->name();
+    }
+  }
+  ASSERT_FALSE(loop.empty());
+  tuner.ForceConfig(loop, C(7));
+  absl::StatusOr<TuningResult> r = tuner.Tune(*fx.module);
+  ASSERT_THAT(r, IsOk());
+  EXPECT_EQ(r->stats.overrides, 1);
+  EXPECT_EQ(r->stats.tuned, 1);  // the (identical) gemm fusions only
+  EXPECT_EQ(backend.compilations(), 2);
+  for (const FusionTuning& ft : r->fusions) {
+    if (ft.fusion->name() == loop) {
+      EXPECT_EQ(ft.source, ConfigSource::kOverride);
+      EXPECT_EQ(ft.config, C(7));
+    }
+  }
+}
+
 TEST(AutotunerTest, TiesGoToTheEarliestConfig) {
   Fixture fx;
   FakeBackend backend({{C(1)}, {C(2)}, {C(3)}});

@@ -86,9 +86,13 @@ struct AutotuneOptions {
   // Default 0.03 (the floor is 2%; 3% makes repeated tunings on a
   // shared machine agree more often).
   double min_noise_band = 0.03;
-  // Show progress on stderr (the CLI sets it when stderr is a terminal).
-  // Default false.
-  bool progress = false;
+  // Progress on stderr while tuning: kTerminal rewrites one line in place;
+  // kLines prints a plain line at most every `progress_interval` (CI logs
+  // stay alive through a long tune). The CLI picks kTerminal when stderr is
+  // a terminal, else kLines. Default kOff.
+  enum class ProgressMode { kOff, kTerminal, kLines };
+  ProgressMode progress = ProgressMode::kOff;
+  absl::Duration progress_interval = absl::Seconds(10);
   // Print the one-line summary on stderr after every Tune(). Default true.
   bool print_summary = true;
 };

@@ -26,9 +26,11 @@ AutotuneCacheSession::Open(const PersistentCacheOptions& options,
     XTUNE_ASSIGN_OR_RETURN(s->dump_path_, ResolveAutotunePath(options.dump_to));
     // Fail before tuning, not after: the dump's folder must be a writable
     // folder, the target not a folder, and a file to merge into readable.
-    std::string dir =
-        std::filesystem::path(s->dump_path_).parent_path().string();
-    if (dir.empty()) dir = ".";
+    // (Built in one expression: assigning "." afterwards trips GCC 12's
+    // false -Wrestrict warning on std::string.)
+    std::filesystem::path parent =
+        std::filesystem::path(s->dump_path_).parent_path();
+    const std::string dir = parent.empty() ? std::string(".") : parent.string();
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec) ||
         access(dir.c_str(), W_OK) != 0) {

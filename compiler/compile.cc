@@ -93,6 +93,16 @@ absl::StatusOr<CompiledModule> CompileForCpu(
       out.backend->device().l3_bytes * 3 / 2, int64_t{256} << 20);
   IsolatedProfiler profiler(out.backend.get());
   Autotuner tuner(out.backend.get(), session->cache(), &profiler, options);
+  // A --config fusion is not tuned: its config is the default one with the
+  // given parameters (or the first of the given kind).
+  for (const auto& [name, spec] : overrides) {
+    const Instruction& f = *fused->entry()->FindInstruction(name);
+    XTUNE_ASSIGN_OR_RETURN(
+        KernelConfig config,
+        Override(*out.backend, f, out.backend->DefaultConfig(f), spec));
+    XTUNE_RETURN_IF_ERROR(out.backend->CheckConfig(f, config));
+    tuner.ForceConfig(name, std::move(config));
+  }
   XTUNE_ASSIGN_OR_RETURN(out.tuning, tuner.Tune(*fused));
   for (const FusionTuning& ft : out.tuning.fusions) {
     if (ft.source == ConfigSource::kTuned) {
@@ -113,15 +123,10 @@ absl::StatusOr<CompiledModule> CompileForCpu(
       std::cerr << "xtune: warning: autotune cache: " << w << "\n";
     }
   }
-  const Backend& backend = *out.backend;
   const TuningResult& tuning = out.tuning;
   ConfigChooser choose =
-      [&backend, &tuning,
-       overrides](const Instruction& f) -> absl::StatusOr<KernelConfig> {
-    KernelConfig config = tuning.configs.at(&f);
-    auto o = overrides.find(f.name());
-    if (o == overrides.end()) return config;
-    return Override(backend, f, config, o->second);
+      [&tuning](const Instruction& f) -> absl::StatusOr<KernelConfig> {
+    return tuning.configs.at(&f);
   };
   ExecutableOptions exe_options;
   exe_options.compile_parallelism = flags.autotune.compilation_parallelism;

@@ -55,6 +55,7 @@ class Planner {
  private:
   // A group under construction.
   struct Draft {
+    explicit Draft(FusionKind k) : kind(k) {}
     FusionKind kind;
     std::vector<const Instruction*> added;  // exclusive members, in order
     absl::flat_hash_set<const Instruction*> members;

@@ -278,5 +278,93 @@ TEST_F(CliTest, UnwritableKernelCacheFallsBackWithAWarning) {
   EXPECT_THAT(output, HasSubstr("verify: every output matches"));
 }
 
+// What a new user hit (issue 9), end to end.
+TEST_F(CliTest, RealHloPrecisionAndHonestSummaries) {
+  // XLA's tests write modules without the HloModule line.
+  std::string bare = Write("bare.hlo",
+                           "ENTRY e {\n  p = f32[4] parameter(0)\n"
+                           "  ROOT n = f32[4] negate(p)\n}\n");
+  Result run = RunXtune("run " + bare + " --backend=interpreter");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("out_0: f32[4]"));
+
+  // bf16 (x + 0.001) - x at x = 1: 0 under HLO semantics, 0.000999 with
+  // the excess precision XLA allows by default; --verify compares like
+  // with like, --verify_exact against HLO semantics.
+  std::string bf = Write("bf.hlo", R"hlo(HloModule bf
+ENTRY e {
+  x = bf16[4] parameter(0)
+  c = bf16[] constant(0.001)
+  cb = bf16[4] broadcast(c), dimensions={}
+  a = bf16[4] add(x, cb)
+  ROOT s = bf16[4] subtract(a, x)
+})hlo");
+  std::string ones = dir_ + "/ones.npy";
+  Literal one(Shape(DType::kF32, {4}));
+  for (int i = 0; i < 4; ++i) one.SetDouble(i, 1);
+  ASSERT_THAT(WriteNpy(ones, one), IsOk());
+  const std::string quick = " --xla_gpu_autotune_level=2 --input=" + ones;
+  Result excess = RunXtune("run " + bf + quick + " --verify");
+  EXPECT_EQ(excess.exit_code, 0) << excess.output;
+  EXPECT_THAT(excess.output, HasSubstr("min=0.000999451"));
+  Result exact = RunXtune("run " + bf + quick +
+                          " --xla_allow_excess_precision=false --verify");
+  EXPECT_EQ(exact.exit_code, 0) << exact.output;
+  EXPECT_THAT(exact.output, HasSubstr("min=0 max=0"));
+
+  // A long f16 sum into an f16 accumulator: consistent in both modes; the
+  // f32-accumulated result is not HLO's sequential f16 sum, and a
+  // verification mismatch has its own exit code.
+  std::string sum = Write("sum.hlo", R"hlo(HloModule sum
+add {
+  x = f16[] parameter(0)
+  y = f16[] parameter(1)
+  ROOT s = f16[] add(x, y)
+}
+ENTRY e {
+  p = f16[262144] parameter(0)
+  z = f16[] constant(0)
+  ROOT r = f16[] reduce(p, z), dimensions={0}, to_apply=add
+})hlo");
+  const std::string level = " --xla_gpu_autotune_level=4";
+  Result wide = RunXtune("run " + sum + level + " --verify");
+  EXPECT_EQ(wide.exit_code, 0) << wide.output;
+  EXPECT_THAT(wide.output, HasSubstr("0 wrong"));
+  Result narrow = RunXtune("run " + sum + level +
+                           " --xla_allow_excess_precision=false --verify");
+  EXPECT_EQ(narrow.exit_code, 0) << narrow.output;
+  EXPECT_THAT(narrow.output, HasSubstr("0 wrong"));
+  Result mismatch = RunXtune("run " + sum + level + " --verify_exact");
+  EXPECT_EQ(mismatch.exit_code, 3) << mismatch.output;
+  EXPECT_THAT(mismatch.output, HasSubstr("verification failed"));
+
+  // A fusion with a tuple result runs on the evaluator: not counted tuned.
+  std::string tuple = Write("tuple.hlo", R"hlo(HloModule tf
+fused (p: f32[64]) -> (f32[64], f32[64]) {
+  p = f32[64] parameter(0)
+  e = f32[64] exponential(p)
+  n = f32[64] negate(p)
+  ROOT t = (f32[64], f32[64]) tuple(e, n)
+}
+ENTRY main {
+  x = f32[64] parameter(0)
+  ROOT f = (f32[64], f32[64]) fusion(x), kind=kLoop, calls=fused
+})hlo");
+  Result t = RunXtune("compile " + tuple);
+  EXPECT_EQ(t.exit_code, 0) << t.output;
+  EXPECT_THAT(t.output, HasSubstr("0 tuned, 0 default, 0 overridden, 1 on the "
+                                  "evaluator"));
+
+  // --config fixes a fusion: it is not tuned, and the summary says so.
+  std::string loop = Write("loop.hlo",
+                           "HloModule l\nENTRY e {\n  a = f32[256] parameter(0)\n"
+                           "  ROOT n = f32[256] exponential(a)\n}\n");
+  Result forced =
+      RunXtune("compile " + loop + " --config=loop_fusion:vector_width=8");
+  EXPECT_EQ(forced.exit_code, 0) << forced.output;
+  EXPECT_THAT(forced.output, HasSubstr("0 tuned, 0 default, 1 overridden"));
+  EXPECT_THAT(forced.output, HasSubstr("0 candidates compiled"));
+}
+
 }  // namespace
 }  // namespace xtune

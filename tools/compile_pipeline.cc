@@ -13,7 +13,9 @@ absl::StatusOr<XlaFlags> ReadXlaFlags(const ParsedArgs& args) {
     XTUNE_RETURN_IF_ERROR(
         ApplyKnownXlaFlag(f.name, f.value, f.has_value, &flags));
   }
-  flags.autotune.progress = isatty(STDERR_FILENO) != 0;
+  flags.autotune.progress = isatty(STDERR_FILENO) != 0
+                                ? AutotuneOptions::ProgressMode::kTerminal
+                                : AutotuneOptions::ProgressMode::kLines;
   return flags;
 }
 
