@@ -12,6 +12,7 @@
 #include "cache/merge.h"
 #include "cache/path_resolution.h"
 #include "cache/results_file.h"
+#include "util/file.h"
 #include "util/status_macros.h"
 
 namespace xtune {
@@ -109,7 +110,16 @@ absl::StatusOr<AutotuneCacheSession::DumpReport> AutotuneCacheSession::Dump() {
                      stats.replaced + stats.kept;
   } else {
     // XLA overwrites the file; xtune does too, but says what is lost. The
-    // file is read only when it changed since this session wrote it.
+    // file is read only when it changed since this session wrote it, and
+    // under the merge lock, so that of two compiles dumping at once the
+    // second sees (and reports) what the first wrote.
+    absl::StatusOr<FileLock> file_lock = FileLock::Acquire(dump_path_ + ".lock");
+    if (!file_lock.ok()) {
+      return absl::Status(file_lock.status().code(),
+                          absl::StrCat("cannot dump autotune results to '",
+                                       dump_path_, "': ",
+                                       file_lock.status().message()));
+    }
     FileState now = StateOf<FileState>(dump_path_);
     if (now.size >= 0 && !(now == written_state_)) {
       absl::StatusOr<xla::AutotuneResults> old =

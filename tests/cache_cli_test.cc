@@ -377,6 +377,16 @@ TEST_F(CacheCliTest, CacheToolsLoseNothingAndSayWhy) {
               HasSubstr("dropping 1 entries it held that this process did "
                         "not have"));
   EXPECT_THAT(dropped.output, HasSubstr("--xtune_dump_autotune_results_merge"));
+  // Two compiles at once, each dumping its own module into one file: the
+  // dumps take turns under the lock, and the later one says what it drops.
+  std::string shared = dir_ + "/shared.textproto";
+  std::string third = Write("third.hlo", LoopModule(128));
+  Result both = RunShell(
+      std::string(XTUNE_BINARY) + " compile " + model + kQuick +
+      " --xla_gpu_dump_autotune_results_to=" + shared + " 2>&1 & " +
+      std::string(XTUNE_BINARY) + " compile " + third + kQuick +
+      " --xla_gpu_dump_autotune_results_to=" + shared + " 2>&1; wait");
+  EXPECT_THAT(both.output, HasSubstr("dropping 1 entries")) << both.output;
   // Dumping again from the same process state drops nothing new.
   Result same = RunXtune("compile " + other + kQuick +
                          " --xla_gpu_load_autotune_results_from=" + cache +
