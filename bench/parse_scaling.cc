@@ -18,33 +18,10 @@
 #include "fusion/fusion_pass.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
+#include "tests/generated_modules.h"
 
 namespace xtune {
 namespace {
-
-std::string Chain(int64_t n) {
-  std::string t = "HloModule chain\nENTRY main {\n  p0 = f32[8]{0} parameter(0)\n";
-  std::string prev = "p0";
-  for (int64_t i = 0; i < n; ++i) {
-    absl::StrAppend(&t, "  a", i, " = f32[8]{0} add(f32[8]{0} ", prev,
-                    ", f32[8]{0} p0), metadata={op_name=\"jit(f)/add\"}\n");
-    prev = absl::StrCat("a", i);
-  }
-  absl::StrAppend(&t, "  ROOT r = f32[8]{0} negate(", prev, ")\n}\n");
-  return t;
-}
-
-std::string Wide(int64_t n) {
-  std::string t = "HloModule wide\nENTRY main {\n  p0 = f32[2] parameter(0)\n";
-  std::string shape, elems;
-  for (int64_t i = 0; i < n; ++i) {
-    absl::StrAppend(&t, "  e", i, " = f32[2] exponential(p0)\n");
-    absl::StrAppend(&elems, i ? ", " : "", "e", i);
-    absl::StrAppend(&shape, i ? ", " : "", "f32[2]");
-  }
-  absl::StrAppend(&t, "  ROOT t = (", shape, ") tuple(", elems, ")\n}\n");
-  return t;
-}
 
 // Tokens of `text`: runs of name characters, and single punctuation marks.
 int64_t Tokenize(const std::string& text) {
@@ -81,7 +58,8 @@ int Main(bool quick) {
   for (const char* kind : {"chain", "wide"}) {
     for (int64_t n : {int64_t{10000}, int64_t{100000}, int64_t{1000000}}) {
       if (quick && n > 100000) continue;
-      std::string text = std::string(kind) == "chain" ? Chain(n) : Wide(n);
+      std::string text = std::string(kind) == "chain" ? ChainModule(n, true)
+                                                     : WideModule(n);
       int reps = n >= 1000000 ? 1 : 3;
       volatile int64_t sink = 0;
       double tok = bench::MedianSeconds([&] { sink = Tokenize(text); }, reps, 0);
