@@ -17,6 +17,36 @@
 
 namespace xtune {
 
+namespace {
+
+// `path` resolved, absolute and normal (symlinks of existing parts followed).
+absl::StatusOr<std::string> CanonicalPath(const std::string& path,
+                                          bool resolve_prefixes) {
+  if (path.empty()) return std::string();
+  std::string resolved = path;
+  if (resolve_prefixes) {
+    XTUNE_ASSIGN_OR_RETURN(resolved, ResolveAutotunePath(path));
+  }
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::weakly_canonical(
+      std::filesystem::absolute(resolved, ec), ec);
+  if (ec) p = std::filesystem::absolute(resolved).lexically_normal();
+  return p.string();
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> SessionKey(const PersistentCacheOptions& o) {
+  XTUNE_ASSIGN_OR_RETURN(std::string load, CanonicalPath(o.load_from, true));
+  XTUNE_ASSIGN_OR_RETURN(std::string dump, CanonicalPath(o.dump_to, true));
+  XTUNE_ASSIGN_OR_RETURN(std::string dir, CanonicalPath(o.per_fusion_dir, false));
+  // Every field of PersistentCacheOptions (persistent.h asks a new field's
+  // author to add it here).
+  return absl::StrCat("load=", load, "\ndump=", dump,
+                      "\nmerge=", o.dump_merge, "\ndir=", dir,
+                      "\nmode=", static_cast<int>(o.per_fusion_mode));
+}
+
 absl::StatusOr<std::unique_ptr<AutotuneCacheSession>>
 AutotuneCacheSession::Open(const PersistentCacheOptions& options,
                            int current_version) {

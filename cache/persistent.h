@@ -18,6 +18,7 @@
 
 namespace xtune {
 
+// Every field also goes into SessionKey() below.
 struct PersistentCacheOptions {
   // --xla_gpu_load_autotune_results_from: loaded when the session opens.
   // Default "" (nothing).
@@ -34,6 +35,12 @@ struct PersistentCacheOptions {
   // --xla_gpu_experimental_autotune_cache_mode. Default update.
   DirectoryCacheMode per_fusion_mode = DirectoryCacheMode::kUpdate;
 };
+
+// A text that is equal for two option sets exactly when they describe the
+// same session: every field, with paths resolved (test prefixes) and made
+// absolute and normal, so "a.pb", "./a.pb" and "$PWD/x/../a.pb" are one
+// file. Errors: the path-resolution errors of ResolveAutotunePath.
+absl::StatusOr<std::string> SessionKey(const PersistentCacheOptions& options);
 
 class AutotuneCacheSession {
  public:

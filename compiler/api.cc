@@ -37,9 +37,8 @@ absl::StatusOr<std::shared_ptr<AutotuneCacheSession>> SharedSession(
   static absl::Mutex mu(absl::kConstInit);
   static auto* sessions =
       new std::map<std::string, std::shared_ptr<AutotuneCacheSession>>();
-  std::string id =
-      absl::StrCat(o.load_from, "\n", o.dump_to, "\n", o.dump_merge, "\n",
-                   o.per_fusion_dir, "\n", static_cast<int>(o.per_fusion_mode));
+  // "a.pb" and "./a.pb" are one session (one file, one dump).
+  XTUNE_ASSIGN_OR_RETURN(std::string id, SessionKey(o));
   absl::MutexLock lock(&mu);
   auto it = sessions->find(id);
   if (it != sessions->end()) return it->second;
