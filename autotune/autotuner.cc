@@ -46,10 +46,14 @@ class Progress {
   void Compiled(int64_t done, int64_t total) {
     Show(absl::StrFormat("compiling candidates: %d/%d", done, total), 0, 0);
   }
+  // `done` of `total` timing runs of fusion `fusion` (each candidate is
+  // timed once per round).
   void Update(int fusion, int fusions, const std::string& name, int done,
-              int total, int64_t all_done, int64_t all_total) {
-    Show(absl::StrFormat("tuning fusion %d/%d %s: %d/%d candidates timed",
-                         fusion, fusions, name, done, total),
+              int total, int rounds, int64_t all_done, int64_t all_total) {
+    Show(absl::StrFormat("tuning fusion %d/%d %s: %d/%d timing runs (%d "
+                         "candidates x %d rounds)",
+                         fusion, fusions, name, done, total, total / rounds,
+                         rounds),
          all_done, all_total);
   }
   void Clear() {
@@ -397,7 +401,7 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
         cl.config = u.candidates[c];
         if (failed[c]) continue;
         progress.Update(tuned_index, stats.tuned, f.name(), done++,
-                        static_cast<int>(u.candidates.size()) * rounds,
+                        static_cast<int>(u.candidates.size()) * rounds, rounds,
                         all_done++, all_total * rounds);
         absl::StatusOr<std::unique_ptr<Kernel>>& kernel = u.kernels[c];
         if (!kernel.ok()) {
@@ -563,8 +567,11 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
       // so it was not tuned (and nothing goes into the cache).
       decided.config = def;
       decided.source = ConfigSource::kDefault;
+      // Its candidates were never kernels: not compiles that failed.
       --stats.tuned;
       ++stats.on_evaluator;
+      stats.compiled -= static_cast<int64_t>(u.candidates.size());
+      stats.compile_failures -= static_cast<int64_t>(u.candidates.size());
     } else {
       bool any_wrong =
           std::find(wrong.begin(), wrong.end(), true) != wrong.end();
