@@ -46,14 +46,15 @@ class Progress {
   void Compiled(int64_t done, int64_t total) {
     Show(absl::StrFormat("compiling candidates: %d/%d", done, total), 0, 0);
   }
-  // `done` of `total` timing runs of fusion `fusion` (each candidate is
-  // timed once per round).
+  // `done` timing runs of fusion `fusion`, whose `candidates` are each
+  // timed once per round.
   void Update(int fusion, int fusions, const std::string& name, int done,
-              int total, int rounds, int64_t all_done, int64_t all_total) {
+              int candidates, int rounds, int64_t all_done,
+              int64_t all_total) {
     Show(absl::StrFormat("tuning fusion %d/%d %s: %d/%d timing runs (%d "
                          "candidates x %d rounds)",
-                         fusion, fusions, name, done, total, total / rounds,
-                         rounds),
+                         fusion, fusions, name, done, candidates * rounds,
+                         candidates, rounds),
          all_done, all_total);
   }
   void Clear() {
@@ -268,7 +269,9 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   stats.fusions = static_cast<int>(result.fusions.size());
   stats.unique = static_cast<int>(uniques.size());
 
-  // Decide what each unique fusion needs.
+  // Decide what each unique fusion needs. The stats count a tuned fusion
+  // (and its compiles) once its outcome is known, below.
+  int to_tune = 0;
   std::vector<const Unique*> misses;  // with require_complete
   for (Unique& u : uniques) {
     const Instruction& f = *u.first;
@@ -293,7 +296,7 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
       continue;
     } else {
       u.tune = true;
-      ++stats.tuned;
+      ++to_tune;
       u.candidates = backend_->Candidates(f, options_.exhaustive);
       if (!options_.library_fallback) {
         u.candidates.erase(
@@ -346,7 +349,6 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
       progress.Compiled(++compiled, total);
     });
   }
-  stats.compiled = static_cast<int64_t>(jobs.size());
 
   ProfileOptions profile;
   profile.min_repetitions = options_.min_repetitions;
@@ -376,6 +378,7 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
     std::vector<bool> failed(u.candidates.size(), false);
     std::vector<std::optional<Literal>> outputs(u.candidates.size());
     bool all_unimplemented = true;
+    int64_t compile_failures = 0;  // into the stats once the outcome is known
     // Profile the library candidate first: for gemms it is the reference.
     std::vector<size_t> order;
     for (size_t c = 0; c < u.candidates.size(); ++c) {
@@ -400,8 +403,8 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
         CandidateLog& cl = log.candidates[c];
         cl.config = u.candidates[c];
         if (failed[c]) continue;
-        progress.Update(tuned_index, stats.tuned, f.name(), done++,
-                        static_cast<int>(u.candidates.size()) * rounds, rounds,
+        progress.Update(tuned_index, to_tune, f.name(), done++,
+                        static_cast<int>(u.candidates.size()), rounds,
                         all_done++, all_total * rounds);
         absl::StatusOr<std::unique_ptr<Kernel>>& kernel = u.kernels[c];
         if (!kernel.ok()) {
@@ -409,7 +412,7 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
           timed[c].eligible = false;
           cl.failure = FailureKind::kCompileError;
           cl.message = std::string(kernel.status().message());
-          ++stats.compile_failures;
+          ++compile_failures;
           all_unimplemented &=
               kernel.status().code() == absl::StatusCode::kUnimplemented;
           continue;
@@ -564,15 +567,15 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
                                                 " candidates failed:", why));
       }
       // Nothing can be generated: the executable runs it on the evaluator,
-      // so it was not tuned (and nothing goes into the cache).
+      // so it was not tuned (nothing goes into the cache) and its candidates
+      // were never kernels (not compiles that failed).
       decided.config = def;
       decided.source = ConfigSource::kDefault;
-      // Its candidates were never kernels: not compiles that failed.
-      --stats.tuned;
       ++stats.on_evaluator;
-      stats.compiled -= static_cast<int64_t>(u.candidates.size());
-      stats.compile_failures -= static_cast<int64_t>(u.candidates.size());
     } else {
+      ++stats.tuned;
+      stats.compiled += static_cast<int64_t>(u.candidates.size());
+      stats.compile_failures += compile_failures;
       bool any_wrong =
           std::find(wrong.begin(), wrong.end(), true) != wrong.end();
       if (!any_correct && any_wrong) {

@@ -10,9 +10,9 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "absl/strings/str_cat.h"
 #include "cache/config_proto.h"
 #include "util/file.h"
 #include "util/sha256.h"
@@ -125,7 +125,6 @@ absl::StatusOr<xla::AutotuneResults> ReadDirectoryCache(const std::string& dir,
     bool has_device = false, has_hlo = false, has_version = false;
     for (absl::string_view line : absl::StrSplit(text, '\n')) {
       if (!absl::StartsWith(line, "#")) break;
-      std::string value;
       if (absl::ConsumePrefix(&line, "# xtune-key-device: ")) {
         has_device = absl::CUnescape(line, &key.device);
       } else if (absl::ConsumePrefix(&line, "# xtune-key-hlo: ")) {

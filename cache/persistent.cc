@@ -7,7 +7,6 @@
 #include <map>
 
 #include "absl/container/flat_hash_set.h"
-
 #include "absl/strings/str_cat.h"
 #include "cache/merge.h"
 #include "cache/path_resolution.h"
@@ -108,12 +107,10 @@ AutotuneCacheSession::Open(const PersistentCacheOptions& options,
   return s;
 }
 
-namespace {
-
 // The state of `path` now (size -1 when it does not exist).
-template <typename State>
-State StateOf(const std::string& path) {
-  State st;
+AutotuneCacheSession::FileState AutotuneCacheSession::StateOf(
+    const std::string& path) {
+  FileState st;
   struct stat sb;
   if (stat(path.c_str(), &sb) != 0) return st;
   st.size = sb.st_size;
@@ -121,8 +118,6 @@ State StateOf(const std::string& path) {
   st.inode = sb.st_ino;
   return st;
 }
-
-}  // namespace
 
 absl::StatusOr<AutotuneCacheSession::DumpReport> AutotuneCacheSession::Dump() {
   DumpReport report;
@@ -150,7 +145,7 @@ absl::StatusOr<AutotuneCacheSession::DumpReport> AutotuneCacheSession::Dump() {
                                        dump_path_, "': ",
                                        file_lock.status().message()));
     }
-    FileState now = StateOf<FileState>(dump_path_);
+    FileState now = StateOf(dump_path_);
     if (now.size >= 0 && !(now == written_state_)) {
       absl::StatusOr<xla::AutotuneResults> old =
           ReadAutotuneResults(dump_path_);
@@ -165,7 +160,7 @@ absl::StatusOr<AutotuneCacheSession::DumpReport> AutotuneCacheSession::Dump() {
       }
     }
     status = WriteAutotuneResults(dump_path_, results);
-    if (status.ok()) written_state_ = StateOf<FileState>(dump_path_);
+    if (status.ok()) written_state_ = StateOf(dump_path_);
   }
   if (!status.ok()) {
     return absl::Status(status.code(),

@@ -104,6 +104,7 @@ class AutotuneCacheSession {
     bool operator==(const FileState&) const = default;
   };
   FileState written_state_;
+  static FileState StateOf(const std::string& path);
 };
 
 }  // namespace xtune

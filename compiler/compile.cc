@@ -42,11 +42,11 @@ absl::StatusOr<std::map<std::string, std::string>> ConfigOverrides(
 
 namespace {
 
-// `base` (or the first candidate of an explicitly named kind) with the
-// overrides of a --config spec applied.
+// The default config of `f` (or the first candidate of an explicitly named
+// kind) with the overrides of a --config spec applied.
 absl::StatusOr<KernelConfig> Override(const Backend& backend,
-                                      const Instruction& f, KernelConfig base,
-                                      std::string spec) {
+                                      const Instruction& f, std::string spec) {
+  KernelConfig base = backend.DefaultConfig(f);
   size_t colon = spec.find(':');
   if (colon != std::string::npos) {
     std::string kind = spec.substr(0, colon);
@@ -63,8 +63,6 @@ absl::StatusOr<KernelConfig> Override(const Backend& backend,
       return absl::InvalidArgumentError(
           absl::StrCat("no '", kind, "' kernels for fusion '", f.name(), "'"));
     }
-  } else if (base.kind() != backend.DefaultConfig(f).kind()) {
-    base = backend.DefaultConfig(f);
   }
   return ApplyOverrides(base, spec);
 }
@@ -97,9 +95,8 @@ absl::StatusOr<CompiledModule> CompileForCpu(
   // given parameters (or the first of the given kind).
   for (const auto& [name, spec] : overrides) {
     const Instruction& f = *fused->entry()->FindInstruction(name);
-    XTUNE_ASSIGN_OR_RETURN(
-        KernelConfig config,
-        Override(*out.backend, f, out.backend->DefaultConfig(f), spec));
+    XTUNE_ASSIGN_OR_RETURN(KernelConfig config,
+                           Override(*out.backend, f, spec));
     XTUNE_RETURN_IF_ERROR(out.backend->CheckConfig(f, config));
     tuner.ForceConfig(name, std::move(config));
   }

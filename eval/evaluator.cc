@@ -39,19 +39,17 @@ void Widen(Tensor* t) {
 
 // Rounds a widened value back to `declared` (a store, or an op that needs
 // the bits of its element type).
-Tensor Narrowed(const Tensor& t, const Shape& declared) {
-  Tensor r = t;
+void Narrow(Tensor* t, const Shape& declared) {
   if (declared.IsTuple()) {
-    for (size_t k = 0; k < r.tuple.size(); ++k) {
-      r.tuple[k] = Narrowed(t.tuple[k], declared.tuple_shapes()[k]);
+    for (size_t k = 0; k < t->tuple.size(); ++k) {
+      Narrow(&t->tuple[k], declared.tuple_shapes()[k]);
     }
-    return r;
+    return;
   }
-  if (IsLowFloat(declared.dtype()) && r.shape.dtype() != declared.dtype()) {
-    r.shape.set_dtype(declared.dtype());
-    for (double& v : r.f) v = RoundToType(v, declared.dtype());
+  if (IsLowFloat(declared.dtype()) && t->shape.dtype() != declared.dtype()) {
+    t->shape.set_dtype(declared.dtype());
+    for (double& v : t->f) v = RoundToType(v, declared.dtype());
   }
-  return r;
 }
 
 int64_t WorkingBytes(const Shape& s) {
@@ -93,7 +91,7 @@ class Evaluator {
       if (options_.excess_precision) {
         // A fusion's output is stored, so rounded to its type first.
         if (inst.opcode() == Opcode::kFusion) {
-          *value = Narrowed(*value, inst.shape());
+          Narrow(&*value, inst.shape());
         }
         Widen(&*value);
       }
@@ -158,8 +156,9 @@ class Evaluator {
       case Opcode::kBitcastConvert:
         // The bits of the operand's own element type.
         if (options_.excess_precision) {
-          return EvalBitcastConvert(
-              Narrowed(*ops[0], inst.operand(0)->shape()), out);
+          Tensor bits = *ops[0];
+          Narrow(&bits, inst.operand(0)->shape());
+          return EvalBitcastConvert(bits, out);
         }
         return EvalBitcastConvert(*ops[0], out);
       case Opcode::kBroadcast:

@@ -7,7 +7,8 @@
 namespace xtune {
 
 bool MayExceedPrecision(const Instruction& inst) {
-  DType t = inst.shape().IsTuple() ? DType::kPred : inst.shape().dtype();
+  if (inst.shape().IsTuple()) return false;
+  DType t = inst.shape().dtype();
   if (t != DType::kF16 && t != DType::kBF16) return false;
   switch (inst.opcode()) {
     case Opcode::kDot:
@@ -30,6 +31,23 @@ bool MayExceedPrecision(const Instruction& inst) {
 
 namespace {
 
+// `f16 convert(f32 convert(value))`, added to `c`: one rounding in every
+// generator.
+Instruction* RoundToOwnType(Computation* c, Instruction* value) {
+  Shape wide = value->shape();
+  wide.set_dtype(DType::kF32);
+  auto up = std::make_unique<Instruction>(absl::StrCat(value->name(), ".wide"),
+                                          Opcode::kConvert, wide);
+  up->set_location(value->location());
+  up->AppendOperand(value);
+  Instruction* up_raw = c->AddInstruction(std::move(up));
+  auto down = std::make_unique<Instruction>(
+      absl::StrCat(value->name(), ".round"), Opcode::kConvert, value->shape());
+  down->set_location(value->location());
+  down->AppendOperand(up_raw);
+  return c->AddInstruction(std::move(down));
+}
+
 class Rounder {
  public:
   explicit Rounder(const Computation& entry)
@@ -42,41 +60,14 @@ class Rounder {
   Computation* Copy(const Computation* src) {
     auto it = copies_.find(src);
     if (it != copies_.end()) return it->second;
-    auto copy = std::make_unique<Computation>(src->name());
-    copy->set_location(src->location());
-    absl::flat_hash_map<const Instruction*, Instruction*> mapped;
-    for (const auto& inst : src->instructions()) {
-      std::vector<Instruction*> operands;
-      for (const Instruction* op : inst->operands()) {
-        operands.push_back(mapped.at(op));
-      }
-      Instruction* value = copy->AddInstruction(CloneInstruction(
-          *inst, inst->name(), operands,
-          [this](const Computation* c) { return Copy(c); }));
-      if (MayExceedPrecision(*inst)) {
-        Shape wide = inst->shape();
-        wide.set_dtype(DType::kF32);
-        auto up = std::make_unique<Instruction>(
-            absl::StrCat(inst->name(), ".wide"), Opcode::kConvert, wide);
-        up->set_location(inst->location());
-        up->AppendOperand(value);
-        Instruction* up_raw = copy->AddInstruction(std::move(up));
-        auto down = std::make_unique<Instruction>(
-            absl::StrCat(inst->name(), ".round"), Opcode::kConvert,
-            inst->shape());
-        down->set_location(inst->location());
-        down->AppendOperand(up_raw);
-        value = copy->AddInstruction(std::move(down));
-      }
-      mapped[inst.get()] = value;
-    }
-    std::vector<Instruction*> params;
-    for (const Instruction* p : src->parameters()) params.push_back(mapped.at(p));
-    copy->set_parameters(std::move(params));
-    copy->set_root(mapped.at(src->root()));
-    Computation* raw = module_->AddComputation(std::move(copy));
-    copies_[src] = raw;
-    return raw;
+    Computation* copy = CopyComputation(
+        *src, module_.get(), src->name(),
+        [this](const Computation* c) { return Copy(c); },
+        [](Computation* c, Instruction* clone) {
+          return MayExceedPrecision(*clone) ? RoundToOwnType(c, clone) : clone;
+        });
+    copies_[src] = copy;
+    return copy;
   }
 
   std::unique_ptr<Module> module_;

@@ -21,15 +21,17 @@ std::unique_ptr<Instruction> CloneInstruction(
 
 Computation* CopyComputation(const Computation& src, Module* dst,
                              std::string name,
-                             const ComputationMap& map_computation) {
+                             const ComputationMap& map_computation,
+                             const AfterClone& after_clone) {
   auto copy = std::make_unique<Computation>(std::move(name));
   copy->set_location(src.location());
   absl::flat_hash_map<const Instruction*, Instruction*> mapped;
   for (const auto& inst : src.instructions()) {
     std::vector<Instruction*> operands;
     for (const Instruction* op : inst->operands()) operands.push_back(mapped[op]);
-    mapped[inst.get()] = copy->AddInstruction(
+    Instruction* clone = copy->AddInstruction(
         CloneInstruction(*inst, inst->name(), operands, map_computation));
+    mapped[inst.get()] = after_clone ? after_clone(copy.get(), clone) : clone;
   }
   std::vector<Instruction*> params;
   for (const Instruction* p : src.parameters()) params.push_back(mapped[p]);

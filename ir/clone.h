@@ -23,12 +23,20 @@ std::unique_ptr<Instruction> CloneInstruction(
     const std::vector<Instruction*>& operands,
     const ComputationMap& map_computation);
 
+// Given the copy of an instruction (already in `computation`), returns
+// the value its users read instead (the copy itself, or something built on
+// it in `computation`).
+using AfterClone =
+    std::function<Instruction*(Computation* computation, Instruction* copy)>;
+
 // Copies `src` into `dst` under `name` (instructions keep their names),
-// mapping its called computations through `map_computation`. Returns the
+// mapping its called computations through `map_computation`, and, when
+// `after_clone` is given, each instruction's users through it. Returns the
 // copy, owned by `dst`.
 Computation* CopyComputation(const Computation& src, Module* dst,
                              std::string name,
-                             const ComputationMap& map_computation);
+                             const ComputationMap& map_computation,
+                             const AfterClone& after_clone = nullptr);
 
 }  // namespace xtune
 

@@ -103,16 +103,19 @@ absl::Status CheckNotEmpty(const ParsedArgs& args,
                            const std::string& out_path,
                            const xla::AutotuneResults& removed) {
   if (out.results_size() > 0 || args.Has("allow_empty")) return absl::OkStatus();
-  return absl::FailedPreconditionError(absl::StrCat(
-      "refusing to write '", out_path, "' with no entries",
-      removed.results_size() > 0
-          ? absl::StrCat("; it would remove all ", removed.results_size(),
-                         " (by device and version):\n",
-                         CountByDeviceAndVersion(removed))
-          : "",
-      removed.results_size() > 0 ? "" : " ",
-      "(pass --allow_empty to write it anyway; --device matches any part of "
-      "the device string, as in `xtune cache show --device`)"));
+  std::string message =
+      absl::StrCat("refusing to write '", out_path, "' with no entries");
+  if (removed.results_size() > 0) {
+    absl::StrAppend(&message, "; it would remove all ", removed.results_size(),
+                    " (by device and version):\n",
+                    CountByDeviceAndVersion(removed),
+                    "(--device matches any part of the device string, as in "
+                    "`xtune cache show --device`; ");
+  } else {
+    absl::StrAppend(&message, " (");
+  }
+  absl::StrAppend(&message, "pass --allow_empty to write it anyway)");
+  return absl::FailedPreconditionError(message);
 }
 
 // Whether `out` names the same file as `in` (an in-place rewrite).

@@ -1,12 +1,11 @@
 #include "codegen/cpu/cpu_backend.h"
 
-#include "fusion/precision.h"
-
 #include <cblas.h>
 
 #include "absl/strings/str_cat.h"
 #include "codegen/cpu/cpu_candidates.h"
 #include "codegen/cpu/kernel_source.h"
+#include "fusion/precision.h"
 #include "util/status_macros.h"
 
 namespace xtune::cpu {
