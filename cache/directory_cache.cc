@@ -14,6 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "cache/config_proto.h"
+#include "cache/results_file.h"
 #include "util/file.h"
 #include "util/sha256.h"
 #include "util/status_macros.h"
@@ -70,13 +71,14 @@ std::optional<CacheHit> DirectoryAutotuneCache::Lookup(const AutotuneKey& key) {
     }
     return std::nullopt;
   }
-  auto result = std::make_shared<xla::AutotuneResult>();
-  if (!google::protobuf::TextFormat::ParseFromString(*text, result.get())) {
-    warn_(
-        absl::StrCat("per-fusion autotune cache: '", path,
-                     "' is not a valid AutotuneResult textproto; ignoring it"));
+  absl::StatusOr<xla::AutotuneResult> parsed =
+      ParseAutotuneResultText(*text, path);
+  if (!parsed.ok()) {
+    warn_(absl::StrCat("per-fusion autotune cache: ", parsed.status().message(),
+                       "; ignoring it"));
     return std::nullopt;
   }
+  auto result = std::make_shared<xla::AutotuneResult>(std::move(*parsed));
   if (absl::Status s = ValidateResult(*result); !s.ok()) {
     warn_(absl::StrCat("per-fusion autotune cache: '", path, "': ", s.message(),
                        "; ignoring it"));
@@ -121,6 +123,9 @@ absl::StatusOr<xla::AutotuneResults> ReadDirectoryCache(const std::string& dir,
   int64_t unkeyed = 0;
   for (const std::string& path : paths) {
     XTUNE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+    // A file that is no AutotuneResult at all is damage, not XLA's.
+    XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResult result,
+                           ParseAutotuneResultText(text, path));
     AutotuneKey key;
     bool has_device = false, has_hlo = false, has_version = false;
     for (absl::string_view line : absl::StrSplit(text, '\n')) {
@@ -144,11 +149,7 @@ absl::StatusOr<xla::AutotuneResults> ReadDirectoryCache(const std::string& dir,
           " (renamed or altered)"));
     }
     xla::AutotuneResults::Entry* e = out.add_results();
-    if (!google::protobuf::TextFormat::ParseFromString(text,
-                                                        e->mutable_result())) {
-      return absl::DataLossError(
-          absl::StrCat("'", path, "' is not a valid AutotuneResult textproto"));
-    }
+    *e->mutable_result() = std::move(result);
     e->set_device(key.device);
     e->set_hlo(key.hlo);
     e->set_version(key.version);

@@ -62,7 +62,7 @@ class DirectoryAutotuneCache : public AutotuneCache {
 // cache`: xtune writes each file's key as leading comments; files without
 // them (written by XLA, whose files hold only the result) are skipped and
 // counted in `without_key`. NotFound for a missing folder, DataLoss for a
-// file whose key does not hash to its name or whose result does not parse.
+// file that is not an AutotuneResult or whose key does not hash to its name.
 absl::StatusOr<xla::AutotuneResults> ReadDirectoryCache(const std::string& dir,
                                                         int64_t* without_key);
 

@@ -67,6 +67,20 @@ bool IsTextProtoPath(absl::string_view path) {
   return false;
 }
 
+absl::StatusOr<xla::AutotuneResult> ParseAutotuneResultText(
+    absl::string_view text, absl::string_view source) {
+  xla::AutotuneResult r;
+  google::protobuf::TextFormat::Parser parser;
+  ErrorCollector errors;
+  parser.RecordErrorsTo(&errors);
+  if (!parser.ParseFromString(std::string(text), &r)) {
+    return absl::DataLossError(absl::StrCat(
+        source, ": not a valid AutotuneResult textproto",
+        errors.first().empty() ? "" : absl::StrCat(" (", errors.first(), ")")));
+  }
+  return r;
+}
+
 absl::StatusOr<xla::AutotuneResults> ParseAutotuneResults(
     absl::string_view data, bool text, absl::string_view source) {
   xla::AutotuneResults r;

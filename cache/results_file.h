@@ -29,6 +29,11 @@ bool IsTextProtoPath(absl::string_view path);
 absl::StatusOr<xla::AutotuneResults> ParseAutotuneResults(
     absl::string_view data, bool text, absl::string_view source);
 
+// Parses one text AutotuneResult (a per-fusion cache file). DataLoss naming
+// `source` and the line:column of the first error; nothing on stderr.
+absl::StatusOr<xla::AutotuneResult> ParseAutotuneResultText(
+    absl::string_view text, absl::string_view source);
+
 // Deterministic bytes of `results` (entries in the given order) with
 // xtune's header and check.
 std::string SerializeAutotuneResults(const xla::AutotuneResults& results,

@@ -416,6 +416,19 @@ TEST_F(CacheCliTest, CacheToolsLoseNothingAndSayWhy) {
   Result hit = RunXtune("cache explain " + other + " --cache=" + pdir);
   EXPECT_EQ(hit.exit_code, 0) << hit.output;
   EXPECT_THAT(hit.output, HasSubstr("hit"));
+  // A file XLA wrote (no key comments) is skipped and counted; a damaged
+  // one is an error naming it.
+  ASSERT_TRUE(WriteFileAtomically(pdir + "/xla.textproto",
+                                  "run_time { nanos: 5 }\n")
+                  .ok());
+  Result skipped = RunXtune("cache stats " + pdir);
+  EXPECT_EQ(skipped.exit_code, 0) << skipped.output;
+  EXPECT_THAT(skipped.output, HasSubstr("skipped 1 files without a key"));
+  ASSERT_TRUE(WriteFileAtomically(pdir + "/bad.textproto", "garbage\n").ok());
+  Result damaged = RunXtune("cache stats " + pdir);
+  EXPECT_EQ(damaged.exit_code, 1) << damaged.output;
+  EXPECT_THAT(damaged.output, HasSubstr("bad.textproto: not a valid "
+                                        "AutotuneResult textproto"));
 }
 
 // Eight compiles at once, each dumping (merge mode) into one file and
