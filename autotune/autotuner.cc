@@ -12,7 +12,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
-#include "autotune/override.h"
 #include "autotune/selection.h"
 #include "cache/config_proto.h"
 #include "codegen/codegen_version.h"
@@ -27,10 +26,6 @@
 
 namespace xtune {
 namespace {
-
-bool IsLibrary(const KernelConfig& c) {
-  return absl::EndsWith(c.kind(), "_blas");
-}
 
 // Progress: on a terminal one line rewritten in place; otherwise (CI
 // logs) a plain line at most every interval. Thread-safe: candidate
@@ -124,14 +119,13 @@ FailureKind KindOf(const absl::Status& s) {
 // provenance (every candidate's median too with `candidates`). Provenance
 // (field 1010) is left out of entries with XLA's key types unless asked
 // for, so such files stay readable by XLA's text parser.
-xla::AutotuneResult ResultFor(const KernelConfig& config, double seconds,
-                              const FusionLog& log, int failures,
-                              bool candidates) {
+absl::StatusOr<xla::AutotuneResult> ResultFor(const Backend& backend,
+                                              const KernelConfig& config,
+                                              double seconds,
+                                              const FusionLog& log,
+                                              int failures, bool candidates) {
   xla::AutotuneResult r;
-  // Configs come from the backend's candidate list; a typed key missing a
-  // parameter is a backend bug, and the "other" form still records it.
-  if (!ConfigToResult(config, &r).ok())
-    r.mutable_other()->set_name(config.ToString());
+  XTUNE_RETURN_IF_ERROR(backend.ConfigToResult(config, &r));
   SetDurationSeconds(seconds, r.mutable_run_time());
   bool xla_key = r.key_case() < 1000;
   if (xla_key && !candidates) return r;
@@ -198,7 +192,7 @@ std::optional<KernelConfig> Autotuner::FromCache(
     std::optional<double>* seconds) {
   std::optional<CacheHit> hit = cache_->Lookup(key);
   if (!hit) return std::nullopt;
-  absl::StatusOr<KernelConfig> config = ConfigFromResult(*hit->result);
+  absl::StatusOr<KernelConfig> config = backend_->ConfigFromResult(*hit->result);
   if (!config.ok()) {
     std::cerr << "xtune: warning: the cached result of fusion '"
               << fusion.name() << "' is not usable ("
@@ -279,11 +273,10 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
     bool is_gemm = ClassifyFusion(f) == FusionKind::kGemm;
     if (!options_.override_gemm.empty() && is_gemm) {
       XTUNE_ASSIGN_OR_RETURN(decided.config,
-                             ApplyGemmOverride(backend_->DefaultConfig(f),
-                                               options_.override_gemm));
+                             backend_->GemmOverride(f, options_.override_gemm));
       decided.source = ConfigSource::kOverride;
       ++stats.overrides;
-    } else if (options_.level <= 0) {
+    } else if (options_.level <= 0 || !backend_->Tunable()) {
       decided.config = backend_->DefaultConfig(f);
       decided.source = ConfigSource::kDefault;
       ++stats.defaults;
@@ -300,7 +293,10 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
       u.candidates = backend_->Candidates(f, options_.exhaustive);
       if (!options_.library_fallback) {
         u.candidates.erase(
-            std::remove_if(u.candidates.begin(), u.candidates.end(), IsLibrary),
+            std::remove_if(u.candidates.begin(), u.candidates.end(),
+                           [&](const KernelConfig& c) {
+                             return backend_->IsLibraryCall(c);
+                           }),
             u.candidates.end());
       }
       KernelConfig def = backend_->DefaultConfig(f);
@@ -382,10 +378,10 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
     // Profile the library candidate first: for gemms it is the reference.
     std::vector<size_t> order;
     for (size_t c = 0; c < u.candidates.size(); ++c) {
-      if (IsLibrary(u.candidates[c])) order.push_back(c);
+      if (backend_->IsLibraryCall(u.candidates[c])) order.push_back(c);
     }
     for (size_t c = 0; c < u.candidates.size(); ++c) {
-      if (!IsLibrary(u.candidates[c])) order.push_back(c);
+      if (!backend_->IsLibraryCall(u.candidates[c])) order.push_back(c);
     }
     // Candidates are timed in interleaved rounds so that slow drifts of
     // the machine (frequency, neighbours) hit them all alike; each round is
@@ -450,7 +446,7 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
     if (options_.level >= 4) {
       std::optional<Literal> reference;
       for (size_t c = 0; c < u.candidates.size(); ++c) {
-        if (IsLibrary(u.candidates[c]) && outputs[c].has_value()) {
+        if (backend_->IsLibraryCall(u.candidates[c]) && outputs[c].has_value()) {
           reference = *outputs[c];
           break;
         }
@@ -587,9 +583,11 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
       decided.source = ConfigSource::kTuned;
       decided.chosen_seconds = medians[winner];
       log.selected = u.candidates[winner];
-      XTUNE_RETURN_IF_ERROR(cache_->Insert(
-          u.key, ResultFor(u.candidates[winner], medians[winner], log, failures,
-                           options_.record_candidates)));
+      XTUNE_ASSIGN_OR_RETURN(
+          xla::AutotuneResult stored,
+          ResultFor(*backend_, u.candidates[winner], medians[winner], log,
+                    failures, options_.record_candidates));
+      XTUNE_RETURN_IF_ERROR(cache_->Insert(u.key, stored));
     }
     for (size_t m : u.members) {
       FusionTuning& ft = result.fusions[m];

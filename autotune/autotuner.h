@@ -17,7 +17,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "autotune/options.h"
-#include "autotune/profiler.h"
+#include "codegen/profiler.h"
 #include "autotune/tuning_log.h"
 #include "cache/autotune_cache.h"
 #include "codegen/backend.h"

@@ -17,7 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "autotune/autotuner.h"
-#include "autotune/isolated_profiler.h"
+#include "codegen/cpu/cpu_profiler.h"
 #include "autotune/selection.h"
 #include "codegen/cpu/cpu_backend.h"
 #include "fusion/fusion_pass.h"
@@ -51,7 +51,7 @@ std::vector<double> Retime(cpu::CpuBackend& cpu, const Instruction& f,
   for (int64_t i = 0; i < f.operand_count(); ++i) {
     inputs.push_back(RandomLiteral(f.operand(i)->shape(), 1000 + i));
   }
-  IsolatedProfiler profiler(&cpu);
+  cpu::CpuProfiler profiler("", cpu.device().threads, cpu.FlushBytes());
   std::vector<double> scores(configs.size(), INFINITY);
   if (!profiler.BeginFusion(session, inputs, f.shape()).ok()) return scores;
   ProfileOptions o;
@@ -103,7 +103,7 @@ int Main(const std::string& dir) {
     std::map<std::string, const Instruction*> fusion_of;
     for (int run = 0; run < 5; ++run) {
       InMemoryAutotuneCache cache;
-      IsolatedProfiler profiler(&cpu);
+      cpu::CpuProfiler profiler("", cpu.device().threads, cpu.FlushBytes());
       Autotuner tuner(&cpu, &cache, &profiler, Quiet(cpu));
       absl::StatusOr<TuningResult> r = tuner.Tune(**fused);
       if (!r.ok()) {
@@ -140,7 +140,7 @@ int Main(const std::string& dir) {
       int64_t exhaustive_candidates = 0;
       if (ClassifyFusion(f) == FusionKind::kGemm) {
         InMemoryAutotuneCache cache;
-        IsolatedProfiler profiler(&cpu);
+        cpu::CpuProfiler profiler("", cpu.device().threads, cpu.FlushBytes());
         AutotuneOptions o = Quiet(cpu);
         o.exhaustive = true;
         o.time_budget = absl::Milliseconds(10);

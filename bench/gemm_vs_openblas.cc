@@ -112,10 +112,12 @@ double TimeConfig(cpu::CpuBackend& backend, const Fused& f,
     std::cerr << "skip " << config.ToString() << ": " << k.status() << "\n";
     return INFINITY;
   }
-  std::vector<const void*> in;
-  for (const Literal& l : f.inputs) in.push_back(l.bytes().data());
+  std::vector<DeviceBuffer> in;
+  for (const Literal& l : f.inputs)
+    in.push_back(HostBuffer(l.bytes().data(), l.bytes().size()));
   Kernel* kernel = k->get();
-  return MedianSeconds([&] { (void)kernel->Run(in, out.data()); });
+  DeviceBuffer o = HostBuffer(out.data(), out.size());
+  return MedianSeconds([&] { (void)kernel->Run(in, o); });
 }
 
 struct Best {

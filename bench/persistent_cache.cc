@@ -76,10 +76,17 @@ double CompileAll(const std::vector<std::unique_ptr<Module>>& modules,
     exit(1);
   }
   double start = Now();
+  // One backend for all the compiles, as one Compiler has.
+  absl::StatusOr<std::unique_ptr<Backend>> backend =
+      CreateBackendFor("cpu", flags);
+  if (!backend.ok()) {
+    std::cerr << backend.status() << "\n";
+    exit(1);
+  }
   *tuned = *hits = 0;
   for (const auto& m : modules) {
     absl::StatusOr<CompiledModule> c =
-        CompileForCpu(*m, flags, {}, session->get());
+        CompileModule(*m, backend->get(), flags, {}, session->get());
     if (!c.ok()) {
       std::cerr << c.status() << "\n";
       exit(1);

@@ -1,13 +1,7 @@
-// Converting kernel configs to and from the cache file's AutotuneResult
-// keys, and XLA's validity rule for stored configs.
-//
-//   cpu_gemm        <-> AutotuneResult.cpu_gemm          (field 1000)
-//   cpu_gemm_blas   <-> AutotuneResult.cpu_library_gemm  (field 1001)
-//   cpu_loop, cpu_row_reduce, cpu_col_reduce
-//                   <-> AutotuneResult.cpu_streaming     (field 1002)
-//   triton_gemm     <-> AutotuneResult.triton            (XLA's TritonGemmKey)
-//   any other kind  <-> AutotuneResult.other.name = "kind:p=v,..." (XLA's
-//                       BackendConfigKey; e.g. test backends)
+// Helpers on the cache file's AutotuneResult that need no backend: XLA's
+// validity rule for stored configs, run times, key type names. The codec
+// between a backend's KernelConfigs and these keys belongs to the backend
+// (Backend::ConfigToResult / ConfigFromResult, codegen/backend.h).
 #ifndef XTUNE_CACHE_CONFIG_PROTO_H_
 #define XTUNE_CACHE_CONFIG_PROTO_H_
 
@@ -16,19 +10,8 @@
 
 #include "absl/status/statusor.h"
 #include "cache/autotune_results.pb.h"
-#include "codegen/kernel_config.h"
 
 namespace xtune {
-
-// Sets the key of `result` (clearing any other key) from `config`.
-// InvalidArgument when a typed key is missing one of its parameters.
-absl::Status ConfigToResult(const KernelConfig& config,
-                            xla::AutotuneResult* result);
-
-// The config a result's key stands for. Unimplemented for keys xtune's
-// backends do not run (cuBLAS algorithms, convolutions, ...).
-absl::StatusOr<KernelConfig> ConfigFromResult(
-    const xla::AutotuneResult& result);
 
 // XLA's rule for a stored config: for Triton keys every block size, split_k,
 // num_stages, num_warps and num_ctas is > 0; for xtune's CPU keys every

@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   xtune::InMemoryAutotuneCache cache;
   (void)cache.Load(*results, "fuzz", 1);
   for (const auto& e : results->results()) {
-    (void)xtune::ConfigFromResult(e.result());
+    (void)xtune::ValidateResult(e.result());
     (void)xtune::SummarizeFusionText(e.hlo());
     (void)xtune::ResultConfigText(e.result());
   }

@@ -1,46 +1,65 @@
-// The codegen backend interface: what the autotuner and the executable see
-// of a device. A backend describes its device, lists candidate kernel
-// configs for a fusion, compiles (fusion, config) into a Kernel and runs
-// kernels on buffers. The CPU backend generates C++; the CUDA backend will
-// generate CUDA C++; FakeBackend (fake_backend.h) scripts everything for
-// tests.
+// The codegen backend interface: everything the compile path, the
+// autotuner and the executable know of a device. A backend
+// - describes its device (the device string of cache keys),
+// - lists candidate kernel configs for a fusion and compiles (fusion,
+//   config) into a Kernel,
+// - owns its config vocabulary: the codec between its KernelConfigs and the
+//   keys of XLA's AutotuneResult, its reading of
+//   --xla_gpu_override_gemm_autotuner, and which candidates are library
+//   calls,
+// - supplies the profiler that times its kernels (in worker processes for
+//   real devices),
+// - allocates, fills, reads and frees its buffers.
+// Backends are made by name through codegen/registry.h. The CPU backend
+// generates C++ (codegen/cpu/), the interpreter runs the reference evaluator
+// (codegen/interpreter/); FakeBackend (fake_backend.h) scripts everything
+// for tests.
 #ifndef XTUNE_CODEGEN_BACKEND_H_
 #define XTUNE_CODEGEN_BACKEND_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "cache/autotune_results.pb.h"
+#include "codegen/device_buffer.h"
 #include "codegen/kernel_config.h"
 #include "ir/instruction.h"
 
 namespace xtune {
 
+class Profiler;
+
 // A compiled kernel for one fusion and one config. Run() computes the
 // fusion: `inputs` are the fusion's operands in order, each in the physical
 // layout of its shape; `output` receives the fusion's result in the layout
-// of its shape. Buffers must not alias. Thread-compatible: one Run at a
-// time per kernel.
+// of its shape. All are buffers of the backend that compiled the kernel and
+// must not alias. Thread-compatible: one Run at a time per kernel.
 class Kernel {
  public:
   virtual ~Kernel() = default;
-  virtual absl::Status Run(absl::Span<const void* const> inputs,
-                           void* output) = 0;
+  virtual absl::Status Run(absl::Span<const DeviceBuffer> inputs,
+                           DeviceBuffer output) = 0;
 };
 
+// Thread-safety: Compile() and the const members may be called from any
+// thread; the buffer functions too. Everything else from one thread.
 class Backend {
  public:
   virtual ~Backend() = default;
 
-  // "cpu", "cuda", "fake".
+  // The registered name: "cpu", "interpreter", "fake", ...
   virtual std::string name() const = 0;
 
   // The device string of cache keys (DESIGN §7.2): what makes tuning
   // results transferable between machines of the same type.
   virtual std::string DeviceDescription() const = 0;
+
+  // ---- Candidates and compiling.
 
   // Candidate configs for `fusion` (a fusion instruction whose fused
   // computation the backend can compile), in canonical order, deduplicated
@@ -59,14 +78,7 @@ class Backend {
   // autotuner checks cached configs with it. InvalidArgument naming the
   // problem. Default: the config is one of Candidates(fusion, true).
   virtual absl::Status CheckConfig(const Instruction& fusion,
-                                   const KernelConfig& config) const {
-    for (const KernelConfig& c : Candidates(fusion, true)) {
-      if (c == config) return absl::OkStatus();
-    }
-    return absl::InvalidArgumentError(
-        absl::StrCat(config.ToString(), " is not in the search space of '",
-                     fusion.name(), "'"));
-  }
+                                   const KernelConfig& config) const;
 
   // Compiles one candidate. Thread-safe: the autotuner calls it from a pool.
   // Errors: InvalidArgument (the config does not fit this fusion, or the
@@ -76,10 +88,72 @@ class Backend {
   virtual absl::StatusOr<std::unique_ptr<Kernel>> Compile(
       const Instruction& fusion, const KernelConfig& config) = 0;
 
-  // Called in a child process right after fork() (the autotuner times
-  // candidates in forked workers): recreate whatever threads the backend
-  // needs, since the child has only the forking thread. Default: nothing.
-  virtual void ResetAfterFork() {}
+  // Whether the autotuner tunes (and caches) this backend's configs. The
+  // interpreter is not tuned: it runs every fusion with its default config.
+  // Default true.
+  virtual bool Tunable() const { return true; }
+
+  // ---- Config vocabulary.
+
+  // Whether `config` is a library call (BLAS, cuBLAS) rather than a
+  // generated kernel: the reference for gemms, and what
+  // --xla_gpu_cublas_fallback=false removes. Default: none is.
+  virtual bool IsLibraryCall(const KernelConfig& config) const {
+    return false;
+  }
+
+  // Sets the key of `result` (clearing any other key) from `config`.
+  // InvalidArgument when the config is not one of this backend's. Default:
+  // XLA's BackendConfigKey with name "kind:name=value,..."
+  // (codegen/config_codec.h).
+  virtual absl::Status ConfigToResult(const KernelConfig& config,
+                                      xla::AutotuneResult* result) const;
+
+  // The config a stored result's key stands for. Unimplemented for keys
+  // this backend does not run (another backend's, cuBLAS algorithms on the
+  // CPU, convolutions, ...). Default: the BackendConfigKey form above.
+  virtual absl::StatusOr<KernelConfig> ConfigFromResult(
+      const xla::AutotuneResult& result) const;
+
+  // --xla_gpu_override_gemm_autotuner: the config that the textproto (XLA's
+  // TritonGemmKey fields, or the backend's own key) stands for on `fusion`,
+  // a gemm fusion. Every field is mapped or rejected. InvalidArgument for
+  // malformed text or a field without meaning here. Default: Unimplemented
+  // (the backend has no gemm kernels to override).
+  virtual absl::StatusOr<KernelConfig> GemmOverride(
+      const Instruction& fusion, absl::string_view textproto) const;
+
+  // ---- Profiling.
+
+  // The profiler that times this backend's kernels for the autotuner.
+  // Default: an in-process profiler (codegen/in_process_profiler.h), fit
+  // only for kernels that cannot crash. Errors: Unavailable (no worker
+  // program, no device).
+  virtual absl::StatusOr<std::unique_ptr<Profiler>> CreateProfiler();
+
+  // The bytes a cache flush between timed runs writes (about 1.5x the
+  // last-level cache). Default 0: no flush.
+  virtual int64_t FlushBytes() const { return 0; }
+
+  // ---- Buffers. Defaults: host memory (malloc, memcpy), right for every
+  // backend whose kernels run on the host.
+
+  // A buffer of `bytes` (zero-filled for host memory). ResourceExhausted
+  // when it cannot be had.
+  virtual absl::StatusOr<DeviceBuffer> Allocate(int64_t bytes);
+  // Copies buffer.bytes bytes from `host` into `buffer`.
+  virtual absl::Status CopyToDevice(const void* host, DeviceBuffer buffer);
+  // Copies buffer.bytes bytes from `buffer` into `host`.
+  virtual absl::Status CopyFromDevice(DeviceBuffer buffer, void* host);
+  // Releases a buffer from Allocate(); a null buffer is ignored.
+  virtual void Free(DeviceBuffer buffer);
+  // The host memory [data, data + bytes) as a buffer this backend's kernels
+  // may read in place, when they can (host backends); nullopt when it must
+  // be copied in. Default: the pointer itself.
+  virtual std::optional<DeviceBuffer> HostAlias(const void* data,
+                                                int64_t bytes) {
+    return HostBuffer(data, bytes);
+  }
 };
 
 }  // namespace xtune

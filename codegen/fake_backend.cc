@@ -1,11 +1,12 @@
 #include "codegen/fake_backend.h"
 
-#include <signal.h>
-
 #include <algorithm>
+#include <set>
 #include <cstring>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "codegen/config_codec.h"
 #include "eval/evaluator.h"
 
 namespace xtune {
@@ -16,17 +17,12 @@ class FakeKernel : public Kernel {
   FakeKernel(const Instruction& fusion, FakeBehavior behavior)
       : fusion_(fusion), behavior_(behavior) {}
 
-  absl::Status Run(absl::Span<const void* const> inputs, void* output) override {
-    if (behavior_ == FakeBehavior::kCrash) raise(SIGSEGV);
-    if (behavior_ == FakeBehavior::kHang) {
-      volatile bool forever = true;
-      while (forever) {
-      }
-    }
+  absl::Status Run(absl::Span<const DeviceBuffer> inputs,
+                   DeviceBuffer output) override {
     std::vector<Literal> args;
     for (int64_t i = 0; i < fusion_.operand_count(); ++i) {
       Literal lit(fusion_.operand(i)->shape());
-      std::memcpy(lit.bytes().data(), inputs[i], lit.bytes().size());
+      std::memcpy(lit.bytes().data(), inputs[i].opaque, lit.bytes().size());
       args.push_back(std::move(lit));
     }
     absl::StatusOr<Literal> result =
@@ -37,7 +33,7 @@ class FakeKernel : public Kernel {
         result->SetDouble(i, result->GetDouble(i) + 1);
       }
     }
-    std::memcpy(output, result->bytes().data(), result->bytes().size());
+    std::memcpy(output.opaque, result->bytes().data(), result->bytes().size());
     return absl::OkStatus();
   }
 
@@ -85,6 +81,37 @@ absl::StatusOr<std::unique_ptr<Kernel>> FakeBackend::Compile(
   }
   return absl::InvalidArgumentError(
       absl::StrCat("unknown config ", config.ToString()));
+}
+
+}  // namespace xtune
+
+namespace xtune {
+
+bool FakeBackend::IsLibraryCall(const KernelConfig& config) const {
+  return absl::EndsWith(config.kind(), "_blas");
+}
+
+absl::StatusOr<KernelConfig> FakeBackend::GemmOverride(
+    const Instruction& fusion, absl::string_view textproto) const {
+  xla::AutotuneResult::TritonGemmKey key;
+  std::set<std::string> given;
+  absl::Status parsed = ParseTextProto(
+      textproto, "--xla_gpu_override_gemm_autotuner", &key, &given);
+  if (!parsed.ok()) return parsed;
+  KernelConfig out = DefaultConfig(fusion);
+  const google::protobuf::Reflection* r = key.GetReflection();
+  for (const std::string& field : given) {
+    if (!out.Has(field)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--xla_gpu_override_gemm_autotuner: '", field,
+          "' is not a parameter of ", out.kind(), " configs"));
+    }
+    const auto* f = key.GetDescriptor()->FindFieldByName(field);
+    out.Set(field, f->type() == google::protobuf::FieldDescriptor::TYPE_BOOL
+                       ? r->GetBool(key, f)
+                       : r->GetInt64(key, f));
+  }
+  return out;
 }
 
 }  // namespace xtune

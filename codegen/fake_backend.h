@@ -1,7 +1,10 @@
 // FakeBackend: a scripted Backend for tests of the autotuner and the
 // executable. Its candidates are given; each behaves as scripted: correct
 // (computes the fusion with the reference evaluator), wrong (correct + 1 on
-// every element), failing to compile, crashing (SIGSEGV) or hanging.
+// every element) or failing to compile. Kinds ending in "_blas" are its
+// library calls. Crashes and hangs are scripted in FakeProfiler (a kernel
+// that really crashes needs a worker process: see codegen/cpu/
+// cpu_profiler_test.cc). Host buffers; configs use the default codec.
 // Thread-safe.
 #ifndef XTUNE_CODEGEN_FAKE_BACKEND_H_
 #define XTUNE_CODEGEN_FAKE_BACKEND_H_
@@ -14,7 +17,7 @@
 
 namespace xtune {
 
-enum class FakeBehavior { kCorrect, kWrong, kCompileError, kCrash, kHang };
+enum class FakeBehavior { kCorrect, kWrong, kCompileError };
 
 struct FakeCandidate {
   KernelConfig config;
@@ -35,6 +38,11 @@ class FakeBackend : public Backend {
   KernelConfig DefaultConfig(const Instruction& fusion) const override;
   absl::StatusOr<std::unique_ptr<Kernel>> Compile(
       const Instruction& fusion, const KernelConfig& config) override;
+  bool IsLibraryCall(const KernelConfig& config) const override;
+  // The TritonGemmKey fields the text sets, onto the default config's
+  // parameters of the same names (InvalidArgument for any other field).
+  absl::StatusOr<KernelConfig> GemmOverride(
+      const Instruction& fusion, absl::string_view textproto) const override;
 
   // Compile() calls so far.
   int64_t compilations() const { return compilations_.load(); }

@@ -16,6 +16,7 @@
 namespace xtune {
 
 struct Program::Impl {
+  std::shared_ptr<Backend> backend;  // outlives the executable
   std::unique_ptr<Module> module;  // the module as given (for the reference)
   CompiledModule compiled;
   CompileStats stats;
@@ -25,6 +26,10 @@ struct Program::Impl {
 struct Compiler::Impl {
   XlaFlags flags;
   std::shared_ptr<AutotuneCacheSession> session;
+  // One backend for every compile of this Compiler (and the executables
+  // they make: Programs share it).
+  std::shared_ptr<Backend> backend;
+  absl::Mutex compile_mu;  // one compile at a time on the backend
 };
 
 namespace {
@@ -124,6 +129,7 @@ absl::StatusOr<std::unique_ptr<Compiler>> Compiler::Create(
   XTUNE_RETURN_IF_ERROR(ApplyXlaFlagsFromEnvironment(&impl->flags));
   XTUNE_RETURN_IF_ERROR(ApplyXlaFlagArgs(flags, &impl->flags));
   XTUNE_ASSIGN_OR_RETURN(impl->session, SharedSession(impl->flags.cache));
+  XTUNE_ASSIGN_OR_RETURN(impl->backend, CreateBackendFor("cpu", impl->flags));
   return std::unique_ptr<Compiler>(new Compiler(std::move(impl)));
 }
 
@@ -131,9 +137,13 @@ absl::StatusOr<std::unique_ptr<Program>> Compiler::CompileText(
     absl::string_view hlo_text, absl::string_view name) {
   auto impl = std::make_unique<Program::Impl>();
   XTUNE_ASSIGN_OR_RETURN(impl->module, ParseModule(hlo_text, name));
-  XTUNE_ASSIGN_OR_RETURN(
-      impl->compiled,
-      CompileForCpu(*impl->module, impl_->flags, {}, impl_->session.get()));
+  impl->backend = impl_->backend;
+  {
+    absl::MutexLock lock(&impl_->compile_mu);
+    XTUNE_ASSIGN_OR_RETURN(
+        impl->compiled, CompileModule(*impl->module, impl_->backend.get(),
+                                      impl_->flags, {}, impl_->session.get()));
+  }
   impl->excess_precision = impl_->flags.autotune.excess_precision;
   const TuningStats& s = impl->compiled.tuning.stats;
   impl->stats.fusions = s.fusions;

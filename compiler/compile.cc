@@ -5,7 +5,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
-#include "autotune/isolated_profiler.h"
+#include "codegen/profiler.h"
+#include "codegen/registry.h"
 #include "codegen/codegen_version.h"
 #include "fusion/fusion_pass.h"
 #include "util/file.h"
@@ -69,14 +70,19 @@ absl::StatusOr<KernelConfig> Override(const Backend& backend,
 
 }  // namespace
 
-absl::StatusOr<CompiledModule> CompileForCpu(
-    const Module& module, const XlaFlags& flags,
+absl::StatusOr<std::unique_ptr<Backend>> CreateBackendFor(
+    const std::string& name, const XlaFlags& flags) {
+  BackendOptions options;
+  options.excess_precision = flags.autotune.excess_precision;
+  return CreateBackend(name, options);
+}
+
+absl::StatusOr<CompiledModule> CompileModule(
+    const Module& module, Backend* backend, const XlaFlags& flags,
     const std::vector<std::string>& config_specs,
     AutotuneCacheSession* session) {
   CompiledModule out;
-  cpu::CpuBackendOptions backend_options;
-  backend_options.excess_precision = flags.autotune.excess_precision;
-  XTUNE_ASSIGN_OR_RETURN(out.backend, cpu::CpuBackend::Create(backend_options));
+  out.backend = backend;
   if (session == nullptr) {
     XTUNE_ASSIGN_OR_RETURN(out.own_session, AutotuneCacheSession::Open(
                                                 flags.cache, kCodegenVersion));
@@ -86,37 +92,36 @@ absl::StatusOr<CompiledModule> CompileForCpu(
   XTUNE_ASSIGN_OR_RETURN(auto overrides, ConfigOverrides(config_specs, *fused));
   AutotuneOptions options = flags.autotune;
   options.print_summary = false;  // one line below, with the cache's figures
-  // Flush about 1.5x the last-level cache between timed runs.
-  options.flush_bytes = std::min<int64_t>(
-      out.backend->device().l3_bytes * 3 / 2, int64_t{256} << 20);
-  IsolatedProfiler profiler(out.backend.get());
-  Autotuner tuner(out.backend.get(), session->cache(), &profiler, options);
+  options.flush_bytes = backend->FlushBytes();
+  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Profiler> profiler,
+                         backend->CreateProfiler());
+  Autotuner tuner(backend, session->cache(), profiler.get(), options);
   // A --config fusion is not tuned: its config is the default one with the
   // given parameters (or the first of the given kind).
   for (const auto& [name, spec] : overrides) {
     const Instruction& f = *fused->entry()->FindInstruction(name);
     XTUNE_ASSIGN_OR_RETURN(KernelConfig config,
-                           Override(*out.backend, f, spec));
-    XTUNE_RETURN_IF_ERROR(out.backend->CheckConfig(f, config));
+                           Override(*backend, f, spec));
+    XTUNE_RETURN_IF_ERROR(backend->CheckConfig(f, config));
     tuner.ForceConfig(name, std::move(config));
   }
   XTUNE_ASSIGN_OR_RETURN(out.tuning, tuner.Tune(*fused));
   for (const FusionTuning& ft : out.tuning.fusions) {
     if (ft.source == ConfigSource::kTuned) {
       out.misses.push_back(
-          {ft.fusion->name(), KeyOf(*out.backend, *ft.fusion)});
+          {ft.fusion->name(), KeyOf(*backend, *ft.fusion)});
     }
   }
   XTUNE_ASSIGN_OR_RETURN(AutotuneCacheSession::DumpReport dumped,
                          session->Dump());
   out.cache_summary =
-      session->Summary(out.backend->DeviceDescription(), dumped);
+      session->Summary(backend->DeviceDescription(), dumped);
   if (flags.autotune.print_summary) {
     std::cerr << "xtune: autotuning: " << out.tuning.stats.ToString()
               << (out.cache_summary.empty() ? "" : "; ") << out.cache_summary
               << "\n";
     for (const std::string& w :
-         session->Warnings(out.backend->DeviceDescription(), dumped)) {
+         session->Warnings(backend->DeviceDescription(), dumped)) {
       std::cerr << "xtune: warning: autotune cache: " << w << "\n";
     }
   }
@@ -129,10 +134,11 @@ absl::StatusOr<CompiledModule> CompileForCpu(
   exe_options.compile_parallelism = flags.autotune.compilation_parallelism;
   exe_options.excess_precision = flags.autotune.excess_precision;
   XTUNE_ASSIGN_OR_RETURN(out.executable,
-                         Executable::Create(std::move(fused), out.backend.get(),
-                                            choose, exe_options));
+                         Executable::Create(std::move(fused), backend, choose,
+                                            exe_options));
   for (const CompiledFusion& f : out.executable->fusions()) {
-    if (!f.fallback_reason.empty()) {
+    // (A backend that is not tuned, the interpreter, evaluates everything.)
+    if (!f.fallback_reason.empty() && backend->Tunable()) {
       std::cerr << "xtune: warning: fusion '" << f.fusion->name()
                 << "' runs on the evaluator: " << f.fallback_reason << "\n";
     }

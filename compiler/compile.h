@@ -1,6 +1,8 @@
-// Compiling a module for the CPU backend: fuse, autotune every fusion
-// through the persistent cache (cache/persistent.h), and build the
-// executable. Shared by the CLI (tools/) and the public API (include/xtune).
+// Compiling a module on any backend: fuse, autotune every fusion through
+// the persistent cache (cache/persistent.h) with the backend's own
+// profiler, and build the executable. Shared by the CLI (tools/) and the
+// public API (include/xtune); backends come from the registry
+// (codegen/registry.h) and nothing here names one.
 #ifndef XTUNE_COMPILER_COMPILE_H_
 #define XTUNE_COMPILER_COMPILE_H_
 
@@ -12,7 +14,7 @@
 #include "absl/status/statusor.h"
 #include "autotune/autotuner.h"
 #include "cache/persistent.h"
-#include "codegen/cpu/cpu_backend.h"
+#include "codegen/backend.h"
 #include "compiler/xla_flags.h"
 #include "ir/module.h"
 #include "runtime/executable.h"
@@ -30,8 +32,14 @@ struct CacheMiss {
   AutotuneKey key;
 };
 
+// The backend `name` with the options XLA's flags imply
+// (--xla_allow_excess_precision). Errors: those of CreateBackend (unknown
+// name, unavailable backend: the reason).
+absl::StatusOr<std::unique_ptr<Backend>> CreateBackendFor(
+    const std::string& name, const XlaFlags& flags);
+
 struct CompiledModule {
-  std::unique_ptr<cpu::CpuBackend> backend;
+  Backend* backend = nullptr;  // borrowed from the caller
   // The session this compile used when it opened its own (else null).
   std::unique_ptr<AutotuneCacheSession> own_session;
   TuningResult tuning;
@@ -40,13 +48,14 @@ struct CompiledModule {
   std::unique_ptr<Executable> executable;  // owns the fused module
 };
 
-// Fuses `module`, tunes every fusion (flags.autotune) through `session`'s
-// caches — or a session opened from flags.cache when null — applies the
-// `config_specs` overrides, dumps the cache when asked, and compiles the
-// executable. The summary lines go to stderr unless
-// flags.autotune.print_summary is false.
-absl::StatusOr<CompiledModule> CompileForCpu(
-    const Module& module, const XlaFlags& flags,
+// Fuses `module`, tunes every fusion (flags.autotune) on `backend`
+// (borrowed; it must outlive the result, whose executable runs on it)
+// through `session`'s caches — or a session opened from flags.cache when
+// null — applies the `config_specs` overrides, dumps the cache when asked,
+// and compiles the executable. The summary lines go to stderr unless
+// flags.autotune.print_summary is false. Not thread-safe on one backend.
+absl::StatusOr<CompiledModule> CompileModule(
+    const Module& module, Backend* backend, const XlaFlags& flags,
     const std::vector<std::string>& config_specs,
     AutotuneCacheSession* session = nullptr);
 

@@ -10,21 +10,25 @@
 
 namespace xtune {
 
-// A runtime value: an array buffer (physical layout of `shape`) or a tuple
-// of values owned elsewhere.
+// A runtime value: an array buffer of the backend (physical layout of
+// `shape`) or a tuple of values owned elsewhere.
 struct Executable::Value {
   Shape shape;
-  std::vector<uint8_t> storage;   // owned bytes (arrays)
-  uint8_t* data = nullptr;        // the bytes in use: storage or an alias
-  std::vector<Value*> elements;   // tuples
+  DeviceBuffer owned;            // allocated by the backend (arrays)
+  DeviceBuffer buffer;           // the buffer in use: owned or an alias
+  std::vector<Value*> elements;  // tuples
 };
 
-Executable::~Executable() = default;
+Executable::~Executable() {
+  for (const auto& v : values_) {
+    if (v->owned.opaque != nullptr) backend_->Free(v->owned);
+  }
+}
 
 namespace {
 
 // Copies `v`'s bytes into a Literal of its shape.
-Literal ToLiteral(const Executable::Value* v);
+absl::StatusOr<Literal> ToLiteral(Backend& backend, const Executable::Value* v);
 
 }  // namespace
 
@@ -33,6 +37,7 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Create(
     const ExecutableOptions& options) {
   std::unique_ptr<Executable> exe(new Executable());
   exe->module_ = std::move(fused);
+  exe->backend_ = backend;
   exe->evaluator_options_.excess_precision = options.excess_precision;
   const Computation& entry = *exe->module_->entry();
   for (const auto& inst : entry.instructions()) {
@@ -77,13 +82,18 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Create(
   }
   // Values: allocate every array buffer once.
   absl::flat_hash_map<const Instruction*, Value*>& value_of = exe->value_of_;
+  absl::Status allocation;
   std::function<std::unique_ptr<Value>(const Shape&)> make =
       [&](const Shape& s) {
         auto v = std::make_unique<Value>();
         v->shape = s;
         if (s.IsArray()) {
-          v->storage.assign(static_cast<size_t>(s.ByteSize()), 0);
-          v->data = v->storage.data();
+          absl::StatusOr<DeviceBuffer> b = backend->Allocate(s.ByteSize());
+          if (b.ok()) {
+            v->owned = v->buffer = *b;
+          } else if (allocation.ok()) {
+            allocation = b.status();
+          }
         }
         return v;
       };
@@ -109,7 +119,10 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Create(
           return absl::UnimplementedError(absl::StrCat(
               "constant '", inst->name(), "' cannot be materialized"));
         }
-        std::memcpy(v->data, lit.bytes().data(), lit.bytes().size());
+        if (v->buffer.opaque != nullptr) {
+          XTUNE_RETURN_IF_ERROR(
+              backend->CopyToDevice(lit.bytes().data(), v->buffer));
+        }
         break;
       }
       case Opcode::kParameter:
@@ -141,43 +154,54 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Create(
     value_of[inst] = v.get();
     exe->values_.push_back(std::move(v));
   }
+  XTUNE_RETURN_IF_ERROR(allocation);
   return exe;
 }
 
 namespace {
 
-Literal ToLiteral(const Executable::Value* v) {
+absl::StatusOr<Literal> ToLiteral(Backend& backend,
+                                  const Executable::Value* v) {
   if (v->shape.IsTuple()) {
     std::vector<Literal> elements;
-    for (const Executable::Value* e : v->elements) elements.push_back(ToLiteral(e));
+    for (const Executable::Value* e : v->elements) {
+      XTUNE_ASSIGN_OR_RETURN(Literal l, ToLiteral(backend, e));
+      elements.push_back(std::move(l));
+    }
     return Literal::Tuple(std::move(elements));
   }
   Literal lit(v->shape);
-  std::memcpy(lit.bytes().data(), v->data, lit.bytes().size());
+  XTUNE_RETURN_IF_ERROR(backend.CopyFromDevice(v->buffer, lit.bytes().data()));
   return lit;
 }
 
-// Makes `v` hold `lit`'s values: by pointing at lit's bytes when the layouts
-// agree and `alias` is allowed (arguments are only read), else by copying.
-void CopyInto(const Literal& lit, Executable::Value* v, bool alias = false) {
+// Makes `v` hold `lit`'s values: by reading lit's bytes in place when the
+// layouts agree, `alias` is allowed (arguments are only read) and the
+// backend can (host memory), else by copying into v's own buffer.
+absl::Status CopyInto(Backend& backend, const Literal& lit,
+                      Executable::Value* v, bool alias = false) {
   if (v->shape.IsTuple()) {
     for (size_t i = 0; i < v->elements.size(); ++i) {
-      CopyInto(lit.elements()[i], v->elements[i], alias);
+      XTUNE_RETURN_IF_ERROR(
+          CopyInto(backend, lit.elements()[i], v->elements[i], alias));
     }
-    return;
+    return absl::OkStatus();
   }
   if (alias && lit.shape().minor_to_major() == v->shape.minor_to_major()) {
-    v->data = const_cast<uint8_t*>(lit.bytes().data());
-    return;
+    if (std::optional<DeviceBuffer> in_place =
+            backend.HostAlias(lit.bytes().data(), lit.bytes().size())) {
+      v->buffer = *in_place;
+      return absl::OkStatus();
+    }
   }
-  v->data = v->storage.data();
+  v->buffer = v->owned;
   const Literal* src = &lit;
   Literal relaid;
   if (lit.shape().minor_to_major() != v->shape.minor_to_major()) {
     relaid = lit.Relayout(v->shape.minor_to_major());
     src = &relaid;
   }
-  std::memcpy(v->data, src->bytes().data(), src->bytes().size());
+  return backend.CopyToDevice(src->bytes().data(), v->buffer);
 }
 
 }  // namespace
@@ -198,7 +222,8 @@ absl::StatusOr<Literal> Executable::Run(absl::Span<const Literal> arguments) {
           arg.shape().ToString(false), " but the parameter is ",
           p->shape().ToString(false)));
     }
-    CopyInto(arg, value_of.at(p), /*alias=*/true);
+    XTUNE_RETURN_IF_ERROR(
+        CopyInto(*backend_, arg, value_of.at(p), /*alias=*/true));
   }
   size_t f = 0;
   for (const auto& owned : entry.instructions()) {
@@ -207,24 +232,25 @@ absl::StatusOr<Literal> Executable::Run(absl::Span<const Literal> arguments) {
     CompiledFusion& cf = fusions_[f++];
     Value* out = value_of.at(inst);
     if (cf.kernel != nullptr) {
-      std::vector<const void*> inputs;
+      std::vector<DeviceBuffer> inputs;
       for (const Instruction* op : inst->operands()) {
-        inputs.push_back(value_of.at(op)->data);
+        inputs.push_back(value_of.at(op)->buffer);
       }
-      XTUNE_RETURN_IF_ERROR(cf.kernel->Run(inputs, out->data));
+      XTUNE_RETURN_IF_ERROR(cf.kernel->Run(inputs, out->buffer));
       continue;
     }
     std::vector<Literal> args;
     for (const Instruction* op : inst->operands()) {
-      args.push_back(ToLiteral(value_of.at(op)));
+      XTUNE_ASSIGN_OR_RETURN(Literal arg, ToLiteral(*backend_, value_of.at(op)));
+      args.push_back(std::move(arg));
     }
     XTUNE_ASSIGN_OR_RETURN(
         Literal result,
         EvaluateComputation(*inst->called_computations()[0], args,
                             evaluator_options_));
-    CopyInto(result, out);
+    XTUNE_RETURN_IF_ERROR(CopyInto(*backend_, result, out));
   }
-  return ToLiteral(value_of.at(entry.root()));
+  return ToLiteral(*backend_, value_of.at(entry.root()));
 }
 
 }  // namespace xtune

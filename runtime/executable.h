@@ -1,5 +1,8 @@
 // Executable: a fused module ready to run on a backend — one compiled
-// kernel per fusion, buffers allocated once and reused by every Run().
+// kernel per fusion, buffers allocated once (by the backend, in its memory)
+// and reused by every Run(). Everything device-specific goes through the
+// Backend: Allocate / CopyToDevice / CopyFromDevice / Free / HostAlias, so
+// a device backend needs no change here.
 //
 // The entry computation of a fused module holds parameters, constants,
 // tuples, get-tuple-elements and fusions (fusion/fusion_pass.h). Fusions
@@ -48,16 +51,18 @@ struct ExecutableOptions {
 class Executable {
  public:
   // Compiles every fusion of `fused` (taking ownership) with the config
-  // `choose` returns for it. Errors from `choose` and from compiling (other
-  // than Unimplemented) are returned, naming the fusion.
+  // `choose` returns for it. `backend` is borrowed and must outlive the
+  // executable. Errors from `choose`, from compiling (other than
+  // Unimplemented) and from allocating buffers are returned, naming the
+  // fusion.
   static absl::StatusOr<std::unique_ptr<Executable>> Create(
       std::unique_ptr<Module> fused, Backend* backend,
       const ConfigChooser& choose, const ExecutableOptions& options = {});
 
   // Runs on one argument per entry parameter (compatible shapes, any
   // layout); returns the root value in the root's layout. Arguments in the
-  // parameters' layouts are read in place (not copied); they must stay alive
-  // and unchanged until Run returns.
+  // parameters' layouts are read in place when the backend can (host
+  // memory); they must stay alive and unchanged until Run returns.
   absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments);
 
   const Module& module() const { return *module_; }
@@ -71,6 +76,7 @@ class Executable {
   Executable() = default;
 
   std::unique_ptr<Module> module_;
+  Backend* backend_ = nullptr;
   EvaluatorOptions evaluator_options_;  // for fusions on the evaluator
   std::vector<CompiledFusion> fusions_;
   // Every value (array values own a buffer) and the value of each entry

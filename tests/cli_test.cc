@@ -211,10 +211,17 @@ TEST_F(CliTest, XlaFlagsFromTheEnvironmentAndTheCommandLine) {
                          "XLA_FLAGS=--xla_gpu_autotune_level=0");
   ASSERT_EQ(wins.exit_code, 0) << wins.output;
   EXPECT_THAT(wins.output, HasSubstr(" tuned"));
-  // An override forces the gemm config.
+  // An override forces the gemm config; a field without CPU meaning is
+  // refused by name, not dropped.
+  Result gpu_only = RunXtune("compile " + module +
+                             " '--xla_gpu_override_gemm_autotuner=block_m:8 "
+                             "block_k:16 num_warps:4'");
+  EXPECT_EQ(gpu_only.exit_code, 1);
+  EXPECT_THAT(gpu_only.output,
+              HasSubstr("'num_warps' has no meaning on the cpu backend"));
   Result forced = RunXtune("compile " + module +
                            " '--xla_gpu_override_gemm_autotuner=block_m:8 "
-                           "block_k:16 num_warps:4'");
+                           "block_k:16'");
   ASSERT_EQ(forced.exit_code, 0) << forced.output;
   EXPECT_THAT(forced.output, HasSubstr("cpu_gemm:mc=8,"));
   EXPECT_THAT(forced.output, HasSubstr("kc=16,"));

@@ -15,7 +15,7 @@
 #include "cache/merge.h"
 #include "cache/results_file.h"
 #include "codegen/codegen_version.h"
-#include "codegen/cpu/cpu_backend.h"
+#include "codegen/registry.h"
 #include "fusion/fusion_pass.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -51,18 +51,19 @@ subcommands:
                                 config, or re-timed (time delta); exit 1
                                 when the caches differ, as diff(1)
   prune IN --out=OUT [--module=M.hlo ...] [--device=TEXT]
-        [--this_device] [--current_version]
+        [--this_device [--backend=NAME]] [--current_version]
                                 keep only the keys the modules' fusions use
                                 (any device), the entries of matching
                                 devices, or the current codegen version's;
                                 prints what it removed by device and version
   explain MODULE.hlo --cache=FILE [--fusion=NAME] [--device=DEVICE]
-                                for each fusion (or one): hit, or the nearest
+          [--backend=NAME]      for each fusion (or one): hit, or the nearest
                                 stored key and what differs (device,
                                 version, or the text, with a diff); DEVICE
                                 (the exact device string of the key)
-                                defaults to this machine's CPU; exit 1 when
-                                any fusion misses
+                                defaults to this machine's device for the
+                                backend (default cpu; see `xtune devices`);
+                                exit 1 when any fusion misses
 
 --device=TEXT (show, prune) matches every device string that contains TEXT.
 convert, merge and prune refuse to write a file with no entries (exit 1,
@@ -75,10 +76,12 @@ flags:
 
 namespace {
 
-// This machine's CPU device string, as the CPU backend puts it in keys (no
-// compiler needed: these commands only read files).
-std::string ThisCpuDevice() {
-  return cpu::DetectCpu(cpu::CpuBackendOptions().threads).Description();
+// This machine's device string for --backend (default cpu), exactly as the
+// backend puts it in cache keys.
+absl::StatusOr<std::string> ThisDevice(const ParsedArgs& args) {
+  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend,
+                         CreateBackend(args.Get("backend", "cpu")));
+  return backend->DeviceDescription();
 }
 
 // A results file, or a per-fusion directory (its keyed files).
@@ -312,7 +315,9 @@ absl::Status Prune(const ParsedArgs& args, int*) {
         "give --device or --this_device, not both");
   }
   if (args.Has("device")) options.keep_device = args.Get("device", "");
-  if (args.Has("this_device")) options.keep_device = ThisCpuDevice();
+  if (args.Has("this_device")) {
+    XTUNE_ASSIGN_OR_RETURN(options.keep_device, ThisDevice(args));
+  }
   if (args.Has("current_version")) options.keep_version = kCodegenVersion;
   if (!options.keep_hlo && !options.keep_device && !options.keep_version) {
     return absl::InvalidArgumentError(
@@ -347,7 +352,9 @@ absl::Status Explain(const ParsedArgs& args, int* exit_code) {
                          ParseModuleFile(args.positional[0]));
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> fused, FuseModule(*module));
   std::string device = args.Get("device", "");
-  if (device.empty()) device = ThisCpuDevice();
+  if (device.empty()) {
+    XTUNE_ASSIGN_OR_RETURN(device, ThisDevice(args));
+  }
   std::string only = args.Get("fusion", "");
   bool found = false;
   for (const auto& i : fused->entry()->instructions()) {
@@ -433,6 +440,7 @@ int CacheCommand(const std::vector<std::string>& argv) {
     specs.push_back({"module", true, /*repeated=*/true});
     specs.push_back({"device", true});
     specs.push_back({"this_device", false});
+    specs.push_back({"backend", true});
     specs.push_back({"current_version", false});
     specs.push_back({"allow_empty", false});
   } else if (sub == "explain") {
@@ -440,6 +448,7 @@ int CacheCommand(const std::vector<std::string>& argv) {
     specs.push_back({"cache", true});
     specs.push_back({"fusion", true});
     specs.push_back({"device", true});
+    specs.push_back({"backend", true});
   } else {
     std::cerr << "xtune cache: unknown subcommand '" << sub
               << "' (see xtune cache --help)\n";

@@ -15,13 +15,16 @@ namespace xtune {
 
 const char kCompileHelp[] = R"(usage: xtune compile MODULE.hlo [flags]
 
-Fuses the module, autotunes every fusion on the CPU backend (compiling each
+Fuses the module, autotunes every fusion on the backend (compiling each
 candidate config in parallel, timing it in an isolated worker process and
 checking its output), compiles the chosen kernels, and prints a table:
 fusion, kind, shape, chosen config, its time, the default config's time,
 the speedup, candidates tried/failed, and where the config came from.
 
 flags:
+  --backend=NAME            the backend to compile for: cpu (default) or
+                            interpreter (not tuned); `xtune devices` lists
+                            every backend and whether it is available
   --config=FUSION:K=V,...   force parameters of one fusion (as xtune run)
   --cache_report=FILE       write the fusions the autotune cache missed (name
                             and key) and the loaded entries no fusion used
@@ -91,8 +94,11 @@ absl::Status Compile(const ParsedArgs& args) {
   XTUNE_ASSIGN_OR_RETURN(XlaFlags flags, ReadXlaFlags(args));
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> module,
                          ParseModuleFile(args.positional[0]));
-  XTUNE_ASSIGN_OR_RETURN(CompiledModule compiled,
-                         CompileForCpu(*module, flags, ConfigSpecs(args)));
+  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend,
+                         BackendFromArgs(args, flags));
+  XTUNE_ASSIGN_OR_RETURN(
+      CompiledModule compiled,
+      CompileModule(*module, backend.get(), flags, ConfigSpecs(args)));
   if (args.Has("cache_report")) {
     XTUNE_RETURN_IF_ERROR(WriteCacheReport(args.Get("cache_report", ""),
                                            compiled, *compiled.own_session));
@@ -129,7 +135,8 @@ absl::Status Compile(const ParsedArgs& args) {
 
 int CompileCommand(const std::vector<std::string>& argv) {
   absl::StatusOr<ParsedArgs> args =
-      ParseArgs(argv, {{"config", true, /*repeated=*/true},
+      ParseArgs(argv, {{"backend", true},
+                       {"config", true, /*repeated=*/true},
                        {"cache_report", true},
                        {"help", false}});
   if (args.ok() && args->Has("help")) {

@@ -25,4 +25,9 @@ std::vector<std::string> ConfigSpecs(const ParsedArgs& args) {
   return it->second;
 }
 
+absl::StatusOr<std::unique_ptr<Backend>> BackendFromArgs(
+    const ParsedArgs& args, const XlaFlags& flags) {
+  return CreateBackendFor(args.Get("backend", "cpu"), flags);
+}
+
 }  // namespace xtune

@@ -18,6 +18,12 @@ absl::StatusOr<XlaFlags> ReadXlaFlags(const ParsedArgs& args);
 // The values of the repeated --config flag.
 std::vector<std::string> ConfigSpecs(const ParsedArgs& args);
 
+// The backend --backend names (default "cpu"), made through the registry
+// with the options `flags` imply. Errors: unknown name (listing the
+// registered ones), unavailable backend (with the reason).
+absl::StatusOr<std::unique_ptr<Backend>> BackendFromArgs(
+    const ParsedArgs& args, const XlaFlags& flags);
+
 }  // namespace xtune
 
 #endif  // XTUNE_TOOLS_COMPILE_PIPELINE_H_

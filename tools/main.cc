@@ -5,6 +5,7 @@
 
 #include "tools/cache_command.h"
 #include "tools/compile_command.h"
+#include "tools/devices_command.h"
 #include "tools/exit_codes.h"
 #include "tools/fuse_command.h"
 #include "tools/run_command.h"
@@ -20,6 +21,8 @@ commands:
   run MODULE.hlo    compute a module and print (or save) its outputs
   compile MODULE.hlo  fuse and autotune a module, print the chosen configs
   fuse MODULE.hlo   print the module after the fusion pass
+  devices           the backends, whether each is available here, and the
+                    device string of its cache keys
   cache SUBCOMMAND  inspect and maintain autotune cache files (stats, show,
                     convert, merge, diff, prune, explain)
   help [COMMAND]    show help for a command
@@ -59,6 +62,10 @@ int main(int argc, char** argv) {
       std::cout << xtune::kCacheHelp;
       return xtune::kExitOk;
     }
+    if (rest[0] == "devices") {
+      std::cout << xtune::kDevicesHelp;
+      return xtune::kExitOk;
+    }
     if (rest[0] == "fuse") {
       std::cout << xtune::kFuseHelp;
       return xtune::kExitOk;
@@ -70,6 +77,7 @@ int main(int argc, char** argv) {
   if (command == "fuse") return xtune::FuseCommand(rest);
   if (command == "compile") return xtune::CompileCommand(rest);
   if (command == "cache") return xtune::CacheCommand(rest);
+  if (command == "devices") return xtune::DevicesCommand(rest);
   std::cerr << "xtune: unknown command '" << command
             << "' (see xtune --help)\n";
   return xtune::kExitUserError;

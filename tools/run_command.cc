@@ -33,8 +33,9 @@ each output, its shape, element type and min/max/mean.
 flags:
   --backend=NAME      where to compute: cpu (default: fused kernels generated
                       as C++, autotuned, compiled by the host compiler, run
-                      on all cores), interpreter (the reference evaluator)
-                      or cuda (not available in this build)
+                      on all cores) or interpreter (the reference evaluator,
+                      not tuned); `xtune devices` lists every backend and
+                      whether it is available here
   --verify            also compute the module with the reference evaluator
                       and compare every output (|a-b|/(max(|a|,|b|)+1) <= 1e-3
                       for f32/f64, 2e-2 for f16/bf16, exact otherwise); exit
@@ -124,16 +125,6 @@ absl::Status Run(const ParsedArgs& args, bool* verify_failed) {
     return absl::InvalidArgumentError(
         "run takes exactly one module file (see xtune run --help)");
   }
-  std::string backend = args.Get("backend", "cpu");
-  if (backend == "cuda") {
-    return absl::UnavailableError(
-        "the cuda backend is not built yet; use --backend=cpu or "
-        "--backend=interpreter");
-  }
-  if (backend != "interpreter" && backend != "cpu") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "unknown backend '", backend, "' (expected interpreter, cpu or cuda)"));
-  }
   uint64_t seed = kDefaultInputSeed;
   if (args.Has("seed") && !absl::SimpleAtoi(args.Get("seed", ""), &seed)) {
     return absl::InvalidArgumentError(
@@ -141,6 +132,9 @@ absl::Status Run(const ParsedArgs& args, bool* verify_failed) {
                      args.Get("seed", ""), "'"));
   }
   XTUNE_ASSIGN_OR_RETURN(XlaFlags xla_flags, ReadXlaFlags(args));
+  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend_impl,
+                         BackendFromArgs(args, xla_flags));
+  const std::string backend = backend_impl->name();
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> module,
                          ParseModuleFile(args.positional[0]));
   const Computation& entry = *module->entry();
@@ -181,16 +175,13 @@ absl::Status Run(const ParsedArgs& args, bool* verify_failed) {
         absl::StrCat("--benchmark must be a positive integer, got '",
                      args.Get("benchmark", ""), "'"));
   }
-  // Runs the module once on `inputs` (after compiling, for the cpu backend).
-  std::function<absl::StatusOr<Literal>()> run_once;
-  CompiledModule compiled;
-  if (backend == "interpreter") {
-    run_once = [&]() { return Evaluate(*module, inputs); };
-  } else {
-    XTUNE_ASSIGN_OR_RETURN(
-        compiled, CompileForCpu(*module, xla_flags, ConfigSpecs(args)));
-    run_once = [&]() { return compiled.executable->Run(inputs); };
-  }
+  // Runs the module once on `inputs`, after compiling it for the backend.
+  XTUNE_ASSIGN_OR_RETURN(CompiledModule compiled,
+                         CompileModule(*module, backend_impl.get(), xla_flags,
+                                       ConfigSpecs(args)));
+  std::function<absl::StatusOr<Literal>()> run_once = [&]() {
+    return compiled.executable->Run(inputs);
+  };
   XTUNE_ASSIGN_OR_RETURN(Literal result, run_once());
   if (benchmark_runs > 0) {
     std::vector<double> ms;
@@ -221,8 +212,9 @@ absl::Status Run(const ParsedArgs& args, bool* verify_failed) {
     // Like with like: the reference allows the excess precision the
     // kernels were allowed (--xla_allow_excess_precision).
     EvaluatorOptions eval_options;
+    // (The interpreter computes HLO semantics: compared exactly.)
     eval_options.excess_precision =
-        backend != "interpreter" && !args.Has("verify_exact") &&
+        backend_impl->Tunable() && !args.Has("verify_exact") &&
         xla_flags.autotune.excess_precision;
     XTUNE_ASSIGN_OR_RETURN(Literal expected,
                            Evaluate(*module, inputs, eval_options));

@@ -1,75 +1,18 @@
 #include "codegen/cpu/cpu_backend.h"
 
-#include <cblas.h>
+#include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "codegen/cpu/cpu_candidates.h"
+#include "codegen/cpu/cpu_config_codec.h"
+#include "codegen/cpu/cpu_kernel.h"
+#include "codegen/cpu/cpu_profiler.h"
 #include "codegen/cpu/kernel_source.h"
 #include "fusion/precision.h"
 #include "util/status_macros.h"
 
 namespace xtune::cpu {
 namespace {
-
-// Mirrors XtContext in the kernel prelude.
-struct XtContext {
-  void (*parallel_for)(void* pool, int64_t n, int64_t max_threads,
-                       void (*fn)(void*, int64_t), void* arg);
-  void* pool;
-  void (*sgemm)(int order, int transa, int transb, int m, int n, int k,
-                float alpha, const float* a, int lda, const float* b, int ldb,
-                float beta, float* c, int ldc);
-  void (*set_blas_threads)(int);
-};
-
-using KernelFn = void (*)(const void* const*, void*, const int64_t*,
-                          const XtContext*);
-
-void ParallelFor(void* pool, int64_t n, int64_t max_threads,
-                 void (*fn)(void*, int64_t), void* arg) {
-  static_cast<ThreadPool*>(pool)->ParallelFor(n, static_cast<int>(max_threads),
-                                              [&](int64_t i) { fn(arg, i); });
-}
-
-void Sgemm(int order, int transa, int transb, int m, int n, int k, float alpha,
-           const float* a, int lda, const float* b, int ldb, float beta,
-           float* c, int ldc) {
-  cblas_sgemm(static_cast<CBLAS_ORDER>(order),
-              static_cast<CBLAS_TRANSPOSE>(transa),
-              static_cast<CBLAS_TRANSPOSE>(transb), m, n, k, alpha, a, lda, b,
-              ldb, beta, c, ldc);
-}
-
-void SetBlasThreads(int threads) { openblas_set_num_threads(threads); }
-
-class CpuKernel : public Kernel {
- public:
-  CpuKernel(std::shared_ptr<LoadedObject> object, KernelFn fn,
-            std::vector<int64_t> config, CpuBackend* backend)
-      : object_(std::move(object)),
-        fn_(fn),
-        config_(std::move(config)),
-        backend_(backend) {
-    context_.parallel_for = &ParallelFor;
-    context_.sgemm = &Sgemm;
-    context_.set_blas_threads = &SetBlasThreads;
-  }
-
-  absl::Status Run(absl::Span<const void* const> inputs,
-                   void* output) override {
-    // The pool is read at each run: a forked profiling worker gets a new one.
-    context_.pool = backend_->pool();
-    fn_(inputs.data(), output, config_.data(), &context_);
-    return absl::OkStatus();
-  }
-
- private:
-  std::shared_ptr<LoadedObject> object_;
-  KernelFn fn_;
-  std::vector<int64_t> config_;
-  CpuBackend* backend_;
-  XtContext context_;
-};
 
 const Computation& Fused(const Instruction& fusion) {
   return *fusion.called_computations()[0];
@@ -94,11 +37,57 @@ absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(
       new CpuBackend(DetectCpu(options.threads), std::move(host), options));
 }
 
-void CpuBackend::ResetAfterFork() {
-  // The old pool's worker threads are gone in the child: it can neither be
-  // used nor destroyed (joining would hang), so it is deliberately leaked.
-  (void)pool_.release();
-  pool_ = std::make_unique<ThreadPool>(device_.threads);
+absl::StatusOr<std::unique_ptr<Kernel>> CpuBackend::KernelFromObject(
+    std::shared_ptr<LoadedObject> object, std::vector<int64_t> values) {
+  XTUNE_ASSIGN_OR_RETURN(
+      std::unique_ptr<CpuKernel> kernel,
+      CpuKernel::Create(std::move(object), std::move(values), pool_.get()));
+  return std::unique_ptr<Kernel>(std::move(kernel));
+}
+
+bool CpuBackend::IsLibraryCall(const KernelConfig& config) const {
+  return IsCpuLibraryCall(config);
+}
+
+absl::Status CpuBackend::ConfigToResult(const KernelConfig& config,
+                                        xla::AutotuneResult* result) const {
+  return CpuConfigToResult(config, result);
+}
+
+absl::StatusOr<KernelConfig> CpuBackend::ConfigFromResult(
+    const xla::AutotuneResult& result) const {
+  return CpuConfigFromResult(result);
+}
+
+absl::StatusOr<KernelConfig> CpuBackend::GemmOverride(
+    const Instruction& fusion, absl::string_view textproto) const {
+  return CpuGemmOverride(DefaultConfig(fusion), textproto);
+}
+
+absl::StatusOr<std::unique_ptr<Profiler>> CpuBackend::CreateProfiler() {
+  // The worker program is looked up when the first candidate is timed, so
+  // a compile that tunes nothing does not need it.
+  return std::unique_ptr<Profiler>(
+      new CpuProfiler("", device_.threads, FlushBytes()));
+}
+
+int64_t CpuBackend::FlushBytes() const {
+  return std::min<int64_t>(device_.l3_bytes * 3 / 2, int64_t{256} << 20);
+}
+
+BackendRegistration CpuBackendRegistration() {
+  return {
+      "cpu",
+      "kernels generated as C++, built by the host compiler, run on all cores",
+      [](const BackendOptions& options)
+          -> absl::StatusOr<std::unique_ptr<Backend>> {
+        CpuBackendOptions cpu;
+        cpu.excess_precision = options.excess_precision;
+        cpu.threads = options.threads;
+        XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<CpuBackend> backend,
+                               CpuBackend::Create(cpu));
+        return std::unique_ptr<Backend>(std::move(backend));
+      }};
 }
 
 std::vector<KernelConfig> CpuBackend::Candidates(const Instruction& fusion,
@@ -153,14 +142,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> CpuBackend::Compile(
   XTUNE_ASSIGN_OR_RETURN(std::string source, Source(fusion, config));
   XTUNE_ASSIGN_OR_RETURN(std::shared_ptr<LoadedObject> object,
                          compiler_->CompileAndLoad(source));
-  auto fn = reinterpret_cast<KernelFn>(object->Symbol("xtune_kernel"));
-  if (fn == nullptr) {
-    return absl::InternalError("generated kernel lacks xtune_kernel");
-  }
   std::vector<int64_t> values;
   for (const auto& p : config.params()) values.push_back(p.second);
-  return std::unique_ptr<Kernel>(
-      new CpuKernel(std::move(object), fn, std::move(values), this));
+  return KernelFromObject(std::move(object), std::move(values));
 }
 
 }  // namespace xtune::cpu

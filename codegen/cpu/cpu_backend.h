@@ -1,6 +1,8 @@
 // The CPU backend: generates one C++ kernel per (fusion, config), compiles
 // it with the host compiler into a shared object (cached on disk by content)
-// and runs it on a thread pool. Always available where a C++ compiler is.
+// and runs it on a thread pool; the autotuner times candidates in the worker
+// program xtune_cpu_worker (cpu_profiler.h). Available where a C++ compiler
+// is. Buffers are host memory. Thread-safe as Backend says.
 #ifndef XTUNE_CODEGEN_CPU_CPU_BACKEND_H_
 #define XTUNE_CODEGEN_CPU_CPU_BACKEND_H_
 
@@ -9,6 +11,8 @@
 
 #include "absl/status/statusor.h"
 #include "codegen/backend.h"
+#include "codegen/backend_factory.h"
+#include "codegen/backend_factory.h"
 #include "codegen/cpu/cpu_device.h"
 #include "codegen/cpu/host_compiler.h"
 #include "util/thread_pool.h"
@@ -36,6 +40,11 @@ class CpuBackend : public Backend {
   static absl::StatusOr<std::unique_ptr<CpuBackend>> Create(
       CpuBackendOptions options = {});
 
+  // A kernel from an object compiled by compiler() (for tests and tools
+  // that bring their own source): `values` are passed as config values.
+  absl::StatusOr<std::unique_ptr<Kernel>> KernelFromObject(
+      std::shared_ptr<LoadedObject> object, std::vector<int64_t> values);
+
   std::string name() const override { return "cpu"; }
   std::string DeviceDescription() const override {
     return device_.Description();
@@ -52,8 +61,19 @@ class CpuBackend : public Backend {
   absl::StatusOr<std::string> Source(const Instruction& fusion,
                                      const KernelConfig& config) const;
 
-  // A fresh thread pool (the old one's threads do not exist in a child).
-  void ResetAfterFork() override;
+  bool IsLibraryCall(const KernelConfig& config) const override;
+  absl::Status ConfigToResult(const KernelConfig& config,
+                              xla::AutotuneResult* result) const override;
+  absl::StatusOr<KernelConfig> ConfigFromResult(
+      const xla::AutotuneResult& result) const override;
+  // See CpuGemmOverride (cpu_config_codec.h).
+  absl::StatusOr<KernelConfig> GemmOverride(
+      const Instruction& fusion, absl::string_view textproto) const override;
+  // A CpuProfiler over xtune_cpu_worker (found when first needed; its
+  // Profile() is Unavailable when the program is nowhere).
+  absl::StatusOr<std::unique_ptr<Profiler>> CreateProfiler() override;
+  // About 1.5x the last-level cache, at most 256 MiB.
+  int64_t FlushBytes() const override;
 
   const CpuDevice& device() const { return device_; }
   ThreadPool* pool() { return pool_.get(); }
@@ -68,6 +88,9 @@ class CpuBackend : public Backend {
   std::unique_ptr<HostCompiler> compiler_;
   std::unique_ptr<ThreadPool> pool_;
 };
+
+// "cpu", for the registry (codegen/registry.h).
+BackendRegistration CpuBackendRegistration();
 
 }  // namespace xtune::cpu
 

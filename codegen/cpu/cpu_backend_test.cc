@@ -37,10 +37,13 @@ void CheckKernel(const Instruction& fusion, const KernelConfig& config,
                  absl::StatusOr<std::unique_ptr<Kernel>>& kernel,
                  const std::vector<Literal>& args, const Literal& expected) {
   ASSERT_THAT(kernel, IsOk()) << fusion.name() << " " << config.ToString();
-  std::vector<const void*> inputs;
-  for (const Literal& a : args) inputs.push_back(a.bytes().data());
+  std::vector<DeviceBuffer> inputs;
+  for (const Literal& a : args)
+    inputs.push_back(HostBuffer(a.bytes().data(), a.bytes().size()));
   Literal out(fusion.shape());
-  ASSERT_THAT((*kernel)->Run(inputs, out.bytes().data()), IsOk());
+  ASSERT_THAT((*kernel)->Run(inputs, HostBuffer(out.bytes().data(),
+                                                 out.bytes().size())),
+              IsOk());
   EXPECT_THAT(CompareLiterals(expected, out,
                               fusion.name() + " with " + config.ToString()),
               IsOk());
@@ -175,10 +178,13 @@ ENTRY e {
       SCOPED_TRACE(inst->name() + " " + c.ToString());
       absl::StatusOr<std::unique_ptr<Kernel>> k = (*exact)->Compile(*inst, c);
       ASSERT_THAT(k, IsOk());
-      std::vector<const void*> inputs;
-      for (const Literal& a : args) inputs.push_back(a.bytes().data());
+      std::vector<DeviceBuffer> inputs;
+      for (const Literal& a : args)
+        inputs.push_back(HostBuffer(a.bytes().data(), a.bytes().size()));
       Literal out(inst->shape());
-      ASSERT_THAT((*k)->Run(inputs, out.bytes().data()), IsOk());
+      ASSERT_THAT((*k)->Run(inputs, HostBuffer(out.bytes().data(),
+                                                out.bytes().size())),
+                  IsOk());
       EXPECT_EQ(out.bytes(), want->bytes());  // bit for bit
       ++checked;
     }
@@ -193,10 +199,13 @@ ENTRY e {
       absl::StatusOr<std::unique_ptr<Kernel>> k =
           Backend().Compile(*inst, Backend().DefaultConfig(*inst));
       ASSERT_THAT(k, IsOk());
-      std::vector<const void*> inputs;
-      for (const Literal& a : args) inputs.push_back(a.bytes().data());
+      std::vector<DeviceBuffer> inputs;
+      for (const Literal& a : args)
+        inputs.push_back(HostBuffer(a.bytes().data(), a.bytes().size()));
       Literal out(inst->shape());
-      ASSERT_THAT((*k)->Run(inputs, out.bytes().data()), IsOk());
+      ASSERT_THAT((*k)->Run(inputs, HostBuffer(out.bytes().data(),
+                                                out.bytes().size())),
+                  IsOk());
       EXPECT_THAT(CompareLiterals(*wide, out, "excess"), IsOk());
       EXPECT_NE(out.bytes(), want->bytes());
     }

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -174,10 +175,17 @@ std::string FirstLines(absl::string_view text, int max_lines) {
 
 }  // namespace
 
-LoadedObject::LoadedObject(void* handle, std::string path)
-    : handle_(handle), path_(std::move(path)) {}
+LoadedObject::LoadedObject(void* handle, std::string path, std::string sha256,
+                           int fd)
+    : handle_(handle),
+      path_(std::move(path)),
+      sha256_(std::move(sha256)),
+      fd_(fd) {}
 
-LoadedObject::~LoadedObject() { dlclose(handle_); }
+LoadedObject::~LoadedObject() {
+  dlclose(handle_);
+  if (fd_ >= 0) close(fd_);
+}
 
 void* LoadedObject::Symbol(const char* name) const {
   return dlsym(handle_, name);
@@ -283,19 +291,60 @@ std::shared_ptr<LoadedObject> HostCompiler::LoadCached(
 
 std::shared_ptr<LoadedObject> HostCompiler::LoadPrivateCopy(
     absl::string_view bytes, const std::string& reported_path) const {
-  // Load the verified bytes from a private file, never <key>.so itself:
+  absl::StatusOr<std::shared_ptr<LoadedObject>> loaded =
+      LoadObjectBytes(bytes, reported_path, kernel_dir_);
+  return loaded.ok() ? *loaded : nullptr;
+}
+
+absl::StatusOr<std::shared_ptr<LoadedObject>> LoadObjectBytes(
+    absl::string_view bytes, const std::string& path,
+    const std::string& scratch_dir) {
+  // Load the verified bytes from a private file, never the cache's file:
   //  - a file that is mapped can still be damaged in place (cp, truncate,
   //    rsync --inplace); code loaded from a private, unlinked copy cannot;
   //  - glibc's dlopen returns an already-loaded object when the file name
   //    (or the inode) matches, so loading <key>.so again after a rebuild
   //    could hand back the damaged object; a fresh name and inode cannot.
-  std::string copy =
-      absl::StrCat(kernel_dir_, "/.load.", UniqueSuffix(), ".so");
-  if (!WriteNewFile(copy, bytes).ok()) return nullptr;
-  void* handle = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL);
-  unlink(copy.c_str());
-  if (handle == nullptr) return nullptr;
-  return std::make_shared<LoadedObject>(handle, reported_path);
+  void* handle = nullptr;
+  std::string error;
+  int fd = memfd_create("xtune-kernel", MFD_CLOEXEC);
+  int kept_fd = -1;
+  if (fd >= 0) {
+    bool written = true;
+    for (size_t off = 0; off < bytes.size();) {
+      ssize_t w = write(fd, bytes.data() + off, bytes.size() - off);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        written = false;
+        break;
+      }
+      off += static_cast<size_t>(w);
+    }
+    if (written) {
+      std::string name = absl::StrCat("/proc/self/fd/", fd);
+      handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (handle == nullptr) error = dlerror();
+    }
+    if (handle != nullptr) {
+      kept_fd = fd;  // see LoadedObject::fd_
+    } else {
+      close(fd);
+    }
+  }
+  if (handle == nullptr && error.empty()) {
+    std::string copy =
+        absl::StrCat(scratch_dir, "/.load.", UniqueSuffix(), ".so");
+    XTUNE_RETURN_IF_ERROR(WriteNewFile(copy, bytes));
+    handle = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) error = dlerror();
+    unlink(copy.c_str());
+  }
+  if (handle == nullptr) {
+    return absl::InternalError(
+        absl::StrCat("cannot load '", path, "': ", error));
+  }
+  return std::make_shared<LoadedObject>(handle, path, Sha256Hex(bytes),
+                                        kept_fd);
 }
 
 absl::StatusOr<std::shared_ptr<LoadedObject>> HostCompiler::Compile(
@@ -363,7 +412,8 @@ absl::StatusOr<std::shared_ptr<LoadedObject>> HostCompiler::Compile(
         "compiled kernel '", source_path, "' cannot be loaded: ", dlerror()));
   }
   std::string object_path = base + ".so";
-  auto loaded = std::make_shared<LoadedObject>(handle, object_path);
+  auto loaded =
+      std::make_shared<LoadedObject>(handle, object_path, Sha256Hex(*bytes));
 
   // Publish: the object first, then its sidecar, each written to a temporary
   // file and renamed into place. A reader between the two sees a mismatch

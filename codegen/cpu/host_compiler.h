@@ -57,9 +57,11 @@ struct HostCompilerOptions {
 // Thread-safe: all members are const.
 class LoadedObject {
  public:
-  // Takes ownership of `handle` from dlopen; `path` is reported by path().
-  LoadedObject(void* handle, std::string path);
-  // dlclose()s the handle.
+  // Takes ownership of `handle` from dlopen; `path` is reported by path(),
+  // `sha256` (hex) is the digest of the bytes that were loaded.
+  LoadedObject(void* handle, std::string path, std::string sha256,
+               int fd = -1);
+  // dlclose()s the handle (and closes the memfd it was loaded from).
   ~LoadedObject();
   LoadedObject(const LoadedObject&) = delete;
   LoadedObject& operator=(const LoadedObject&) = delete;
@@ -71,11 +73,28 @@ class LoadedObject {
   // The cache path of the object (<kernel_dir>/<key>.so). The code was loaded
   // from a private copy of it, so it never changes with that file.
   const std::string& path() const { return path_; }
+  // The hex SHA-256 of the loaded bytes: what a worker process that loads
+  // path() itself must find there.
+  const std::string& sha256() const { return sha256_; }
 
  private:
   void* handle_;
   std::string path_;
+  std::string sha256_;
+  // The memfd the object was loaded from, kept open while it is loaded:
+  // glibc's dlopen finds an already-loaded object by its name
+  // ("/proc/self/fd/N"), so a closed fd number reused by the next object
+  // would hand back this one.
+  int fd_;
 };
+
+// dlopen()s `bytes` (a shared object) from a private, unlinked copy, so no
+// later change to any file can affect the loaded code. The copy is made in
+// memory (memfd) when possible, else in `scratch_dir`. `path` is what the
+// object reports as its path(). Errors: Internal with dlopen's message.
+absl::StatusOr<std::shared_ptr<LoadedObject>> LoadObjectBytes(
+    absl::string_view bytes, const std::string& path,
+    const std::string& scratch_dir);
 
 class HostCompiler {
  public:

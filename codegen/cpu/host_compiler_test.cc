@@ -186,6 +186,32 @@ TEST_F(HostCompilerTest, SecondLoadUsesTheCache) {
   EXPECT_EQ(later->compilations(), 0);
 }
 
+// Objects loaded from the cache one after the other, each from a private
+// in-memory copy, keep their own code (dlopen finds loaded objects by name,
+// so the copies must never share one).
+TEST_F(HostCompilerTest, CachedObjectsLoadedInTurnKeepTheirOwnCode) {
+  std::unique_ptr<HostCompiler> compiler = MakeCompiler();
+  ASSERT_NE(compiler, nullptr);
+  for (int v = 0; v < 3; ++v) {
+    ASSERT_THAT(compiler->CompileAndLoad(ValueSource(v)), IsOk());
+  }
+  std::vector<std::shared_ptr<LoadedObject>> held;
+  for (int round = 0; round < 2; ++round) {
+    for (int v = 0; v < 3; ++v) {
+      absl::StatusOr<std::shared_ptr<LoadedObject>> o =
+          compiler->CompileAndLoad(ValueSource(v));
+      ASSERT_THAT(o, IsOk());
+      EXPECT_EQ(Call(**o, "xtune_value"), v);
+      if (round == 0) held.push_back(*o);  // round 1: each unloaded at once
+    }
+  }
+  EXPECT_EQ(compiler->compilations(), 3);
+  for (int v = 0; v < 3; ++v) EXPECT_EQ(Call(*held[v], "xtune_value"), v);
+  // The objects' digests are those of the cached bytes.
+  EXPECT_EQ(held[0]->sha256().size(), 64u);
+  EXPECT_NE(held[0]->sha256(), held[1]->sha256());
+}
+
 TEST_F(HostCompilerTest, SyntaxErrorIsInvalidArgumentWithCompilerOutput) {
   std::unique_ptr<HostCompiler> compiler = MakeCompiler();
   ASSERT_NE(compiler, nullptr);

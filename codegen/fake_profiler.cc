@@ -1,4 +1,4 @@
-#include "autotune/fake_profiler.h"
+#include "codegen/fake_profiler.h"
 
 namespace xtune {
 
@@ -11,9 +11,12 @@ absl::StatusOr<ProfileResult> FakeProfiler::Profile(
   if (error != errors_.end()) return error->second;
   ProfileResult result;
   result.output = Literal(output_shape);
-  std::vector<const void*> in;
-  for (const Literal& l : inputs) in.push_back(l.bytes().data());
-  absl::Status run = kernel.Run(in, result.output.bytes().data());
+  std::vector<DeviceBuffer> in;
+  for (const Literal& l : inputs) {
+    in.push_back(HostBuffer(l.bytes().data(), l.bytes().size()));
+  }
+  absl::Status run = kernel.Run(
+      in, HostBuffer(result.output.bytes().data(), result.output.bytes().size()));
   if (!run.ok()) return run;
   auto it = samples_.find(name);
   result.seconds = it != samples_.end()

@@ -1,9 +1,13 @@
-// Profiler: runs one compiled candidate on inputs and times it. The real
-// profiler (IsolatedProfiler) runs each candidate in a forked worker process
+// Profiler: runs one compiled candidate on inputs and times it. Each
+// backend supplies its own (Backend::CreateProfiler): the CPU backend's
+// runs candidates in a spawned worker program (codegen/cpu/cpu_profiler.h)
 // so a kernel that crashes or never returns cannot take the compiler down;
-// FakeProfiler (fake_profiler.h) scripts timings for tests.
-#ifndef XTUNE_AUTOTUNE_PROFILER_H_
-#define XTUNE_AUTOTUNE_PROFILER_H_
+// InProcessProfiler (in_process_profiler.h) times kernels that cannot
+// crash; FakeProfiler (fake_profiler.h) scripts timings for tests.
+//
+// Thread-compatible: one thread uses a profiler at a time.
+#ifndef XTUNE_CODEGEN_PROFILER_H_
+#define XTUNE_CODEGEN_PROFILER_H_
 
 #include <cstdint>
 #include <vector>
@@ -25,8 +29,8 @@ struct ProfileOptions {
   absl::Duration time_budget = absl::Milliseconds(20);
   absl::Duration timeout = absl::Seconds(30);
   // Flush the caches before each timed run (> 0): the kernel's buffers with
-  // clflush on x86, else a buffer of this many bytes is written. 0 = no
-  // flush.
+  // clflush on x86, else a buffer of this many bytes is written (an L2
+  // flush on a GPU). 0 = no flush.
   int64_t flush_bytes = 0;
 };
 
@@ -53,8 +57,9 @@ class Profiler {
 
   // Times `kernel` (compiled for `config`) on `inputs`; the output has
   // `output_shape`. Errors: DeadlineExceeded (still running after the
-  // timeout: killed), Aborted (crashed; the message names the signal),
-  // Internal (the worker could not be started), or the kernel's own error.
+  // timeout: killed), Aborted (the worker died: crashed, killed, OOM; the
+  // message names the signal or exit status), Unavailable (no worker could
+  // be started), or the kernel's own error.
   virtual absl::StatusOr<ProfileResult> Profile(
       Kernel& kernel, const KernelConfig& config,
       absl::Span<const Literal> inputs, const Shape& output_shape,
@@ -63,4 +68,4 @@ class Profiler {
 
 }  // namespace xtune
 
-#endif  // XTUNE_AUTOTUNE_PROFILER_H_
+#endif  // XTUNE_CODEGEN_PROFILER_H_

@@ -3,15 +3,15 @@
 // KernelConfig::ToString()) gets either samples or an error; the output is
 // computed by running the kernel in-process (FakeBackend kernels compute
 // with the evaluator).
-#ifndef XTUNE_AUTOTUNE_FAKE_PROFILER_H_
-#define XTUNE_AUTOTUNE_FAKE_PROFILER_H_
+#ifndef XTUNE_CODEGEN_FAKE_PROFILER_H_
+#define XTUNE_CODEGEN_FAKE_PROFILER_H_
 
 #include <map>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "autotune/profiler.h"
+#include "codegen/profiler.h"
 
 namespace xtune {
 
@@ -45,4 +45,4 @@ class FakeProfiler : public Profiler {
 
 }  // namespace xtune
 
-#endif  // XTUNE_AUTOTUNE_FAKE_PROFILER_H_
+#endif  // XTUNE_CODEGEN_FAKE_PROFILER_H_

@@ -1,0 +1,216 @@
+// xtune_cpu_worker: times CPU kernels for the autotuner in a process of its
+// own, so a kernel that crashes, hangs or exhausts memory takes only this
+// process down. Started by CpuProfiler with posix_spawn; speaks the protocol
+// of cpu_worker_protocol.h on fd 3 (requests and replies, each a length and
+// its bytes) and fd 4 (shared memory with the inputs and the output). Exits
+// at EOF on fd 3, or when the compiler that started it dies.
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "codegen/cpu/cpu_worker_protocol.h"
+#include "codegen/cpu/host_compiler.h"
+#include "codegen/cpu/kernel_abi.h"
+#include "util/file.h"
+#include "util/sha256.h"
+#include "util/shared_memory.h"
+#include "util/thread_pool.h"
+
+namespace xtune::cpu {
+namespace {
+
+constexpr int kRequestFd = 3;
+constexpr int kSharedFd = 4;
+
+bool ReadAll(void* data, size_t n) {
+  char* p = static_cast<char*>(data);
+  while (n > 0) {
+    ssize_t r = read(kRequestFd, p, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r;
+    n -= static_cast<size_t>(r);
+  }
+  return true;
+}
+
+bool WriteAll(const void* data, size_t n) {
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    ssize_t w = write(kRequestFd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+// One length-prefixed message; false at EOF or on an absurd length.
+bool ReadMessage(std::string* out) {
+  int64_t n = 0;
+  if (!ReadAll(&n, sizeof(n)) || n < 0 || n > (int64_t{64} << 20)) return false;
+  out->resize(static_cast<size_t>(n));
+  return ReadAll(out->data(), out->size());
+}
+
+bool Reply(int64_t status, const std::vector<double>& seconds,
+           const std::string& message) {
+  WireWriter w;
+  w.Int(status);
+  w.Int(static_cast<int64_t>(seconds.size()));
+  w.Str(message);
+  for (double s : seconds) w.Double(s);
+  int64_t n = static_cast<int64_t>(w.bytes().size());
+  return WriteAll(&n, sizeof(n)) && WriteAll(w.bytes().data(), w.bytes().size());
+}
+
+// Evicts the kernel's buffers from every cache level before a timed run,
+// so each run starts cold, as a fusion does after others ran: on x86 each
+// line of the inputs and the output is flushed with clflush (only what the
+// kernel touches); elsewhere `scratch` (flush_bytes) is written.
+void FlushCaches(const std::vector<std::pair<const uint8_t*, size_t>>& ranges,
+                 std::vector<char>& scratch) {
+#if defined(__x86_64__) || defined(__i386__)
+  (void)scratch;
+  for (const auto& [p, n] : ranges) {
+    for (size_t off = 0; off < n; off += 64) __builtin_ia32_clflush(p + off);
+  }
+  __builtin_ia32_mfence();
+#else
+  for (size_t i = 0; i < scratch.size(); i += 64) scratch[i] += 1;
+#endif
+}
+
+struct Loaded {
+  std::shared_ptr<LoadedObject> object;
+  KernelFn fn = nullptr;
+  std::string error;
+};
+
+Loaded Load(const WorkerKernel& k) {
+  Loaded out;
+  absl::StatusOr<std::string> bytes = ReadFile(k.path);
+  if (!bytes.ok()) {
+    out.error = std::string(bytes.status().message());
+    return out;
+  }
+  if (Sha256Hex(*bytes) != k.sha256) {
+    out.error = absl::StrCat("kernel object '", k.path,
+                             "' changed since it was compiled");
+    return out;
+  }
+  absl::StatusOr<std::shared_ptr<LoadedObject>> object =
+      LoadObjectBytes(*bytes, k.path, "/tmp");
+  if (!object.ok()) {
+    out.error = std::string(object.status().message());
+    return out;
+  }
+  out.object = *object;
+  out.fn = reinterpret_cast<KernelFn>(out.object->Symbol(kKernelSymbol));
+  if (out.fn == nullptr) {
+    out.error = absl::StrCat("'", k.path, "' has no ", kKernelSymbol);
+  }
+  return out;
+}
+
+int Main() {
+  // Die with the compiler that started us (it may be killed mid-command).
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() == 1) return 1;
+  std::string message;
+  WorkerSetup setup;
+  if (!ReadMessage(&message)) return 0;
+  if (!DecodeSetup(message, &setup)) {
+    Reply(kWorkerBadRequest, {}, "malformed setup");
+    return 2;
+  }
+  absl::StatusOr<SharedMemory> shared =
+      SharedMemory::Map(kSharedFd, static_cast<size_t>(setup.shared_bytes));
+  if (!shared.ok()) {
+    Reply(kWorkerBadRequest, {}, std::string(shared.status().message()));
+    return 2;
+  }
+  std::vector<const void*> inputs;
+  std::vector<std::pair<const uint8_t*, size_t>> ranges;
+  for (const auto& [offset, bytes] : setup.inputs) {
+    inputs.push_back(shared->data() + offset);
+    ranges.push_back({shared->data() + offset, static_cast<size_t>(bytes)});
+  }
+  void* output = shared->data() + setup.output_offset;
+  ranges.push_back({shared->data() + setup.output_offset,
+                    static_cast<size_t>(setup.output_bytes)});
+  std::vector<char> scratch(static_cast<size_t>(std::max<int64_t>(0, setup.flush_bytes)));
+  ThreadPool pool(static_cast<int>(setup.threads));
+  XtContext context = MakeContext(&pool);
+  std::map<int64_t, Loaded> loaded;
+  if (!Reply(kWorkerOk, {}, "")) return 0;  // ready
+
+  while (ReadMessage(&message)) {
+    WireReader r(message);
+    WorkerCommand cmd;
+    cmd.kernel = r.Int();
+    cmd.min_repetitions = r.Int();
+    cmd.max_repetitions = r.Int();
+    cmd.budget_ns = r.Int();
+    cmd.flush = r.Int();
+    if (r.failed() || cmd.kernel < 0 ||
+        cmd.kernel >= static_cast<int64_t>(setup.kernels.size())) {
+      if (!Reply(kWorkerBadRequest, {}, "malformed command")) break;
+      continue;
+    }
+    auto it = loaded.find(cmd.kernel);
+    if (it == loaded.end()) {
+      it = loaded.emplace(cmd.kernel, Load(setup.kernels[cmd.kernel])).first;
+    }
+    if (it->second.fn == nullptr) {
+      if (!Reply(kWorkerLoadFailed, {}, it->second.error)) break;
+      continue;
+    }
+    KernelFn fn = it->second.fn;
+    const int64_t* values = setup.kernels[cmd.kernel].values.data();
+    // Warm up: at least 3 runs and 1 ms (page faults, code caches, the
+    // thread pool starting), at most 50 runs.
+    auto warm_start = std::chrono::steady_clock::now();
+    for (int i = 0; i < 50; ++i) {
+      fn(inputs.data(), output, values, &context);
+      if (i >= 2 && std::chrono::steady_clock::now() - warm_start >
+                        std::chrono::milliseconds(1)) {
+        break;
+      }
+    }
+    std::vector<double> seconds;
+    auto begin = std::chrono::steady_clock::now();
+    double budget = static_cast<double>(cmd.budget_ns) * 1e-9;
+    while (static_cast<int64_t>(seconds.size()) < cmd.max_repetitions) {
+      double wall = std::chrono::duration<double>(
+                        std::chrono::steady_clock::now() - begin)
+                        .count();
+      if (static_cast<int64_t>(seconds.size()) >= cmd.min_repetitions &&
+          wall >= budget) {
+        break;
+      }
+      if (cmd.flush) FlushCaches(ranges, scratch);
+      auto start = std::chrono::steady_clock::now();
+      fn(inputs.data(), output, values, &context);
+      seconds.push_back(std::chrono::duration<double>(
+                            std::chrono::steady_clock::now() - start)
+                            .count());
+    }
+    if (!Reply(kWorkerOk, seconds, "")) break;
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace xtune::cpu
+
+int main() { return xtune::cpu::Main(); }

@@ -1,0 +1,185 @@
+// The messages between CpuProfiler (codegen/cpu/cpu_profiler.h) and the
+// xtune_cpu_worker program (cpu_worker_main.cc). The worker reads requests
+// from fd 3 (a socket) and maps the shared memory of fd 4, which holds the
+// fusion's inputs and output at the offsets the setup names. Every field is
+// an int64 in host byte order (both ends run on one machine); a string is
+// its length and its bytes.
+//
+//   setup   (to worker):  kSetupMagic threads flush_bytes shared_bytes
+//                         inputs {offset bytes}... output_offset output_bytes
+//                         kernels {path sha256 values {v}...}...
+//   command (to worker):  kernel min_repetitions max_repetitions budget_ns
+//                         flush
+//   reply   (from worker, to both): status count message {seconds}...
+//
+// Kernels are loaded lazily (on their first command) from `path`, refused
+// unless their bytes hash to `sha256`.
+#ifndef XTUNE_CODEGEN_CPU_CPU_WORKER_PROTOCOL_H_
+#define XTUNE_CODEGEN_CPU_CPU_WORKER_PROTOCOL_H_
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace xtune::cpu {
+
+inline constexpr int64_t kSetupMagic = 0x78747731;  // "xtw1"
+
+enum WorkerStatus : int64_t {
+  kWorkerOk = 0,
+  kWorkerLoadFailed = 1,  // the kernel object cannot be loaded
+  kWorkerKernelError = 2,
+  kWorkerBadRequest = 3,
+};
+
+struct WorkerKernel {
+  std::string path;
+  std::string sha256;
+  std::vector<int64_t> values;
+};
+
+struct WorkerSetup {
+  int64_t threads = 0;
+  int64_t flush_bytes = 0;
+  int64_t shared_bytes = 0;
+  std::vector<std::pair<int64_t, int64_t>> inputs;  // offset, bytes
+  int64_t output_offset = 0;
+  int64_t output_bytes = 0;
+  std::vector<WorkerKernel> kernels;
+};
+
+struct WorkerCommand {
+  int64_t kernel = 0;
+  int64_t min_repetitions = 0;
+  int64_t max_repetitions = 0;
+  int64_t budget_ns = 0;
+  int64_t flush = 0;
+};
+
+// Appends fields to a message.
+class WireWriter {
+ public:
+  void Int(int64_t v) {
+    const char* p = reinterpret_cast<const char*>(&v);
+    bytes_.append(p, sizeof(v));
+  }
+  void Str(const std::string& s) {
+    Int(static_cast<int64_t>(s.size()));
+    bytes_ += s;
+  }
+  void Double(double d) {
+    const char* p = reinterpret_cast<const char*>(&d);
+    bytes_.append(p, sizeof(d));
+  }
+  const std::string& bytes() const { return bytes_; }
+
+ private:
+  std::string bytes_;
+};
+
+// Reads fields back; any read past the end (or an absurd length) sets
+// failed() and returns zeros.
+class WireReader {
+ public:
+  explicit WireReader(const std::string& bytes) : bytes_(bytes) {}
+  int64_t Int() {
+    int64_t v = 0;
+    Take(&v, sizeof(v));
+    return v;
+  }
+  double Double() {
+    double d = 0;
+    Take(&d, sizeof(d));
+    return d;
+  }
+  std::string Str() {
+    int64_t n = Int();
+    if (n < 0 || static_cast<size_t>(n) > bytes_.size() - pos_) {
+      failed_ = true;
+      return "";
+    }
+    std::string s = bytes_.substr(pos_, static_cast<size_t>(n));
+    pos_ += static_cast<size_t>(n);
+    return s;
+  }
+  bool failed() const { return failed_; }
+
+ private:
+  void Take(void* out, size_t n) {
+    if (failed_ || bytes_.size() - pos_ < n) {
+      failed_ = true;
+      return;
+    }
+    std::memcpy(out, bytes_.data() + pos_, n);
+    pos_ += n;
+  }
+  const std::string& bytes_;
+  size_t pos_ = 0;
+  bool failed_ = false;
+};
+
+inline std::string EncodeSetup(const WorkerSetup& s) {
+  WireWriter w;
+  w.Int(kSetupMagic);
+  w.Int(s.threads);
+  w.Int(s.flush_bytes);
+  w.Int(s.shared_bytes);
+  w.Int(static_cast<int64_t>(s.inputs.size()));
+  for (const auto& [offset, bytes] : s.inputs) {
+    w.Int(offset);
+    w.Int(bytes);
+  }
+  w.Int(s.output_offset);
+  w.Int(s.output_bytes);
+  w.Int(static_cast<int64_t>(s.kernels.size()));
+  for (const WorkerKernel& k : s.kernels) {
+    w.Str(k.path);
+    w.Str(k.sha256);
+    w.Int(static_cast<int64_t>(k.values.size()));
+    for (int64_t v : k.values) w.Int(v);
+  }
+  return w.bytes();
+}
+
+// False when the bytes are not a whole, sane setup.
+inline bool DecodeSetup(const std::string& bytes, WorkerSetup* s) {
+  WireReader r(bytes);
+  if (r.Int() != kSetupMagic) return false;
+  s->threads = r.Int();
+  s->flush_bytes = r.Int();
+  s->shared_bytes = r.Int();
+  int64_t n = r.Int();
+  if (n < 0 || n > 4096) return false;
+  for (int64_t i = 0; i < n && !r.failed(); ++i) {
+    int64_t offset = r.Int();
+    int64_t size = r.Int();
+    s->inputs.push_back({offset, size});
+  }
+  s->output_offset = r.Int();
+  s->output_bytes = r.Int();
+  int64_t kernels = r.Int();
+  if (kernels < 0 || kernels > 100000) return false;
+  for (int64_t i = 0; i < kernels && !r.failed(); ++i) {
+    WorkerKernel k;
+    k.path = r.Str();
+    k.sha256 = r.Str();
+    int64_t values = r.Int();
+    if (values < 0 || values > 64) return false;
+    for (int64_t j = 0; j < values; ++j) k.values.push_back(r.Int());
+    s->kernels.push_back(std::move(k));
+  }
+  if (r.failed()) return false;
+  auto inside = [&](int64_t offset, int64_t size) {
+    return offset >= 0 && size >= 0 && offset <= s->shared_bytes &&
+           size <= s->shared_bytes - offset;
+  };
+  for (const auto& [offset, size] : s->inputs) {
+    if (!inside(offset, size)) return false;
+  }
+  return inside(s->output_offset, s->output_bytes);
+}
+
+}  // namespace xtune::cpu
+
+#endif  // XTUNE_CODEGEN_CPU_CPU_WORKER_PROTOCOL_H_

@@ -1,0 +1,86 @@
+#include "codegen/registry.h"
+
+#include <map>
+
+#include "absl/base/call_once.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
+#include "codegen/cpu/cpu_backend.h"
+#include "codegen/interpreter/interpreter_backend.h"
+
+namespace xtune {
+namespace {
+
+struct Registry {
+  absl::Mutex mu;
+  std::map<std::string, BackendRegistration> entries ABSL_GUARDED_BY(mu);
+};
+
+absl::Status Add(Registry& r, BackendRegistration b) {
+  if (b.name.empty()) return absl::InvalidArgumentError("empty backend name");
+  if (!b.factory) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("backend '", b.name, "' has no factory"));
+  }
+  absl::MutexLock lock(&r.mu);
+  std::string name = b.name;
+  if (!r.entries.emplace(name, std::move(b)).second) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("a backend named '", name, "' is already registered"));
+  }
+  return absl::OkStatus();
+}
+
+// The registry, with the built-in backends in it.
+Registry& TheRegistry() {
+  static Registry* registry = [] {
+    auto* r = new Registry();
+    for (BackendRegistration b :
+         {cpu::CpuBackendRegistration(), InterpreterBackendRegistration()}) {
+      Add(*r, std::move(b)).IgnoreError();  // distinct names
+    }
+    return r;
+  }();
+  return *registry;
+}
+
+}  // namespace
+
+absl::Status RegisterBackend(BackendRegistration registration) {
+  return Add(TheRegistry(), std::move(registration));
+}
+
+absl::StatusOr<std::unique_ptr<Backend>> CreateBackend(
+    absl::string_view name, const BackendOptions& options) {
+  Registry& r = TheRegistry();
+  BackendFactory factory;
+  {
+    absl::MutexLock lock(&r.mu);
+    auto it = r.entries.find(std::string(name));
+    if (it == r.entries.end()) {
+      std::vector<std::string> names;
+      for (const auto& [n, e] : r.entries) names.push_back(n);
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown backend '", name,
+                       "' (registered: ", absl::StrJoin(names, ", "), ")"));
+    }
+    factory = it->second.factory;
+  }
+  absl::StatusOr<std::unique_ptr<Backend>> backend = factory(options);
+  if (!backend.ok()) {
+    return absl::Status(backend.status().code(),
+                        absl::StrCat(name, ": ", backend.status().message()));
+  }
+  return backend;
+}
+
+std::vector<RegisteredBackend> RegisteredBackends() {
+  Registry& r = TheRegistry();
+  absl::MutexLock lock(&r.mu);
+  std::vector<RegisteredBackend> out;
+  for (const auto& [n, e] : r.entries) out.push_back({n, e.description});
+  return out;
+}
+
+}  // namespace xtune
