@@ -190,7 +190,15 @@ std::string TuningStats::ToString() const {
 std::optional<KernelConfig> Autotuner::FromCache(
     const AutotuneKey& key, const Instruction& fusion, TuningStats* stats,
     std::optional<double>* seconds) {
-  std::optional<CacheHit> hit = cache_->Lookup(key);
+  absl::StatusOr<std::optional<CacheHit>> looked_up = cache_->Lookup(key);
+  if (!looked_up.ok()) {
+    // (A StoreChain never fails; a bare store may.)
+    std::cerr << "xtune: warning: autotune cache lookup of fusion '"
+              << fusion.name() << "' failed (" << looked_up.status().message()
+              << "); tuning it\n";
+    return std::nullopt;
+  }
+  std::optional<CacheHit>& hit = *looked_up;
   if (!hit) return std::nullopt;
   absl::StatusOr<KernelConfig> config = backend_->ConfigFromResult(*hit->result);
   if (!config.ok()) {

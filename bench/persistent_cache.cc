@@ -253,7 +253,7 @@ void CacheFileBench(const std::string& work, int64_t entries, int reps) {
   int64_t found = 0;
   double t0 = Now();
   for (int64_t i = 0; i < lookups; ++i) {
-    found += cache.Lookup(keys[i % keys.size()]).has_value();
+    found += cache.Lookup(keys[i % keys.size()])->has_value();
   }
   double ours = Now() - t0;
   int64_t found_base = 0;

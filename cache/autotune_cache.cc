@@ -40,10 +40,11 @@ void SortEntries(xla::AutotuneResults* results) {
       });
 }
 
-std::optional<CacheHit> InMemoryAutotuneCache::Lookup(const AutotuneKey& key) {
+absl::StatusOr<std::optional<CacheHit>> InMemoryAutotuneCache::Lookup(
+    const AutotuneKey& key) {
   absl::MutexLock lock(&mu_);
   auto it = entries_.find(key);
-  if (it == entries_.end()) return std::nullopt;
+  if (it == entries_.end()) return std::optional<CacheHit>();
   it->second.used = true;
   return CacheHit{it->second.result, "memory"};
 }

@@ -2,9 +2,11 @@
 //
 // A key is (device, canonical fused computation, codegen version), as in
 // XLA's AutotuneCacheKey (DESIGN §7.2); a value is XLA's AutotuneResult (the
-// chosen config as one of its keys, and its run time). Stores compose
-// (memory over a per-fusion directory, cache/directory_cache.h) behind one
-// interface. Implementations are thread-safe.
+// chosen config as one of its keys, and its run time). Stores implement one
+// interface and compose (cache/store_chain.h: memory over a per-fusion
+// directory, cache/directory_cache.h, over a remote store later); a
+// scripted store for tests is cache/fake_store.h. Implementations are
+// thread-safe.
 #ifndef XTUNE_CACHE_AUTOTUNE_CACHE_H_
 #define XTUNE_CACHE_AUTOTUNE_CACHE_H_
 
@@ -53,8 +55,12 @@ struct CacheHit {
 class AutotuneCache {
  public:
   virtual ~AutotuneCache() = default;
-  // The stored result; nullopt on a miss (not an error).
-  virtual std::optional<CacheHit> Lookup(const AutotuneKey& key) = 0;
+  // The stored result; nullopt on a miss (not an error). Errors: the store
+  // could not answer (Unavailable: a remote store is down, a file cannot be
+  // read; DataLoss: the stored entry is damaged; DeadlineExceeded). A
+  // StoreChain turns them into one warning and a miss.
+  virtual absl::StatusOr<std::optional<CacheHit>> Lookup(
+      const AutotuneKey& key) = 0;
   // Stores (or replaces) the result of `key`. Errors come from storage
   // (a file tier that cannot write).
   virtual absl::Status Insert(const AutotuneKey& key,
@@ -66,7 +72,9 @@ class AutotuneCache {
 // were looked up, to report the unused ones.
 class InMemoryAutotuneCache : public AutotuneCache {
  public:
-  std::optional<CacheHit> Lookup(const AutotuneKey& key) override;
+  // Never an error.
+  absl::StatusOr<std::optional<CacheHit>> Lookup(
+      const AutotuneKey& key) override;
   absl::Status Insert(const AutotuneKey& key,
                       const xla::AutotuneResult& result) override;
 

@@ -20,14 +20,14 @@ xla::AutotuneResult Loop(int64_t unroll) {
 TEST(AutotuneCacheTest, LookupInsertAndKeyText) {
   InMemoryAutotuneCache cache;
   AutotuneKey a{"CPU: x", "{\n  b\n}", 1};
-  EXPECT_FALSE(cache.Lookup(a).has_value());
+  EXPECT_FALSE(cache.Lookup(a)->has_value());
   ASSERT_THAT(cache.Insert(a, Loop(2)), IsOk());
-  std::optional<CacheHit> hit = cache.Lookup(a);
+  std::optional<CacheHit> hit = *cache.Lookup(a);
   ASSERT_TRUE(hit.has_value());
   EXPECT_EQ(hit->tier, "memory");
   EXPECT_EQ(hit->result->cpu_streaming().unroll(), 2);
   // Another version is another key.
-  EXPECT_FALSE(cache.Lookup({"CPU: x", "{\n  b\n}", 2}).has_value());
+  EXPECT_FALSE(cache.Lookup({"CPU: x", "{\n  b\n}", 2})->has_value());
   EXPECT_EQ(a.ToString(), "<key model='CPU: x', hlo='{\n  b\n}', version=1>");
 }
 
@@ -53,7 +53,7 @@ TEST(AutotuneCacheTest, LoadReadsVersionZeroAsCurrentAndTracksUse) {
   AddEntry(&rs, "CUDA: 9.0", "h1", Loop(3));
   InMemoryAutotuneCache cache;
   ASSERT_THAT(cache.Load(rs, "f.textproto", 7), IsOkAndHolds(3));
-  EXPECT_TRUE(cache.Lookup({"CPU: here", "h1", 7}).has_value());
+  EXPECT_TRUE(cache.Lookup({"CPU: here", "h1", 7})->has_value());
   EXPECT_EQ(cache.LoadedForOtherDevices("CPU: here"), 1);
   std::vector<AutotuneKey> unused = cache.UnusedLoaded();
   ASSERT_EQ(unused.size(), 2u);
@@ -106,7 +106,7 @@ TEST(AutotuneCacheTest, ConflictWithAnEarlierLoadIsAnError) {
   ASSERT_THAT(cache.Load(a, "a", 1), IsOk());
   EXPECT_THAT(cache.Load(b, "b", 1),
               StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_EQ(cache.Lookup({"d", "h", 1})->result->cpu_streaming().unroll(), 1);
+  EXPECT_EQ((*cache.Lookup({"d", "h", 1}))->result->cpu_streaming().unroll(), 1);
 }
 
 TEST(AutotuneCacheTest, InvalidConfigIsAnErrorNamingTheKey) {

@@ -53,38 +53,30 @@ DirectoryAutotuneCache::Open(const std::string& dir, DirectoryCacheMode mode) {
   if (mode == DirectoryCacheMode::kUpdate) {
     XTUNE_RETURN_IF_ERROR(CreateDirectories(absl::StrCat(dir, "/tmp")));
   }
-  auto cache = std::unique_ptr<DirectoryAutotuneCache>(
+  return std::unique_ptr<DirectoryAutotuneCache>(
       new DirectoryAutotuneCache(dir, mode));
-  cache->warn_ = [](const std::string& w) {
-    std::cerr << "xtune: warning: " << w << "\n";
-  };
-  return cache;
 }
 
-std::optional<CacheHit> DirectoryAutotuneCache::Lookup(const AutotuneKey& key) {
+absl::StatusOr<std::optional<CacheHit>> DirectoryAutotuneCache::Lookup(
+    const AutotuneKey& key) {
   std::string path = absl::StrCat(dir_, "/", DirectoryCacheFileName(key));
   absl::StatusOr<std::string> text = ReadFile(path);
   if (!text.ok()) {
-    if (text.status().code() != absl::StatusCode::kNotFound) {
-      warn_(
-          absl::StrCat("per-fusion autotune cache: ", text.status().message()));
+    if (text.status().code() == absl::StatusCode::kNotFound) {
+      return std::optional<CacheHit>();
     }
-    return std::nullopt;
+    return absl::UnavailableError(std::string(text.status().message()));
   }
   absl::StatusOr<xla::AutotuneResult> parsed =
       ParseAutotuneResultText(*text, path);
   if (!parsed.ok()) {
-    warn_(absl::StrCat("per-fusion autotune cache: ", parsed.status().message(),
-                       "; ignoring it"));
-    return std::nullopt;
+    return absl::DataLossError(std::string(parsed.status().message()));
   }
   auto result = std::make_shared<xla::AutotuneResult>(std::move(*parsed));
   if (absl::Status s = ValidateResult(*result); !s.ok()) {
-    warn_(absl::StrCat("per-fusion autotune cache: '", path, "': ", s.message(),
-                       "; ignoring it"));
-    return std::nullopt;
+    return absl::DataLossError(absl::StrCat("'", path, "': ", s.message()));
   }
-  return CacheHit{std::move(result), "directory"};
+  return std::optional<CacheHit>(CacheHit{std::move(result), "directory"});
 }
 
 absl::Status DirectoryAutotuneCache::Insert(const AutotuneKey& key,
@@ -156,22 +148,6 @@ absl::StatusOr<xla::AutotuneResults> ReadDirectoryCache(const std::string& dir,
   }
   if (without_key != nullptr) *without_key = unkeyed;
   return out;
-}
-
-std::optional<CacheHit> TieredAutotuneCache::Lookup(const AutotuneKey& key) {
-  if (std::optional<CacheHit> hit = memory_->Lookup(key)) return hit;
-  if (directory_ == nullptr) return std::nullopt;
-  std::optional<CacheHit> hit = directory_->Lookup(key);
-  if (hit)
-    memory_->Insert(key, *hit->result).IgnoreError();  // memory never fails
-  return hit;
-}
-
-absl::Status TieredAutotuneCache::Insert(const AutotuneKey& key,
-                                         const xla::AutotuneResult& result) {
-  XTUNE_RETURN_IF_ERROR(memory_->Insert(key, result));
-  if (directory_ != nullptr) return directory_->Insert(key, result);
-  return absl::OkStatus();
 }
 
 }  // namespace xtune

@@ -1,5 +1,4 @@
-// The per-fusion directory tier (--xla_gpu_per_fusion_autotune_cache_dir)
-// and the tiered cache the compiler uses (memory over the directory).
+// The per-fusion directory tier (--xla_gpu_per_fusion_autotune_cache_dir).
 //
 // The directory holds one text AutotuneResult per key in `DIR/<H>.textproto`,
 // `H` = unpadded URL-safe base64 of the SHA-256 of the key's text form, as
@@ -37,25 +36,24 @@ class DirectoryAutotuneCache : public AutotuneCache {
   static absl::StatusOr<std::unique_ptr<DirectoryAutotuneCache>> Open(
       const std::string& dir, DirectoryCacheMode mode);
 
-  // A file that cannot be read or parsed is a miss, reported through the
-  // warning callback (stderr by default); in update mode it is rewritten
-  // once the fusion is tuned.
-  std::optional<CacheHit> Lookup(const AutotuneKey& key) override;
+  // A missing file is a miss. Errors: Unavailable when the file exists but
+  // cannot be read, DataLoss when it does not parse or holds an invalid
+  // config (naming the file); in update mode such a file is rewritten once
+  // the fusion is tuned.
+  absl::StatusOr<std::optional<CacheHit>> Lookup(
+      const AutotuneKey& key) override;
   // Writes the key's file (update mode); a no-op in read mode.
   absl::Status Insert(const AutotuneKey& key,
                       const xla::AutotuneResult& result) override;
 
-  void set_warning_callback(std::function<void(const std::string&)> cb) {
-    warn_ = std::move(cb);
-  }
   const std::string& dir() const { return dir_; }
+  DirectoryCacheMode mode() const { return mode_; }
 
  private:
   DirectoryAutotuneCache(std::string dir, DirectoryCacheMode mode)
       : dir_(std::move(dir)), mode_(mode) {}
   std::string dir_;
   DirectoryCacheMode mode_;
-  std::function<void(const std::string&)> warn_;
 };
 
 // The entries of a per-fusion directory as one AutotuneResults, for `xtune
@@ -65,22 +63,6 @@ class DirectoryAutotuneCache : public AutotuneCache {
 // file that is not an AutotuneResult or whose key does not hash to its name.
 absl::StatusOr<xla::AutotuneResults> ReadDirectoryCache(const std::string& dir,
                                                         int64_t* without_key);
-
-// Memory first, then the directory (when there is one); a directory hit is
-// copied into memory so a dump holds it. Inserts go to both.
-class TieredAutotuneCache : public AutotuneCache {
- public:
-  // Borrows both; `directory` may be null.
-  TieredAutotuneCache(InMemoryAutotuneCache* memory, AutotuneCache* directory)
-      : memory_(memory), directory_(directory) {}
-  std::optional<CacheHit> Lookup(const AutotuneKey& key) override;
-  absl::Status Insert(const AutotuneKey& key,
-                      const xla::AutotuneResult& result) override;
-
- private:
-  InMemoryAutotuneCache* memory_;
-  AutotuneCache* directory_;
-};
 
 }  // namespace xtune
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "cache/cache_test_util.h"
+#include "cache/store_chain.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "util/file.h"
@@ -53,12 +54,12 @@ TEST(DirectoryCacheTest, UpdateWritesOneTextFilePerKeyAndReadsItBack) {
   ASSERT_OK_AND_ASSIGN(auto cache, DirectoryAutotuneCache::Open(
                                        dir, DirectoryCacheMode::kUpdate));
   AutotuneKey key{"CPU: x", "h", 1};
-  EXPECT_FALSE(cache->Lookup(key).has_value());
+  EXPECT_FALSE(cache->Lookup(key)->has_value());
   ASSERT_THAT(cache->Insert(key, CpuGemmResult(128)), IsOk());
   ASSERT_OK_AND_ASSIGN(std::string text,
                        ReadFile(dir + "/" + DirectoryCacheFileName(key)));
   EXPECT_THAT(text, HasSubstr("kc: 128"));
-  std::optional<CacheHit> hit = cache->Lookup(key);
+  std::optional<CacheHit> hit = *cache->Lookup(key);
   ASSERT_TRUE(hit.has_value());
   EXPECT_EQ(hit->tier, "directory");
   EXPECT_EQ(hit->result->cpu_gemm().kc(), 128);
@@ -75,36 +76,40 @@ TEST(DirectoryCacheTest, ReadModeNeverWrites) {
   EXPECT_TRUE(std::filesystem::is_empty(dir));
 }
 
-TEST(DirectoryCacheTest, CorruptFileIsAMissWithAWarning) {
+TEST(DirectoryCacheTest, CorruptFileIsDataLossNamingIt) {
   std::string dir = FreshDir("corrupt");
   ASSERT_OK_AND_ASSIGN(auto cache, DirectoryAutotuneCache::Open(
                                        dir, DirectoryCacheMode::kUpdate));
-  std::vector<std::string> warnings;
-  cache->set_warning_callback(
-      [&](const std::string& w) { warnings.push_back(w); });
   AutotuneKey key{"d", "h", 1};
-  ASSERT_THAT(WriteFileAtomically(dir + "/" + DirectoryCacheFileName(key),
-                                  "cpu_gemm { mc:"),
-              IsOk());
-  EXPECT_FALSE(cache->Lookup(key).has_value());
-  ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_THAT(warnings[0], HasSubstr("not a valid"));
+  std::string path = dir + "/" + DirectoryCacheFileName(key);
+  ASSERT_THAT(WriteFileAtomically(path, "cpu_gemm { mc:"), IsOk());
+  EXPECT_THAT(cache->Lookup(key),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr(path)));
+  // Rewritten once tuned.
+  ASSERT_THAT(cache->Insert(key, CpuGemmResult(8)), IsOk());
+  EXPECT_TRUE((*cache->Lookup(key)).has_value());
 }
 
-TEST(DirectoryCacheTest, TieredPromotesDirectoryHitsIntoMemory) {
+TEST(DirectoryCacheTest, ChainPromotesDirectoryHitsIntoMemory) {
   std::string dir = FreshDir("tiered");
   ASSERT_OK_AND_ASSIGN(
       auto d, DirectoryAutotuneCache::Open(dir, DirectoryCacheMode::kUpdate));
   AutotuneKey key{"d", "h", 1};
   ASSERT_THAT(d->Insert(key, CpuGemmResult(64)), IsOk());
-  InMemoryAutotuneCache memory;
-  TieredAutotuneCache tiered(&memory, d.get());
-  EXPECT_EQ(tiered.Lookup(key)->tier, "directory");
-  EXPECT_EQ(tiered.Lookup(key)->tier, "memory");
-  EXPECT_EQ(memory.Dump().results_size(), 1);
+  auto memory = std::make_shared<InMemoryAutotuneCache>();
+  std::shared_ptr<DirectoryAutotuneCache> directory = std::move(d);
+  StoreChain chain;
+  chain.AddTier("memory", memory, TierPolicy());
+  TierPolicy promote;
+  promote.promote = true;
+  promote.writes_required = false;
+  chain.AddTier("directory", directory, promote);
+  EXPECT_EQ((*chain.Lookup(key))->tier, "directory");
+  EXPECT_EQ((*chain.Lookup(key))->tier, "memory");
+  EXPECT_EQ(memory->Dump().results_size(), 1);
   AutotuneKey other{"d", "g", 1};
-  ASSERT_THAT(tiered.Insert(other, CpuGemmResult(32)), IsOk());
-  EXPECT_TRUE(d->Lookup(other).has_value());
+  ASSERT_THAT(chain.Insert(other, CpuGemmResult(32)), IsOk());
+  EXPECT_TRUE(directory->Lookup(other)->has_value());
 }
 
 TEST(DirectoryCacheTest, ManyProcessesWritingOneDirectoryLoseNothing) {
@@ -146,7 +151,7 @@ TEST(DirectoryCacheTest, ManyProcessesWritingOneDirectoryLoseNothing) {
       std::string hlo = k % 2 == 0
                             ? "shared" + std::to_string(k)
                             : "p" + std::to_string(p) + "_" + std::to_string(k);
-      std::optional<CacheHit> hit = cache->Lookup({"d", hlo, 1});
+      std::optional<CacheHit> hit = *cache->Lookup({"d", hlo, 1});
       ASSERT_TRUE(hit.has_value()) << hlo;
       if (k % 2 == 1) {
         EXPECT_EQ(hit->result->cpu_gemm().kc(), 100 + p);

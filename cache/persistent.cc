@@ -90,7 +90,7 @@ AutotuneCacheSession::Open(const PersistentCacheOptions& options,
                        options.load_from, "): ", results.status().message()));
     }
     absl::StatusOr<int64_t> added =
-        s->memory_.Load(*results, s->load_path_, current_version);
+        s->memory_->Load(*results, s->load_path_, current_version);
     if (!added.ok()) {
       return absl::Status(added.status().code(),
                           absl::StrCat("cannot load autotune results: ",
@@ -98,11 +98,18 @@ AutotuneCacheSession::Open(const PersistentCacheOptions& options,
     }
     s->loaded_ = *added;
   }
+  TierPolicy memory;  // read-write, writes required
+  s->chain_.AddTier("memory", s->memory_, memory);
   if (!options.per_fusion_dir.empty()) {
     XTUNE_ASSIGN_OR_RETURN(
-        s->directory_, DirectoryAutotuneCache::Open(options.per_fusion_dir,
-                                                    options.per_fusion_mode));
-    s->tiered_ = TieredAutotuneCache(&s->memory_, s->directory_.get());
+        std::unique_ptr<DirectoryAutotuneCache> directory,
+        DirectoryAutotuneCache::Open(options.per_fusion_dir,
+                                     options.per_fusion_mode));
+    TierPolicy policy;
+    policy.writable = options.per_fusion_mode == DirectoryCacheMode::kUpdate;
+    policy.writes_required = false;  // a shared folder may be full or gone
+    policy.promote = true;           // so that a dump holds its hits
+    s->chain_.AddTier("directory", std::move(directory), policy);
   }
   return s;
 }
@@ -125,7 +132,7 @@ absl::StatusOr<AutotuneCacheSession::DumpReport> AutotuneCacheSession::Dump() {
   // One dump at a time: a later snapshot must not be overwritten by an
   // earlier one (compilers on several threads share a session).
   absl::MutexLock lock(&dump_mu_);
-  xla::AutotuneResults results = memory_.Dump();
+  xla::AutotuneResults results = memory_->Dump();
   absl::Status status;
   report.written = results.results_size();
   if (dump_merge_) {
@@ -182,7 +189,7 @@ std::vector<std::string> AutotuneCacheSession::Warnings(
   }
   if (loaded_ > 0) {
     std::map<std::pair<std::string, int>, int64_t> by =
-        memory_.LoadedByDeviceAndVersion();
+        memory_->LoadedByDeviceAndVersion();
     if (!by.contains({std::string(device), current_version_})) {
       std::string held;
       for (const auto& [dv, n] : by) {
@@ -205,14 +212,18 @@ std::string AutotuneCacheSession::Summary(absl::string_view device,
   std::string out;
   if (!load_path_.empty()) {
     out = absl::StrCat("loaded ", loaded_, " entries from ", load_path_, " (",
-                       memory_.LoadedForOtherDevices(device),
-                       " for other devices, ", memory_.UnusedLoadedCount(),
+                       memory_->LoadedForOtherDevices(device),
+                       " for other devices, ", memory_->UnusedLoadedCount(),
                        " not used)");
   }
   if (!dump_path_.empty()) {
     absl::StrAppend(&out, out.empty() ? "" : "; ",
                     dump_merge_ ? "merged " : "dumped ", dumped, " entries ",
                     dump_merge_ ? "into " : "to ", dump_path_);
+  }
+  std::string failures = chain_.FailureSummary();
+  if (!failures.empty()) {
+    absl::StrAppend(&out, out.empty() ? "" : "; ", failures);
   }
   if (out.empty()) return out;
   return absl::StrCat("autotune cache: ", out);

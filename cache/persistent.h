@@ -15,6 +15,7 @@
 #include "absl/synchronization/mutex.h"
 #include "cache/autotune_cache.h"
 #include "cache/directory_cache.h"
+#include "cache/store_chain.h"
 
 namespace xtune {
 
@@ -52,10 +53,22 @@ class AutotuneCacheSession {
   static absl::StatusOr<std::unique_ptr<AutotuneCacheSession>> Open(
       const PersistentCacheOptions& options, int current_version);
 
-  // Memory over the directory tier: what the autotuner uses.
-  AutotuneCache* cache() { return &tiered_; }
-  InMemoryAutotuneCache& memory() { return memory_; }
-  const InMemoryAutotuneCache& memory() const { return memory_; }
+  // The chain the autotuner uses: memory (with the loaded file; writes
+  // required) over the per-fusion directory (read-only in read mode;
+  // best-effort writes; hits promoted into memory), then any tier added
+  // with AddTier().
+  AutotuneCache* cache() { return &chain_; }
+  StoreChain& chain() { return chain_; }
+  const StoreChain& chain() const { return chain_; }
+  InMemoryAutotuneCache& memory() { return *memory_; }
+  const InMemoryAutotuneCache& memory() const { return *memory_; }
+
+  // Appends a tier below the others (a remote store; a scripted one in
+  // tests). Not thread-safe: before any compile uses the session.
+  void AddTier(std::string name, std::shared_ptr<AutotuneCache> store,
+               TierPolicy policy) {
+    chain_.AddTier(std::move(name), std::move(store), policy);
+  }
 
   struct DumpReport {
     // Entries written: the whole memory tier (with dump_merge: what this
@@ -74,7 +87,8 @@ class AutotuneCacheSession {
   int64_t loaded() const { return loaded_; }
 
   // "autotune cache: loaded 12 entries from F (2 for other devices, 3 not
-  // used); dumped 14 entries to G" — empty when no file is involved.
+  // used); dumped 14 entries to G; directory: 1 lookup error" — empty when
+  // no file is involved and no tier failed.
   std::string Summary(absl::string_view device, const DumpReport& dump) const;
 
   // Warnings for the user, one line each (empty when all is well): a dump
@@ -84,13 +98,13 @@ class AutotuneCacheSession {
                                     const DumpReport& dump) const;
 
  private:
-  AutotuneCacheSession() : tiered_(&memory_, nullptr) {}
+  AutotuneCacheSession()
+      : memory_(std::make_shared<InMemoryAutotuneCache>()) {}
 
   int current_version_ = 0;
   absl::Mutex dump_mu_;
-  InMemoryAutotuneCache memory_;
-  std::unique_ptr<DirectoryAutotuneCache> directory_;
-  TieredAutotuneCache tiered_;
+  std::shared_ptr<InMemoryAutotuneCache> memory_;
+  StoreChain chain_;
   std::string load_path_;
   std::string dump_path_;
   bool dump_merge_ = false;

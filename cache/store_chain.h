@@ -1,0 +1,97 @@
+// StoreChain: autotune cache tiers composed into one AutotuneCache, as
+// TVM's databases compose: memory over a per-fusion directory over a remote
+// store (later), each knowing nothing of the others. Each tier has a
+// policy:
+//   - read-only or read-write;
+//   - writes required (a failed write fails the compile) or best-effort (a
+//     warning, counted in write_failures());
+//   - promote: a hit in this tier is copied into the writable tiers above
+//     it (so a dump of the memory tier holds it);
+//   - a lookup and write timeout: a tier slower than that is a warning and
+//     a miss (or a failed write), never a stalled compile.
+// A tier whose lookup fails (Unavailable, DataLoss, ...) is one warning and
+// a miss in that tier; the chain goes on to the next. Lookup() of the chain
+// itself never fails.
+//
+// Thread-safe when its tiers are.
+#ifndef XTUNE_CACHE_STORE_CHAIN_H_
+#define XTUNE_CACHE_STORE_CHAIN_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "cache/autotune_cache.h"
+
+namespace xtune {
+
+struct TierPolicy {
+  // Inserts reach this tier. Default true.
+  bool writable = true;
+  // A failed write fails Insert() (true) or is a warning counted in
+  // write_failures() (false, best-effort). Default true.
+  bool writes_required = true;
+  // A hit here is inserted into the writable tiers above. Default false.
+  bool promote = false;
+  // Longest wait for one lookup or write of this tier; longer is a warning
+  // and a miss (or a failed write). The call itself goes on in the
+  // background and its result is dropped. Default: no limit (the call runs
+  // on the caller's thread).
+  absl::Duration timeout = absl::InfiniteDuration();
+};
+
+class StoreChain : public AutotuneCache {
+ public:
+  StoreChain();
+  ~StoreChain() override;
+
+  // Appends a tier below the existing ones. `name` appears in hits
+  // ("memory", "directory") and in warnings.
+  void AddTier(std::string name, std::shared_ptr<AutotuneCache> store,
+               TierPolicy policy);
+
+  // The first tier's hit, promoted as the policies say. Never an error.
+  absl::StatusOr<std::optional<CacheHit>> Lookup(const AutotuneKey& key) override;
+  // Writes every writable tier. Errors: the first failure of a tier whose
+  // writes are required (naming it); best-effort failures are warnings.
+  absl::Status Insert(const AutotuneKey& key,
+                      const xla::AutotuneResult& result) override;
+
+  // Where warnings go (one line each, without "xtune: warning: "); stderr
+  // by default.
+  void set_warning_callback(std::function<void(const std::string&)> cb);
+
+  // Failures so far, by tier name.
+  std::map<std::string, int64_t> lookup_errors() const;
+  std::map<std::string, int64_t> write_failures() const;
+  // "directory: 1 lookup error, 2 writes failed" — empty when none.
+  std::string FailureSummary() const;
+
+  size_t size() const { return tiers_.size(); }
+
+ private:
+  struct Tier {
+    std::string name;
+    std::shared_ptr<AutotuneCache> store;
+    TierPolicy policy;
+  };
+  absl::StatusOr<std::optional<CacheHit>> LookupIn(const Tier& tier,
+                                                   const AutotuneKey& key);
+  absl::Status InsertIn(const Tier& tier, const AutotuneKey& key,
+                        const xla::AutotuneResult& result);
+  void Warn(const std::string& message);
+
+  std::vector<Tier> tiers_;
+  std::function<void(const std::string&)> warn_;
+  mutable absl::Mutex mu_;
+  std::map<std::string, int64_t> lookup_errors_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, int64_t> write_failures_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace xtune
+
+#endif  // XTUNE_CACHE_STORE_CHAIN_H_
