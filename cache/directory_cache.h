@@ -14,14 +14,12 @@
 
 #include "absl/status/statusor.h"
 #include "cache/autotune_cache.h"
+#include "xtune/options.h"
 
 namespace xtune {
 
-// --xla_gpu_experimental_autotune_cache_mode.
-enum class DirectoryCacheMode {
-  kUpdate,  // read on a miss of the memory tier, write what is tuned
-  kRead,    // read only
-};
+// DirectoryCacheMode (--xla_gpu_experimental_autotune_cache_mode) is
+// defined in xtune/options.h.
 
 // Parses "update" / "read" and XLA's enum names AUTOTUNE_CACHE_MODE_UPDATE /
 // AUTOTUNE_CACHE_MODE_READ (any case). InvalidArgument otherwise.

@@ -15,27 +15,12 @@
 #include "absl/synchronization/mutex.h"
 #include "cache/autotune_cache.h"
 #include "cache/directory_cache.h"
+#include "xtune/options.h"
 #include "cache/store_chain.h"
 
 namespace xtune {
 
-// Every field also goes into SessionKey() below.
-struct PersistentCacheOptions {
-  // --xla_gpu_load_autotune_results_from: loaded when the session opens.
-  // Default "" (nothing).
-  std::string load_from;
-  // --xla_gpu_dump_autotune_results_to: the whole memory tier is written
-  // after every compile. Default "" (no dump).
-  std::string dump_to;
-  // --xtune_dump_autotune_results_merge: the dump merges into what the file
-  // already holds, under a lock, instead of replacing it (for ctest -j and
-  // sharded runs dumping into one file). Default false.
-  bool dump_merge = false;
-  // --xla_gpu_per_fusion_autotune_cache_dir. Default "" (no directory tier).
-  std::string per_fusion_dir;
-  // --xla_gpu_experimental_autotune_cache_mode. Default update.
-  DirectoryCacheMode per_fusion_mode = DirectoryCacheMode::kUpdate;
-};
+// PersistentCacheOptions is defined in xtune/options.h.
 
 // A text that is equal for two option sets exactly when they describe the
 // same session: every field, with paths resolved (test prefixes) and made

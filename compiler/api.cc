@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "cache/results_file.h"
 #include "codegen/codegen_version.h"
 #include "compiler/compile.h"
 #include "eval/evaluator.h"
@@ -17,16 +18,17 @@ namespace xtune {
 
 struct Program::Impl {
   std::shared_ptr<Backend> backend;  // outlives the executable
-  std::unique_ptr<Module> module;  // the module as given (for the reference)
+  std::unique_ptr<Module> module;    // the module as given (for the reference)
   CompiledModule compiled;
   CompileStats stats;
   bool excess_precision = true;  // --xla_allow_excess_precision
 };
 
 struct Compiler::Impl {
-  XlaFlags flags;
+  CompilerOptions options;
+  XlaFlags flags;  // options.autotune and options.cache, for compile.h
   std::shared_ptr<AutotuneCacheSession> session;
-  // One backend for every compile of this Compiler (and the executables
+  // One backend for every compile of this Compiler (and for the executables
   // they make: Programs share it).
   std::shared_ptr<Backend> backend;
   absl::Mutex compile_mu;  // one compile at a time on the backend
@@ -35,7 +37,7 @@ struct Compiler::Impl {
 namespace {
 
 // Like XLA's, the autotune cache is per process: every Compiler with the
-// same cache flags shares one session (the file is loaded once, and each
+// same cache options shares one session (the file is loaded once, and each
 // dump holds what all of them tuned).
 absl::StatusOr<std::shared_ptr<AutotuneCacheSession>> SharedSession(
     const PersistentCacheOptions& o) {
@@ -54,27 +56,94 @@ absl::StatusOr<std::shared_ptr<AutotuneCacheSession>> SharedSession(
   return shared;
 }
 
-}  // namespace
+constexpr struct {
+  ElementType type;
+  DType dtype;
+} kTypes[] = {
+    {ElementType::kPred, DType::kPred}, {ElementType::kS8, DType::kS8},
+    {ElementType::kS32, DType::kS32},   {ElementType::kS64, DType::kS64},
+    {ElementType::kU8, DType::kU8},     {ElementType::kU32, DType::kU32},
+    {ElementType::kF16, DType::kF16},   {ElementType::kBF16, DType::kBF16},
+    {ElementType::kF32, DType::kF32},   {ElementType::kF64, DType::kF64},
+};
 
-Program::Program(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Program::~Program() = default;
-const CompileStats& Program::stats() const { return impl_->stats; }
+DType DTypeOf(ElementType t) {
+  for (const auto& e : kTypes) {
+    if (e.type == t) return e.dtype;
+  }
+  return DType::kF64;
+}
 
-namespace {
+ElementType ElementTypeOf(DType t) {
+  for (const auto& e : kTypes) {
+    if (e.dtype == t) return e.type;
+  }
+  return ElementType::kF64;
+}
 
 void Flatten(const Literal& l, std::vector<Array>* out) {
   if (l.IsTuple()) {
     for (const Literal& e : l.elements()) Flatten(e, out);
     return;
   }
-  Array a;
-  a.dims = l.shape().dims();
-  a.values.resize(l.element_count());
-  for (int64_t i = 0; i < l.element_count(); ++i) a.values[i] = l.GetDouble(i);
-  out->push_back(std::move(a));
+  // Logical row-major order, whatever the layout.
+  Literal row_major = l.shape().HasDefaultLayout()
+                          ? l
+                          : l.Relayout(DefaultLayout(l.shape().rank()));
+  out->push_back(Array::FromBytes(
+      ElementTypeOf(l.shape().dtype()), l.shape().dims(),
+      std::vector<uint8_t>(row_major.bytes().begin(), row_major.bytes().end())));
 }
 
 }  // namespace
+
+const char* ElementTypeName(ElementType type) {
+  static std::string* names = [] {
+    auto* n = new std::string[std::size(kTypes)];
+    for (size_t i = 0; i < std::size(kTypes); ++i) {
+      n[i] = std::string(DTypeName(kTypes[i].dtype));
+    }
+    return n;
+  }();
+  for (size_t i = 0; i < std::size(kTypes); ++i) {
+    if (kTypes[i].type == type) return names[i].c_str();
+  }
+  return "?";
+}
+
+int ElementTypeBytes(ElementType type) {
+  return static_cast<int>(DTypeByteSize(DTypeOf(type)));
+}
+
+Array Array::FromBytes(ElementType type, std::vector<int64_t> dims,
+                       std::vector<uint8_t> bytes) {
+  Array a;
+  a.dims_ = std::move(dims);
+  a.typed_ = true;
+  a.type_ = type;
+  a.bytes_ = std::move(bytes);
+  return a;
+}
+
+int64_t Array::element_count() const {
+  int64_t n = 1;
+  for (int64_t d : dims_) n *= d;
+  return n;
+}
+
+std::vector<double> Array::values() const {
+  if (!typed_) return doubles_;
+  Literal l(Shape(DTypeOf(type_), dims_));
+  if (static_cast<int64_t>(bytes_.size()) != l.shape().ByteSize()) return {};
+  std::memcpy(l.bytes().data(), bytes_.data(), bytes_.size());
+  std::vector<double> out(static_cast<size_t>(l.element_count()));
+  for (int64_t i = 0; i < l.element_count(); ++i) out[i] = l.GetDouble(i);
+  return out;
+}
+
+Program::Program(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Program::~Program() = default;
+const CompileStats& Program::stats() const { return impl_->stats; }
 
 absl::StatusOr<std::vector<Array>> Program::Run(
     const std::vector<Array>& args) {
@@ -91,16 +160,38 @@ absl::StatusOr<std::vector<Array>> Program::Run(
       return absl::InvalidArgumentError(
           "tuple parameters are not supported by the API");
     }
-    if (static_cast<int64_t>(args[i].values.size()) != shape.ElementCount() ||
-        args[i].dims != shape.dims()) {
+    const Array& a = args[i];
+    if (a.dims() != shape.dims() ||
+        a.element_count() != shape.ElementCount() ||
+        (!a.typed() &&
+         static_cast<int64_t>(a.values().size()) != shape.ElementCount())) {
       return absl::InvalidArgumentError(
           absl::StrCat("argument ", i, " does not match parameter shape ",
                        shape.ToString(false)));
     }
-    Literal l(shape);
-    for (int64_t j = 0; j < shape.ElementCount(); ++j)
-      l.SetDouble(j, args[i].values[j]);
-    literals.push_back(std::move(l));
+    // Filled in logical row-major order, then laid out as the parameter.
+    Literal row_major(Shape(shape.dtype(), shape.dims()));
+    if (a.typed()) {
+      if (DTypeOf(a.type()) != shape.dtype()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "argument ", i, " holds ", ElementTypeName(a.type()),
+            " but the parameter is ", shape.ToString(false)));
+      }
+      if (static_cast<int64_t>(a.bytes().size()) != shape.ByteSize()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "argument ", i, " has ", a.bytes().size(), " bytes, expected ",
+            shape.ByteSize()));
+      }
+      std::memcpy(row_major.bytes().data(), a.bytes().data(), a.bytes().size());
+    } else {
+      std::vector<double> v = a.values();
+      for (int64_t j = 0; j < shape.ElementCount(); ++j) {
+        row_major.SetDouble(j, v[j]);
+      }
+    }
+    literals.push_back(shape.HasDefaultLayout()
+                           ? std::move(row_major)
+                           : row_major.Relayout(shape.minor_to_major()));
   }
   XTUNE_ASSIGN_OR_RETURN(Literal result,
                          impl_->compiled.executable->Run(literals));
@@ -120,18 +211,40 @@ absl::Status Program::RunAndVerify(uint64_t seed) {
   return CompareLiterals(expected, actual, "the compiled module's output");
 }
 
+absl::StatusOr<CompilerOptions> CompilerOptionsFromFlags(
+    const std::vector<std::string>& flags) {
+  XlaFlags xla;
+  XTUNE_RETURN_IF_ERROR(ApplyXlaFlagsFromEnvironment(&xla));
+  XTUNE_RETURN_IF_ERROR(ApplyXlaFlagArgs(flags, &xla));
+  CompilerOptions options;
+  options.autotune = xla.autotune;
+  options.cache = xla.cache;
+  return options;
+}
+
 Compiler::Compiler(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Compiler::~Compiler() = default;
 
 absl::StatusOr<std::unique_ptr<Compiler>> Compiler::Create(
     const std::vector<std::string>& flags) {
+  XTUNE_ASSIGN_OR_RETURN(CompilerOptions options,
+                         CompilerOptionsFromFlags(flags));
+  return Create(options);
+}
+
+absl::StatusOr<std::unique_ptr<Compiler>> Compiler::Create(
+    const CompilerOptions& options) {
   auto impl = std::make_unique<Impl>();
-  XTUNE_RETURN_IF_ERROR(ApplyXlaFlagsFromEnvironment(&impl->flags));
-  XTUNE_RETURN_IF_ERROR(ApplyXlaFlagArgs(flags, &impl->flags));
+  impl->options = options;
+  impl->flags.autotune = options.autotune;
+  impl->flags.cache = options.cache;
+  XTUNE_ASSIGN_OR_RETURN(impl->backend,
+                         CreateBackendFor(options.backend, impl->flags));
   XTUNE_ASSIGN_OR_RETURN(impl->session, SharedSession(impl->flags.cache));
-  XTUNE_ASSIGN_OR_RETURN(impl->backend, CreateBackendFor("cpu", impl->flags));
   return std::unique_ptr<Compiler>(new Compiler(std::move(impl)));
 }
+
+const CompilerOptions& Compiler::options() const { return impl_->options; }
 
 absl::StatusOr<std::unique_ptr<Program>> Compiler::CompileText(
     absl::string_view hlo_text, absl::string_view name) {
@@ -144,7 +257,9 @@ absl::StatusOr<std::unique_ptr<Program>> Compiler::CompileText(
         impl->compiled, CompileModule(*impl->module, impl_->backend.get(),
                                       impl_->flags, {}, impl_->session.get()));
   }
-  impl->excess_precision = impl_->flags.autotune.excess_precision;
+  // (The interpreter computes HLO semantics: its reference is exact.)
+  impl->excess_precision =
+      impl_->flags.autotune.excess_precision && impl_->backend->Tunable();
   const TuningStats& s = impl->compiled.tuning.stats;
   impl->stats.fusions = s.fusions;
   impl->stats.cache_hits = s.cache_hits;
@@ -160,6 +275,22 @@ absl::StatusOr<std::unique_ptr<Program>> Compiler::CompileFile(
     const std::string& path) {
   XTUNE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
   return CompileText(text, path);
+}
+
+absl::StatusOr<std::string> Compiler::SerializeAutotuneResults(
+    bool as_textproto) const {
+  return xtune::SerializeAutotuneResults(impl_->session->memory().Dump(),
+                                         as_textproto);
+}
+
+absl::Status Compiler::LoadAutotuneResults(absl::string_view data,
+                                           bool as_textproto) {
+  XTUNE_ASSIGN_OR_RETURN(
+      xla::AutotuneResults results,
+      ParseAutotuneResults(data, as_textproto, "<autotune results>"));
+  return impl_->session->memory()
+      .Load(results, "<autotune results>", kCodegenVersion)
+      .status();
 }
 
 }  // namespace xtune

@@ -104,7 +104,8 @@ ENTRY e {
   auto out = (*program)->Run({xtune::Array{{2, 2}, {1, -2, 3, 4}}});
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ(out->size(), 1u);
-  EXPECT_THAT((*out)[0].values, ::testing::ElementsAre(-1, 2, -3, -4));
+  EXPECT_THAT((*out)[0].values(), ::testing::ElementsAre(-1, 2, -3, -4));
+  EXPECT_EQ((*out)[0].type(), xtune::ElementType::kF32);
   EXPECT_FALSE((*program)->Run({}).ok());
 }
 

@@ -1,0 +1,139 @@
+// The options of xtune's compiler, as plain data: which backend, how to
+// autotune, and which persistent caches to use. Every field says its default
+// and the XLA flag it mirrors. Programs set them directly
+// (Compiler::Create(CompilerOptions)); or read them from XLA's flags exactly
+// as an XLA program does (CompilerOptionsFromFlags, compiler.h): the
+// XLA_FLAGS environment variable, then explicit flags. Value types; no
+// global state.
+#ifndef XTUNE_INCLUDE_XTUNE_OPTIONS_H_
+#define XTUNE_INCLUDE_XTUNE_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/time/time.h"
+
+namespace xtune {
+
+struct AutotuneOptions {
+  // --xla_gpu_autotune_level, XLA's meaning. 0: no tuning (default configs);
+  // 1: tune on zero inputs; >= 2: deterministic pseudo-random inputs; >= 4:
+  // check every candidate's output against a reference (a mismatch is
+  // recorded as WRONG_RESULT and the candidate is passed over while a
+  // correct one exists); 5: never choose a wrong candidate (a fusion whose
+  // candidates are all wrong is an error). Default 4.
+  int level = 4;
+  // --xla_gpu_exhaustive_tiling_search: the full search space instead of the
+  // default list. Default false.
+  bool exhaustive = false;
+  // --xla_gpu_autotune_gemm_rtol: element mismatch iff
+  // |a-b| / (max(|a|,|b|) + 1) > rtol. Default 0.1.
+  double rtol = 0.1;
+  // --xla_gpu_crash_on_verification_failures: a wrong result ends the
+  // compile with an error instead of being recorded. Default false.
+  bool crash_on_verification_failures = false;
+  // --xla_gpu_override_gemm_autotuner: a textproto config forced on every
+  // gemm fusion (see autotune/override.h). Default "" (none).
+  std::string override_gemm;
+  // --xla_gpu_dump_autotune_logs_to: write every candidate's result (config,
+  // time, failure) as textproto to this file. Default "" (none).
+  std::string dump_logs_to;
+  // --xla_gpu_force_compilation_parallelism: threads compiling candidates;
+  // 0 = all cores. Default 0.
+  int compilation_parallelism = 0;
+  // --xla_gpu_cublas_fallback: include the library gemm candidate (cuBLAS;
+  // OpenBLAS on the CPU backend). Default true.
+  bool library_fallback = true;
+
+  // --xla_gpu_require_complete_aot_autotune_results: a fusion missing from
+  // the cache is an error (naming it and its key) and nothing is tuned.
+  // Default false.
+  bool require_complete = false;
+
+  // --xla_allow_excess_precision: generated kernels may keep f16/bf16
+  // intermediates (and reduction accumulators) in f32, rounding at converts
+  // and stores; the reference then allows the same (EvaluatorOptions::
+  // excess_precision), so like is compared with like. false: every f16/bf16
+  // result is rounded (HLO semantics) in kernels and reference. Default
+  // true, as in XLA.
+  bool excess_precision = true;
+
+  // xtune's own knobs.
+  // --xtune_autotune_details: cache entries also record every candidate's
+  // median and failure and the winner's samples. Default false.
+  bool record_candidates = false;
+  // Timing: after a warm-up, repeat until both `min_repetitions` runs and
+  // `time_budget` of wall time are done (at most `max_repetitions`),
+  // flushing the caches before each run. Defaults 5, 30 ms, 200.
+  int min_repetitions = 6;
+  absl::Duration time_budget = absl::Milliseconds(30);
+  int max_repetitions = 300;
+  // The budget is spent in this many interleaved rounds over the
+  // candidates (each round in a fresh worker), so drifts of a shared
+  // machine hit every candidate alike; the spread of the candidates' round
+  // medians sets the noise band. Default 3.
+  int rounds = 3;
+  // Then the candidates within max(2 x band, 5%) of the best (at most 8)
+  // get this many more rounds before the final choice. Default 3.
+  int final_rounds = 3;
+  // Cache flush before each timed run: on x86 the kernel's own buffers are
+  // evicted with clflush; elsewhere this many bytes are written (about 1.5x
+  // the last-level cache; the CLI sets it from the device). 0 = no flush.
+  // Default 48 MiB.
+  int64_t flush_bytes = int64_t{48} << 20;
+  // A candidate still running after this is killed and recorded as hung.
+  // Default 30 s.
+  absl::Duration candidate_timeout = absl::Seconds(30);
+  // Candidates whose median is within the noise band of the best (the
+  // machine's drift between rounds, never below this) tie; ties go to the
+  // earliest config in canonical order.
+  // Default 0.03 (the floor is 2%; 3% makes repeated tunings on a
+  // shared machine agree more often).
+  double min_noise_band = 0.03;
+  // Progress on stderr while tuning: kTerminal rewrites one line in place;
+  // kLines prints a plain line at most every `progress_interval` (CI logs
+  // stay alive through a long tune). The CLI picks kTerminal when stderr is
+  // a terminal, else kLines. Default kOff.
+  enum class ProgressMode { kOff, kTerminal, kLines };
+  ProgressMode progress = ProgressMode::kOff;
+  absl::Duration progress_interval = absl::Seconds(10);
+  // Print the one-line summary on stderr after every Tune(). Default true.
+  bool print_summary = true;
+};
+
+// --xla_gpu_experimental_autotune_cache_mode.
+enum class DirectoryCacheMode {
+  kUpdate,  // read on a miss of the memory tier, write what is tuned
+  kRead,    // read only
+};
+
+// Every field also goes into SessionKey() (cache/persistent.h).
+struct PersistentCacheOptions {
+  // --xla_gpu_load_autotune_results_from: loaded when the session opens.
+  // Default "" (nothing).
+  std::string load_from;
+  // --xla_gpu_dump_autotune_results_to: the whole memory tier is written
+  // after every compile. Default "" (no dump).
+  std::string dump_to;
+  // --xtune_dump_autotune_results_merge: the dump merges into what the file
+  // already holds, under a lock, instead of replacing it (for ctest -j and
+  // sharded runs dumping into one file). Default false.
+  bool dump_merge = false;
+  // --xla_gpu_per_fusion_autotune_cache_dir. Default "" (no directory tier).
+  std::string per_fusion_dir;
+  // --xla_gpu_experimental_autotune_cache_mode. Default update.
+  DirectoryCacheMode per_fusion_mode = DirectoryCacheMode::kUpdate;
+};
+
+struct CompilerOptions {
+  // The backend every compile uses (`xtune devices` lists them): "cpu" or
+  // "interpreter", or one a program registered (codegen/registry.h).
+  // Default "cpu".
+  std::string backend = "cpu";
+  AutotuneOptions autotune;
+  PersistentCacheOptions cache;
+};
+
+}  // namespace xtune
+
+#endif  // XTUNE_INCLUDE_XTUNE_OPTIONS_H_
