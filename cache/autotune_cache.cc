@@ -42,7 +42,7 @@ void SortEntries(xla::AutotuneResults* results) {
 
 absl::StatusOr<std::optional<CacheHit>> InMemoryAutotuneCache::Lookup(
     const AutotuneKey& key) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   auto it = entries_.find(key);
   if (it == entries_.end()) return std::optional<CacheHit>();
   it->second.used = true;
@@ -51,7 +51,7 @@ absl::StatusOr<std::optional<CacheHit>> InMemoryAutotuneCache::Lookup(
 
 absl::Status InMemoryAutotuneCache::Insert(const AutotuneKey& key,
                                            const xla::AutotuneResult& result) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   Stored& stored = entries_[key];
   stored.result = std::make_shared<const xla::AutotuneResult>(result);
   stored.file_version = key.version;
@@ -66,7 +66,7 @@ absl::StatusOr<int64_t> InMemoryAutotuneCache::Load(
   using View = std::tuple<absl::string_view, absl::string_view, int>;
   absl::flat_hash_map<View, int> incoming;
   incoming.reserve(results.results_size());
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   for (int i = 0; i < results.results_size(); ++i) {
     const auto& e = results.results(i);
     int version = e.version() == 0 ? current_version : e.version();
@@ -114,7 +114,7 @@ xla::AutotuneResults InMemoryAutotuneCache::Dump() const {
   std::vector<std::pair<const AutotuneKey*, const Stored*>> sorted;
   xla::AutotuneResults out;
   out.set_version(3);
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   sorted.reserve(entries_.size());
   for (const auto& [key, stored] : entries_) sorted.emplace_back(&key, &stored);
   std::sort(sorted.begin(), sorted.end(),
@@ -132,14 +132,14 @@ xla::AutotuneResults InMemoryAutotuneCache::Dump() const {
 }
 
 int64_t InMemoryAutotuneCache::size() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return static_cast<int64_t>(entries_.size());
 }
 
 std::vector<AutotuneKey> InMemoryAutotuneCache::UnusedLoaded() const {
   std::vector<AutotuneKey> out;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     for (const auto& [k, stored] : entries_) {
       if (stored.loaded && !stored.used) out.push_back(k);
     }
@@ -149,7 +149,7 @@ std::vector<AutotuneKey> InMemoryAutotuneCache::UnusedLoaded() const {
 }
 
 int64_t InMemoryAutotuneCache::UnusedLoadedCount() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   int64_t n = 0;
   for (const auto& [k, stored] : entries_) n += stored.loaded && !stored.used;
   return n;
@@ -157,7 +157,7 @@ int64_t InMemoryAutotuneCache::UnusedLoadedCount() const {
 
 int64_t InMemoryAutotuneCache::LoadedForOtherDevices(
     absl::string_view device) const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   int64_t n = 0;
   for (const auto& [k, stored] : entries_)
     n += stored.loaded && k.device != device;
@@ -166,7 +166,7 @@ int64_t InMemoryAutotuneCache::LoadedForOtherDevices(
 
 std::map<std::pair<std::string, int>, int64_t>
 InMemoryAutotuneCache::LoadedByDeviceAndVersion() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   std::map<std::pair<std::string, int>, int64_t> out;
   for (const auto& [k, stored] : entries_) {
     if (stored.loaded) ++out[{k.device, k.version}];

@@ -22,7 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "absl/synchronization/mutex.h"
+#include "util/mutex.h"
 #include "cache/autotune_results.pb.h"
 
 namespace xtune {
@@ -108,7 +108,7 @@ class InMemoryAutotuneCache : public AutotuneCache {
     bool loaded = false;   // came from Load()
     bool used = false;     // looked up
   };
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   absl::flat_hash_map<AutotuneKey, Stored> entries_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -5,7 +5,7 @@ namespace xtune {
 void FakeStore::Sleep() const {
   absl::Duration d;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     d = latency_;
   }
   if (d > absl::ZeroDuration()) absl::SleepFor(d);
@@ -14,7 +14,7 @@ void FakeStore::Sleep() const {
 absl::StatusOr<std::optional<CacheHit>> FakeStore::Lookup(
     const AutotuneKey& key) {
   Sleep();
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   ++lookups_;
   if (!next_lookup_errors_.empty()) {
     absl::Status e = next_lookup_errors_.front();
@@ -30,7 +30,7 @@ absl::StatusOr<std::optional<CacheHit>> FakeStore::Lookup(
 absl::Status FakeStore::Insert(const AutotuneKey& key,
                                const xla::AutotuneResult& result) {
   Sleep();
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (!insert_error_.ok()) return insert_error_;
   entries_[key] = std::make_shared<const xla::AutotuneResult>(result);
   ++inserts_;
@@ -38,37 +38,37 @@ absl::Status FakeStore::Insert(const AutotuneKey& key,
 }
 
 void FakeStore::FailNextLookups(std::deque<absl::Status> errors) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   next_lookup_errors_ = std::move(errors);
 }
 
 void FakeStore::FailAllLookups(absl::Status error) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   lookup_error_ = std::move(error);
 }
 
 void FakeStore::FailAllInserts(absl::Status error) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   insert_error_ = std::move(error);
 }
 
 void FakeStore::set_latency(absl::Duration latency) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   latency_ = latency;
 }
 
 int64_t FakeStore::lookups() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return lookups_;
 }
 
 int64_t FakeStore::inserts() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return inserts_;
 }
 
 int64_t FakeStore::size() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return static_cast<int64_t>(entries_.size());
 }
 

@@ -8,7 +8,7 @@
 #include <deque>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/synchronization/mutex.h"
+#include "util/mutex.h"
 #include "absl/time/time.h"
 #include "cache/autotune_cache.h"
 
@@ -41,7 +41,7 @@ class FakeStore : public AutotuneCache {
   void Sleep() const;
 
   const std::string tier_;
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   absl::flat_hash_map<AutotuneKey, std::shared_ptr<const xla::AutotuneResult>>
       entries_ ABSL_GUARDED_BY(mu_);
   std::deque<absl::Status> next_lookup_errors_ ABSL_GUARDED_BY(mu_);

@@ -131,7 +131,7 @@ absl::StatusOr<AutotuneCacheSession::DumpReport> AutotuneCacheSession::Dump() {
   if (dump_path_.empty()) return report;
   // One dump at a time: a later snapshot must not be overwritten by an
   // earlier one (compilers on several threads share a session).
-  absl::MutexLock lock(&dump_mu_);
+  MutexLock lock(&dump_mu_);
   xla::AutotuneResults results = memory_->Dump();
   absl::Status status;
   report.written = results.results_size();

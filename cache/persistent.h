@@ -12,7 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "util/mutex.h"
 #include "cache/autotune_cache.h"
 #include "cache/directory_cache.h"
 #include "xtune/options.h"
@@ -87,7 +87,7 @@ class AutotuneCacheSession {
       : memory_(std::make_shared<InMemoryAutotuneCache>()) {}
 
   int current_version_ = 0;
-  absl::Mutex dump_mu_;
+  Mutex dump_mu_;
   std::shared_ptr<InMemoryAutotuneCache> memory_;
   StoreChain chain_;
   std::string load_path_;

@@ -16,18 +16,18 @@ absl::StatusOr<T> WithTimeout(absl::Duration timeout,
                               std::function<absl::StatusOr<T>()> fn) {
   if (timeout == absl::InfiniteDuration()) return fn();
   struct State {
-    absl::Mutex mu;
+    Mutex mu;
     bool done = false;
     absl::StatusOr<T> result = absl::UnknownError("not run");
   };
   auto state = std::make_shared<State>();
   std::thread([state, fn = std::move(fn)] {
     absl::StatusOr<T> r = fn();
-    absl::MutexLock lock(&state->mu);
+    MutexLock lock(&state->mu);
     state->result = std::move(r);
     state->done = true;
   }).detach();
-  absl::MutexLock lock(&state->mu);
+  MutexLock lock(&state->mu);
   if (!state->mu.AwaitWithTimeout(absl::Condition(&state->done), timeout)) {
     return absl::DeadlineExceededError(
         absl::StrCat("no answer within ", absl::FormatDuration(timeout)));
@@ -85,7 +85,7 @@ absl::StatusOr<std::optional<CacheHit>> StoreChain::Lookup(
     absl::StatusOr<std::optional<CacheHit>> hit = LookupIn(tier, key);
     if (!hit.ok()) {
       {
-        absl::MutexLock lock(&mu_);
+        MutexLock lock(&mu_);
         ++lookup_errors_[tier.name];
       }
       Warn(absl::StrCat("autotune cache tier '", tier.name,
@@ -100,7 +100,7 @@ absl::StatusOr<std::optional<CacheHit>> StoreChain::Lookup(
         absl::Status s = InsertIn(tiers_[j], key, *(*hit)->result);
         if (!s.ok()) {
           {
-            absl::MutexLock lock(&mu_);
+            MutexLock lock(&mu_);
             ++write_failures_[tiers_[j].name];
           }
           Warn(absl::StrCat("autotune cache tier '", tiers_[j].name,
@@ -130,7 +130,7 @@ absl::Status StoreChain::Insert(const AutotuneKey& key,
       continue;
     }
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       ++write_failures_[tier.name];
     }
     Warn(absl::StrCat("autotune cache tier '", tier.name,
@@ -141,17 +141,17 @@ absl::Status StoreChain::Insert(const AutotuneKey& key,
 }
 
 std::map<std::string, int64_t> StoreChain::lookup_errors() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return lookup_errors_;
 }
 
 std::map<std::string, int64_t> StoreChain::write_failures() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return write_failures_;
 }
 
 std::string StoreChain::FailureSummary() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   std::string out;
   for (const Tier& t : tiers_) {
     auto l = lookup_errors_.find(t.name);

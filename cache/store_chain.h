@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
+#include "util/mutex.h"
 #include "absl/time/time.h"
 #include "cache/autotune_cache.h"
 
@@ -87,7 +87,7 @@ class StoreChain : public AutotuneCache {
 
   std::vector<Tier> tiers_;
   std::function<void(const std::string&)> warn_;
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   std::map<std::string, int64_t> lookup_errors_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int64_t> write_failures_ ABSL_GUARDED_BY(mu_);
 };

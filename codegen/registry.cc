@@ -5,7 +5,7 @@
 #include "absl/base/call_once.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/synchronization/mutex.h"
+#include "util/mutex.h"
 #include "codegen/cpu/cpu_backend.h"
 #include "codegen/interpreter/interpreter_backend.h"
 
@@ -13,7 +13,7 @@ namespace xtune {
 namespace {
 
 struct Registry {
-  absl::Mutex mu;
+  Mutex mu;
   std::map<std::string, BackendRegistration> entries ABSL_GUARDED_BY(mu);
 };
 
@@ -23,7 +23,7 @@ absl::Status Add(Registry& r, BackendRegistration b) {
     return absl::InvalidArgumentError(
         absl::StrCat("backend '", b.name, "' has no factory"));
   }
-  absl::MutexLock lock(&r.mu);
+  MutexLock lock(&r.mu);
   std::string name = b.name;
   if (!r.entries.emplace(name, std::move(b)).second) {
     return absl::AlreadyExistsError(
@@ -56,7 +56,7 @@ absl::StatusOr<std::unique_ptr<Backend>> CreateBackend(
   Registry& r = TheRegistry();
   BackendFactory factory;
   {
-    absl::MutexLock lock(&r.mu);
+    MutexLock lock(&r.mu);
     auto it = r.entries.find(std::string(name));
     if (it == r.entries.end()) {
       std::vector<std::string> names;
@@ -77,7 +77,7 @@ absl::StatusOr<std::unique_ptr<Backend>> CreateBackend(
 
 std::vector<RegisteredBackend> RegisteredBackends() {
   Registry& r = TheRegistry();
-  absl::MutexLock lock(&r.mu);
+  MutexLock lock(&r.mu);
   std::vector<RegisteredBackend> out;
   for (const auto& [n, e] : r.entries) out.push_back({n, e.description});
   return out;

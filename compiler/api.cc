@@ -2,7 +2,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
+#include "util/mutex.h"
 #include "cache/results_file.h"
 #include "codegen/codegen_version.h"
 #include "compiler/compile.h"
@@ -31,7 +31,7 @@ struct Compiler::Impl {
   // One backend for every compile of this Compiler (and for the executables
   // they make: Programs share it).
   std::shared_ptr<Backend> backend;
-  absl::Mutex compile_mu;  // one compile at a time on the backend
+  Mutex compile_mu;  // one compile at a time on the backend
 };
 
 namespace {
@@ -41,12 +41,12 @@ namespace {
 // dump holds what all of them tuned).
 absl::StatusOr<std::shared_ptr<AutotuneCacheSession>> SharedSession(
     const PersistentCacheOptions& o) {
-  static absl::Mutex mu(absl::kConstInit);
+  static Mutex mu(absl::kConstInit);
   static auto* sessions =
       new std::map<std::string, std::shared_ptr<AutotuneCacheSession>>();
   // "a.pb" and "./a.pb" are one session (one file, one dump).
   XTUNE_ASSIGN_OR_RETURN(std::string id, SessionKey(o));
-  absl::MutexLock lock(&mu);
+  MutexLock lock(&mu);
   auto it = sessions->find(id);
   if (it != sessions->end()) return it->second;
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<AutotuneCacheSession> session,
@@ -252,7 +252,7 @@ absl::StatusOr<std::unique_ptr<Program>> Compiler::CompileText(
   XTUNE_ASSIGN_OR_RETURN(impl->module, ParseModule(hlo_text, name));
   impl->backend = impl_->backend;
   {
-    absl::MutexLock lock(&impl_->compile_mu);
+    MutexLock lock(&impl_->compile_mu);
     XTUNE_ASSIGN_OR_RETURN(
         impl->compiled, CompileModule(*impl->module, impl_->backend.get(),
                                       impl_->flags, {}, impl_->session.get()));

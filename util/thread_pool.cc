@@ -36,7 +36,7 @@ struct ParallelForState {
     }
     if (done > 0 &&
         completed.fetch_add(done, std::memory_order_acq_rel) + done == n) {
-      absl::MutexLock lock(&mu);
+      MutexLock lock(&mu);
       finished = true;
     }
   }
@@ -45,7 +45,7 @@ struct ParallelForState {
   const absl::FunctionRef<void(int64_t)> fn;
   std::atomic<int64_t> next{0};
   std::atomic<int64_t> completed{0};
-  absl::Mutex mu;
+  Mutex mu;
   bool finished ABSL_GUARDED_BY(mu) = false;
 };
 
@@ -64,14 +64,14 @@ ThreadPool::ThreadPool(int num_threads) {
 
 ThreadPool::~ThreadPool() {
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     stopping_ = true;
   }
   for (std::thread& worker : workers_) worker.join();
 }
 
 void ThreadPool::Schedule(std::function<void()> fn) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   queue_.push_back(std::move(fn));
 }
 
@@ -80,7 +80,7 @@ void ThreadPool::WorkerLoop() {
   while (true) {
     std::function<void()> task;
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       mu_.Await(absl::Condition(
           +[](ThreadPool* pool) ABSL_EXCLUSIVE_LOCKS_REQUIRED(pool->mu_) {
             return pool->stopping_ || !pool->queue_.empty();
@@ -111,13 +111,13 @@ void ThreadPool::ParallelFor(int64_t n, int max_parallelism,
   }
   auto state = std::make_shared<ParallelForState>(n, fn);
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     for (int64_t i = 0; i + 1 < threads; ++i) {
       queue_.push_back([state] { state->Work(); });
     }
   }
   state->Work();
-  absl::MutexLock lock(&state->mu);
+  MutexLock lock(&state->mu);
   state->mu.Await(absl::Condition(&state->finished));
 }
 

@@ -18,7 +18,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/functional/function_ref.h"
-#include "absl/synchronization/mutex.h"
+#include "util/mutex.h"
 
 namespace xtune {
 
@@ -56,7 +56,7 @@ class ThreadPool {
  private:
   void WorkerLoop();
 
-  absl::Mutex mu_;
+  Mutex mu_;
   std::deque<std::function<void()>> queue_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::thread> workers_;

@@ -24,6 +24,17 @@
 #include "util/shared_memory.h"
 #include "util/thread_pool.h"
 
+// In a sanitizer build the worker must still die of the signal a kernel
+// raises (the profiler reports "crashed with signal 11"), not be turned
+// into a sanitizer report and exit 1: generated kernels are not
+// instrumented, and their crashes are the candidates' failures.
+extern "C" const char* __asan_default_options() {
+  return "handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abort=0";
+}
+extern "C" const char* __tsan_default_options() {
+  return "handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abort=0";
+}
+
 namespace xtune::cpu {
 namespace {
 

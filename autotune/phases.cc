@@ -1,0 +1,456 @@
+#include "autotune/phases.h"
+
+#include <algorithm>
+#include <atomic>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "cache/config_proto.h"
+#include "codegen/codegen_version.h"
+#include "eval/evaluator.h"
+#include "fusion/fusion_pass.h"
+#include "ir/printer.h"
+#include "runtime/compare.h"
+#include "runtime/random_inputs.h"
+#include "util/status_macros.h"
+#include "util/thread_pool.h"
+
+namespace xtune {
+namespace {
+
+FailureKind KindOf(const absl::Status& s) {
+  switch (s.code()) {
+    case absl::StatusCode::kDeadlineExceeded:
+      return FailureKind::kTimeout;
+    case absl::StatusCode::kAborted:
+      return FailureKind::kCrash;
+    default:
+      return FailureKind::kRunError;
+  }
+}
+
+// The cached config of `key`; nullopt on a miss (a stored result the
+// backend cannot use is a miss, with a warning).
+std::optional<KernelConfig> FromCache(const Backend& backend,
+                                      AutotuneCache& cache,
+                                      const AutotuneKey& key,
+                                      const Instruction& fusion,
+                                      TuningStats* stats,
+                                      std::optional<double>* seconds) {
+  absl::StatusOr<std::optional<CacheHit>> looked_up = cache.Lookup(key);
+  if (!looked_up.ok()) {
+    // (A StoreChain never fails; a bare store may.)
+    std::cerr << "xtune: warning: autotune cache lookup of fusion '"
+              << fusion.name() << "' failed (" << looked_up.status().message()
+              << "); tuning it\n";
+    return std::nullopt;
+  }
+  std::optional<CacheHit>& hit = *looked_up;
+  if (!hit) return std::nullopt;
+  absl::StatusOr<KernelConfig> config = backend.ConfigFromResult(*hit->result);
+  if (!config.ok()) {
+    std::cerr << "xtune: warning: the cached result of fusion '"
+              << fusion.name() << "' is not usable ("
+              << config.status().message() << "); tuning it\n";
+    return std::nullopt;
+  }
+  // A stored file may hold anything (an edited or damaged XLA-format file
+  // has no checksum): a config the backend would refuse is tuned instead.
+  if (absl::Status s = backend.CheckConfig(fusion, *config); !s.ok()) {
+    std::cerr << "xtune: warning: the cached config of fusion '"
+              << fusion.name() << "' cannot be used (" << s.message()
+              << "); tuning it\n";
+    return std::nullopt;
+  }
+  ++stats->cache_hits;
+  ++stats->hits_by_tier[hit->tier];
+  *seconds = RunTimeSeconds(*hit->result);
+  return *config;
+}
+
+void UpdateMedians(Trial& trial, const std::vector<size_t>& which) {
+  for (size_t c : which) {
+    if (trial.failed[c] || trial.timed[c].seconds.empty()) continue;
+    trial.medians[c] = Median(trial.timed[c].seconds);
+    trial.log.candidates[c].seconds = trial.timed[c].seconds;
+    trial.log.candidates[c].median_seconds = trial.medians[c];
+  }
+}
+
+}  // namespace
+
+AutotuneKey KeyOf(const Backend& backend, const Instruction& fusion) {
+  return AutotuneKey{backend.DeviceDescription(),
+                     CanonicalText(*fusion.called_computations()[0]),
+                     kCodegenVersion};
+}
+
+std::vector<FusionGroup> GroupFusions(
+    const Backend& backend, const Module& fused,
+    const absl::flat_hash_map<std::string, KernelConfig>& forced,
+    TuningResult* result) {
+  std::vector<FusionGroup> groups;
+  absl::flat_hash_map<AutotuneKey, size_t> index_of;
+  for (const auto& inst : fused.entry()->instructions()) {
+    if (inst->opcode() != Opcode::kFusion) continue;
+    FusionTuning ft;
+    ft.fusion = inst.get();
+    auto f = forced.find(inst->name());
+    if (f != forced.end()) {
+      ft.source = ConfigSource::kOverride;
+      ft.config = f->second;
+      ++result->stats.overrides;
+      result->fusions.push_back(ft);
+      continue;
+    }
+    result->fusions.push_back(ft);
+    AutotuneKey key = KeyOf(backend, *inst);
+    auto [it, inserted] = index_of.emplace(key, groups.size());
+    if (inserted) groups.push_back(FusionGroup{key, inst.get(), {}});
+    groups[it->second].members.push_back(result->fusions.size() - 1);
+  }
+  return groups;
+}
+
+absl::StatusOr<Decision> Decide(const Backend& backend, AutotuneCache& cache,
+                                const AutotuneOptions& options,
+                                const FusionGroup& group, TuningStats* stats) {
+  const Instruction& f = *group.first;
+  Decision d;
+  d.kind = Decision::Kind::kDecided;
+  if (!options.override_gemm.empty() &&
+      ClassifyFusion(f) == FusionKind::kGemm) {
+    XTUNE_ASSIGN_OR_RETURN(d.config,
+                           backend.GemmOverride(f, options.override_gemm));
+    d.source = ConfigSource::kOverride;
+    ++stats->overrides;
+  } else if (options.level <= 0 || !backend.Tunable()) {
+    d.config = backend.DefaultConfig(f);
+    d.source = ConfigSource::kDefault;
+    ++stats->defaults;
+  } else if (std::optional<KernelConfig> hit = FromCache(
+                 backend, cache, group.key, f, stats, &d.seconds)) {
+    d.config = *hit;
+    d.source = ConfigSource::kCache;
+  } else {
+    d.kind = options.require_complete ? Decision::Kind::kMissing
+                                      : Decision::Kind::kTune;
+  }
+  return d;
+}
+
+std::vector<KernelConfig> TuningCandidates(const Backend& backend,
+                                           const Instruction& fusion,
+                                           const AutotuneOptions& options) {
+  std::vector<KernelConfig> out = backend.Candidates(fusion, options.exhaustive);
+  if (!options.library_fallback) {
+    out.erase(std::remove_if(out.begin(), out.end(),
+                             [&](const KernelConfig& c) {
+                               return backend.IsLibraryCall(c);
+                             }),
+              out.end());
+  }
+  KernelConfig def = backend.DefaultConfig(fusion);
+  if (std::find(out.begin(), out.end(), def) == out.end()) {
+    out.insert(std::lower_bound(out.begin(), out.end(), def), def);
+  }
+  return out;
+}
+
+Trial MakeTrial(const Backend& backend, const FusionGroup& group,
+                std::vector<KernelConfig> configs, int level) {
+  Trial t;
+  t.group = &group;
+  const Instruction& f = *group.first;
+  for (int64_t i = 0; i < f.operand_count(); ++i) {
+    const Shape& s = f.operand(i)->shape();
+    // Level 1 tunes on uninitialized memory in XLA; zeros stand in for it.
+    t.inputs.push_back(level >= 2 ? RandomLiteral(s, 1000 + i) : Literal(s));
+  }
+  size_t n = configs.size();
+  t.configs = std::move(configs);
+  t.kernels.resize(n);
+  t.timed.resize(n);
+  t.failed.assign(n, false);
+  t.wrong.assign(n, false);
+  t.outputs.resize(n);
+  t.medians.assign(n, 0);
+  t.log.fusion = f.name();
+  t.log.key = group.key;
+  t.log.candidates.resize(n);
+  for (size_t c = 0; c < n; ++c) t.log.candidates[c].config = t.configs[c];
+  // Library calls first: for gemms they are the reference.
+  for (size_t c = 0; c < n; ++c) {
+    if (backend.IsLibraryCall(t.configs[c])) t.order.push_back(c);
+  }
+  for (size_t c = 0; c < n; ++c) {
+    if (!backend.IsLibraryCall(t.configs[c])) t.order.push_back(c);
+  }
+  return t;
+}
+
+void CompileTrials(Backend& backend, std::vector<Trial>& trials,
+                   int parallelism,
+                   const std::function<void(int64_t, int64_t)>& compiled) {
+  std::vector<std::pair<size_t, size_t>> jobs;
+  for (size_t t = 0; t < trials.size(); ++t) {
+    for (size_t c = 0; c < trials[t].configs.size(); ++c) jobs.push_back({t, c});
+  }
+  if (jobs.empty()) return;
+  ThreadPool pool(parallelism);
+  std::atomic<int64_t> done{0};
+  const int64_t total = static_cast<int64_t>(jobs.size());
+  pool.ParallelFor(total, 0, [&](int64_t j) {
+    auto [t, c] = jobs[j];
+    trials[t].kernels[c] =
+        backend.Compile(*trials[t].group->first, trials[t].configs[c]);
+    if (compiled) compiled(++done, total);
+  });
+}
+
+absl::Status TimeRounds(Profiler& profiler, Trial& trial,
+                        const ProfileOptions& per_round, int rounds,
+                        TuningStats* stats,
+                        const std::function<void()>& timed_one) {
+  const Instruction& f = *trial.group->first;
+  for (int round = 0; round < rounds; ++round) {
+    for (size_t c : trial.order) {
+      if (trial.failed[c]) continue;
+      if (timed_one) timed_one();
+      CandidateLog& cl = trial.log.candidates[c];
+      absl::StatusOr<std::unique_ptr<Kernel>>& kernel = trial.kernels[c];
+      if (!kernel.ok()) {
+        trial.failed[c] = true;
+        trial.timed[c].eligible = false;
+        cl.failure = FailureKind::kCompileError;
+        cl.message = std::string(kernel.status().message());
+        ++trial.compile_failures;
+        trial.all_unimplemented &=
+            kernel.status().code() == absl::StatusCode::kUnimplemented;
+        continue;
+      }
+      trial.all_unimplemented = false;
+      absl::StatusOr<ProfileResult> p = profiler.Profile(
+          **kernel, trial.configs[c], trial.inputs, f.shape(), per_round);
+      if (!p.ok()) {
+        // No worker at all is not this candidate's failure.
+        if (p.status().code() == absl::StatusCode::kUnavailable) {
+          return absl::Status(p.status().code(),
+                              absl::StrCat("cannot time candidates: ",
+                                           p.status().message()));
+        }
+        trial.failed[c] = true;
+        trial.timed[c].eligible = false;
+        cl.failure = KindOf(p.status());
+        cl.message = std::string(p.status().message());
+        trial.outputs[c].reset();
+        continue;
+      }
+      if (round == 0) {
+        ++stats->timed;
+        trial.outputs[c] = std::move(p->output);
+      }
+      trial.timed[c].seconds.insert(trial.timed[c].seconds.end(),
+                                    p->seconds.begin(), p->seconds.end());
+      trial.timed[c].round_scores.push_back(Score(p->seconds));
+    }
+  }
+  std::vector<size_t> all(trial.configs.size());
+  for (size_t c = 0; c < all.size(); ++c) all[c] = c;
+  UpdateMedians(trial, all);
+  return absl::OkStatus();
+}
+
+absl::Status VerifyTrial(const Backend& backend, const AutotuneOptions& options,
+                         Trial& trial, TuningStats* stats) {
+  const Instruction& f = *trial.group->first;
+  const size_t n = trial.configs.size();
+  if (options.level >= 4) {
+    std::optional<Literal> reference;
+    for (size_t c = 0; c < n; ++c) {
+      if (backend.IsLibraryCall(trial.configs[c]) &&
+          trial.outputs[c].has_value()) {
+        reference = *trial.outputs[c];
+        break;
+      }
+    }
+    if (!reference.has_value()) {
+      EvaluatorOptions eval_options;
+      eval_options.excess_precision = options.excess_precision;
+      absl::StatusOr<Literal> eval = EvaluateComputation(
+          *f.called_computations()[0], trial.inputs, eval_options);
+      if (eval.ok()) reference = std::move(*eval);
+    }
+    if (reference.has_value()) {
+      CompareOptions tolerance;
+      tolerance.f32_tolerance = options.rtol;
+      tolerance.f16_tolerance = options.rtol;
+      for (size_t c = 0; c < n; ++c) {
+        if (!trial.outputs[c].has_value()) continue;
+        absl::Status match = CompareLiterals(
+            *reference, *trial.outputs[c],
+            absl::StrCat(f.name(), " with ", trial.configs[c].ToString()),
+            tolerance);
+        if (match.ok()) continue;
+        if (options.crash_on_verification_failures) {
+          return absl::InternalError(absl::StrCat(
+              "autotuning verification failed (--xla_gpu_crash_on_"
+              "verification_failures): ",
+              match.message()));
+        }
+        trial.wrong[c] = true;
+        ++stats->wrong;
+        trial.log.candidates[c].failure = FailureKind::kWrongResult;
+        trial.log.candidates[c].message = std::string(match.message());
+      }
+    }
+  }
+  // Wrong results are passed over while a correct candidate exists
+  // (level 4), always at level 5.
+  bool any_correct = false;
+  for (size_t c = 0; c < n; ++c) {
+    any_correct |= trial.timed[c].eligible && !trial.wrong[c];
+  }
+  for (size_t c = 0; c < n; ++c) {
+    if (trial.wrong[c] && (any_correct || options.level >= 5)) {
+      trial.timed[c].eligible = false;
+    }
+  }
+  return absl::OkStatus();
+}
+
+void TimeFinalists(Profiler& profiler, const AutotuneOptions& options,
+                   Trial& trial, const ProfileOptions& per_round) {
+  if (options.final_rounds <= 0) return;
+  std::vector<Timed>& timed = trial.timed;
+  double band = 0;
+  int leader = SelectWinner(timed, options.min_noise_band, &band);
+  if (leader < 0) return;
+  double best_score = Score(timed[leader].seconds);
+  for (const Timed& t : timed) {
+    if (t.eligible && !t.seconds.empty() && Score(t.seconds) < best_score) {
+      best_score = Score(t.seconds);
+    }
+  }
+  double limit = best_score * (1 + std::max(2 * band, 0.05));
+  std::vector<size_t> finalists;
+  for (size_t c : trial.order) {
+    if (timed[c].eligible && !timed[c].seconds.empty() &&
+        Score(timed[c].seconds) <= limit && finalists.size() < 8) {
+      finalists.push_back(c);
+    }
+  }
+  if (finalists.size() <= 1) return;
+  const Instruction& f = *trial.group->first;
+  for (int round = 0; round < options.final_rounds; ++round) {
+    for (size_t c : finalists) {
+      absl::StatusOr<ProfileResult> p = profiler.Profile(
+          **trial.kernels[c], trial.configs[c], trial.inputs, f.shape(),
+          per_round);
+      if (!p.ok()) continue;
+      timed[c].seconds.insert(timed[c].seconds.end(), p->seconds.begin(),
+                              p->seconds.end());
+      timed[c].round_scores.push_back(Score(p->seconds));
+    }
+  }
+  UpdateMedians(trial, finalists);
+}
+
+absl::StatusOr<FusionTuning> ChooseAndRecord(const Backend& backend,
+                                             AutotuneCache& cache,
+                                             const AutotuneOptions& options,
+                                             Trial& trial, TuningStats* stats) {
+  const Instruction& f = *trial.group->first;
+  const size_t n = trial.configs.size();
+  double band = 0;
+  int winner = SelectWinner(trial.timed, options.min_noise_band, &band);
+  trial.log.noise_band = band;
+  KernelConfig def = backend.DefaultConfig(f);
+  FusionTuning decided;
+  decided.fusion = &f;
+  decided.candidates = static_cast<int>(n);
+  bool any_correct = false, any_wrong = false;
+  for (size_t c = 0; c < n; ++c) {
+    decided.failed += trial.failed[c] || trial.wrong[c];
+    any_correct |= !trial.failed[c] && !trial.wrong[c] &&
+                   !trial.timed[c].seconds.empty();
+    any_wrong |= trial.wrong[c];
+    if (trial.configs[c] == def && trial.medians[c] > 0) {
+      decided.default_seconds = trial.medians[c];
+    }
+  }
+  if (winner < 0) {
+    if (!trial.all_unimplemented) {
+      std::string why;
+      for (const CandidateLog& cl : trial.log.candidates) {
+        if (cl.failure != FailureKind::kNone) {
+          absl::StrAppend(&why, "\n  ", cl.config.ToString(), ": ",
+                          cl.message.substr(0, 200));
+        }
+      }
+      return absl::InternalError(absl::StrCat("autotuning fusion '", f.name(),
+                                              "': all ", n,
+                                              " candidates failed:", why));
+    }
+    // Nothing can be generated: the executable runs it on the evaluator,
+    // so it was not tuned (nothing goes into the cache) and its candidates
+    // were never kernels (not compiles that failed).
+    decided.config = def;
+    decided.source = ConfigSource::kDefault;
+    ++stats->on_evaluator;
+    return decided;
+  }
+  ++stats->tuned;
+  stats->compiled += static_cast<int64_t>(n);
+  stats->compile_failures += trial.compile_failures;
+  if (!any_correct && any_wrong) {
+    std::cerr << "xtune: warning: every candidate of fusion '" << f.name()
+              << "' disagrees with the reference; choosing the fastest\n";
+  }
+  decided.config = trial.configs[winner];
+  decided.source = ConfigSource::kTuned;
+  decided.chosen_seconds = trial.medians[winner];
+  trial.log.selected = trial.configs[winner];
+  XTUNE_ASSIGN_OR_RETURN(
+      xla::AutotuneResult stored,
+      ResultFor(backend, trial.configs[winner], trial.medians[winner],
+                trial.log, decided.failed, options.record_candidates));
+  XTUNE_RETURN_IF_ERROR(cache.Insert(trial.group->key, stored));
+  return decided;
+}
+
+absl::StatusOr<xla::AutotuneResult> ResultFor(const Backend& backend,
+                                              const KernelConfig& config,
+                                              double seconds,
+                                              const FusionLog& log,
+                                              int failures, bool candidates) {
+  xla::AutotuneResult r;
+  XTUNE_RETURN_IF_ERROR(backend.ConfigToResult(config, &r));
+  SetDurationSeconds(seconds, r.mutable_run_time());
+  bool xla_key = r.key_case() < 1000;
+  if (xla_key && !candidates) return r;
+  auto* p = r.mutable_xtune_provenance();
+  p->set_xtune_version(kXtuneVersionString);
+  p->set_candidates(static_cast<int64_t>(log.candidates.size()));
+  p->set_failed(failures);
+  p->set_noise_band(log.noise_band);
+  p->set_tuned_at_unix_seconds(absl::ToUnixSeconds(absl::Now()));
+  if (candidates) {
+    for (const CandidateLog& cl : log.candidates) {
+      auto* c = p->add_timed();
+      c->set_config(cl.config.ToString());
+      if (cl.median_seconds)
+        SetDurationSeconds(*cl.median_seconds, c->mutable_median());
+      if (cl.failure != FailureKind::kNone) {
+        c->set_failure(XlaFailureKindName(cl.failure));
+        c->set_message(cl.message.substr(0, 300));
+      }
+      if (cl.config == config) {
+        for (double t : cl.seconds) SetDurationSeconds(t, p->add_samples());
+      }
+    }
+  }
+  return r;
+}
+
+}  // namespace xtune

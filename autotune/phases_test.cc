@@ -1,0 +1,289 @@
+// Each phase of the autotuner on its own, with the fake backend, profiler
+// and store.
+#include "autotune/phases.h"
+
+#include "codegen/fake_backend.h"
+#include "codegen/fake_profiler.h"
+#include "fusion/fusion_pass.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ir/parser.h"
+#include "util/status_matchers.h"
+
+namespace xtune {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::xtune::testing::IsOk;
+using ::xtune::testing::StatusIs;
+
+KernelConfig C(int x) { return KernelConfig("fake", {{"x", x}}); }
+KernelConfig Lib() { return KernelConfig("fake_blas", {{"threads", 1}}); }
+
+// Two identical gemm fusions and one loop fusion.
+std::unique_ptr<Module> Fused() {
+  auto m = ParseModule(R"hlo(HloModule m
+ENTRY e {
+  a = f32[8,16] parameter(0)
+  b = f32[16,4] parameter(1)
+  c = f32[8,16] parameter(2)
+  d1 = f32[8,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  d2 = f32[8,4] dot(c, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  e1 = f32[8,4] exponential(d1)
+  e2 = f32[8,4] exponential(d2)
+  t = f32[8,16] tanh(a)
+  ROOT r = (f32[8,4], f32[8,4], f32[8,16]) tuple(e1, e2, t)
+})hlo");
+  EXPECT_THAT(m, IsOk());
+  auto fused = FuseModule(**m);
+  EXPECT_THAT(fused, IsOk());
+  return std::move(*fused);
+}
+
+AutotuneOptions Options() {
+  AutotuneOptions o;
+  o.print_summary = false;
+  o.compilation_parallelism = 2;
+  return o;
+}
+
+ProfileOptions Quick() {
+  ProfileOptions p;
+  p.min_repetitions = 2;
+  return p;
+}
+
+struct Fixture {
+  std::unique_ptr<Module> module = Fused();
+  TuningResult result;
+  std::vector<FusionGroup> groups;
+  InMemoryAutotuneCache cache;
+  FakeProfiler profiler;
+  explicit Fixture(const Backend& backend) {
+    groups = GroupFusions(backend, *module, {}, &result);
+  }
+  const FusionGroup& gemm() const { return groups[0]; }
+};
+
+TEST(PhasesTest, GroupFusionsByKeyInEntryOrder) {
+  FakeBackend backend({{C(1)}});
+  std::unique_ptr<Module> m = Fused();
+  TuningResult result;
+  absl::flat_hash_map<std::string, KernelConfig> forced;
+  std::vector<FusionGroup> all = GroupFusions(backend, *m, forced, &result);
+  ASSERT_EQ(all.size(), 2u);  // the two gemms are one group
+  EXPECT_THAT(all[0].members, ElementsAre(0, 1));
+  EXPECT_THAT(all[1].members, ElementsAre(2));
+  EXPECT_EQ(all[0].key.device, "FAKE: test device");
+  // A forced fusion is not grouped, and counts as overridden.
+  TuningResult forced_result;
+  forced[result.fusions[2].fusion->name()] = C(9);
+  std::vector<FusionGroup> rest =
+      GroupFusions(backend, *m, forced, &forced_result);
+  EXPECT_EQ(rest.size(), 1u);
+  EXPECT_EQ(forced_result.fusions[2].config, C(9));
+  EXPECT_EQ(forced_result.stats.overrides, 1);
+}
+
+TEST(PhasesTest, DecideTakesOverridesDefaultsCacheAndMisses) {
+  FakeBackend backend({{KernelConfig("fake", {{"block_m", 1}})}});
+  Fixture fx(backend);
+  AutotuneOptions o = Options();
+  TuningStats stats;
+  // Nothing cached: tune.
+  ASSERT_OK_AND_ASSIGN(Decision d,
+                       Decide(backend, fx.cache, o, fx.gemm(), &stats));
+  EXPECT_EQ(d.kind, Decision::Kind::kTune);
+  // Required but missing.
+  o.require_complete = true;
+  ASSERT_OK_AND_ASSIGN(d, Decide(backend, fx.cache, o, fx.gemm(), &stats));
+  EXPECT_EQ(d.kind, Decision::Kind::kMissing);
+  // Cached: a hit counted by tier.
+  xla::AutotuneResult stored;
+  ASSERT_THAT(backend.ConfigToResult(KernelConfig("fake", {{"block_m", 1}}),
+                                     &stored),
+              IsOk());
+  ASSERT_THAT(fx.cache.Insert(fx.gemm().key, stored), IsOk());
+  ASSERT_OK_AND_ASSIGN(d, Decide(backend, fx.cache, o, fx.gemm(), &stats));
+  EXPECT_EQ(d.kind, Decision::Kind::kDecided);
+  EXPECT_EQ(d.source, ConfigSource::kCache);
+  EXPECT_EQ(stats.hits_by_tier["memory"], 1);
+  // Level 0: the default, whatever the cache holds.
+  o.level = 0;
+  ASSERT_OK_AND_ASSIGN(d, Decide(backend, fx.cache, o, fx.gemm(), &stats));
+  EXPECT_EQ(d.source, ConfigSource::kDefault);
+  // The gemm override, read by the backend.
+  o.override_gemm = "block_m: 64";
+  ASSERT_OK_AND_ASSIGN(d, Decide(backend, fx.cache, o, fx.gemm(), &stats));
+  EXPECT_EQ(d.source, ConfigSource::kOverride);
+  EXPECT_EQ(d.config.Get("block_m"), 64);
+  EXPECT_EQ(stats.overrides, 1);
+  EXPECT_EQ(stats.defaults, 1);
+}
+
+TEST(PhasesTest, TuningCandidatesFollowTheLibraryFlagAndKeepTheDefault) {
+  FakeBackend backend({{C(1)}, {Lib()}}, /*default_index=*/0);
+  Fixture fx(backend);
+  AutotuneOptions o = Options();
+  EXPECT_THAT(TuningCandidates(backend, *fx.gemm().first, o),
+              ElementsAre(C(1), Lib()));
+  o.library_fallback = false;
+  EXPECT_THAT(TuningCandidates(backend, *fx.gemm().first, o),
+              ElementsAre(C(1)));
+  // The exhaustive space when asked.
+  backend.SetExhaustiveExtras({{C(0)}});
+  o.exhaustive = true;
+  EXPECT_THAT(TuningCandidates(backend, *fx.gemm().first, o),
+              ElementsAre(C(0), C(1)));
+}
+
+TEST(PhasesTest, MakeTrialTimesLibraryCallsFirst) {
+  FakeBackend backend({{C(1)}, {Lib()}});
+  Fixture fx(backend);
+  Trial t = MakeTrial(backend, fx.gemm(), {C(1), Lib()}, 4);
+  EXPECT_THAT(t.order, ElementsAre(1, 0));
+  EXPECT_EQ(t.inputs.size(), 2u);
+  EXPECT_NE(t.inputs[0].GetDouble(0), 0.0);  // pseudo-random at level >= 2
+  Trial zeros = MakeTrial(backend, fx.gemm(), {C(1)}, 1);
+  EXPECT_EQ(zeros.inputs[0].GetDouble(0), 0.0);
+}
+
+TEST(PhasesTest, CompileTrialsCompilesEveryCandidate) {
+  FakeBackend backend({{C(1)}, {C(2), FakeBehavior::kCompileError}});
+  Fixture fx(backend);
+  std::vector<Trial> trials;
+  trials.push_back(MakeTrial(backend, fx.groups[0], {C(1), C(2)}, 4));
+  trials.push_back(MakeTrial(backend, fx.groups[1], {C(1)}, 4));
+  int64_t last = 0;
+  CompileTrials(backend, trials, 2, [&](int64_t done, int64_t total) {
+    EXPECT_EQ(total, 3);
+    last = std::max(last, done);
+  });
+  EXPECT_EQ(last, 3);
+  EXPECT_THAT(trials[0].kernels[0], IsOk());
+  EXPECT_FALSE(trials[0].kernels[1].ok());
+  EXPECT_EQ(backend.compilations(), 3);
+}
+
+TEST(PhasesTest, TimeRoundsRecordsFailuresOnceAndCountsFirstRounds) {
+  FakeBackend backend({{C(1)}, {C(2), FakeBehavior::kCompileError}, {C(3)}});
+  Fixture fx(backend);
+  std::vector<Trial> trials;
+  trials.push_back(MakeTrial(backend, fx.gemm(), {C(1), C(2), C(3)}, 4));
+  CompileTrials(backend, trials, 1, nullptr);
+  fx.profiler.SetError(C(3).ToString(), absl::AbortedError("crashed"));
+  TuningStats stats;
+  int ticks = 0;
+  ASSERT_THAT(TimeRounds(fx.profiler, trials[0], Quick(), 3, &stats,
+                         [&] { ++ticks; }),
+              IsOk());
+  Trial& t = trials[0];
+  EXPECT_EQ(ticks, 3 + 2);  // C(1) three rounds; C(2), C(3) fail once
+  EXPECT_EQ(stats.timed, 1);
+  EXPECT_EQ(t.compile_failures, 1);
+  EXPECT_FALSE(t.all_unimplemented);
+  EXPECT_EQ(t.log.candidates[1].failure, FailureKind::kCompileError);
+  EXPECT_EQ(t.log.candidates[2].failure, FailureKind::kCrash);
+  EXPECT_EQ(t.timed[0].round_scores.size(), 3u);
+  EXPECT_GT(t.medians[0], 0);
+  EXPECT_TRUE(t.outputs[0].has_value());
+}
+
+TEST(PhasesTest, TimeRoundsStopsWhenNoWorkerCanRun) {
+  FakeBackend backend({{C(1)}});
+  Fixture fx(backend);
+  std::vector<Trial> trials;
+  trials.push_back(MakeTrial(backend, fx.gemm(), {C(1)}, 4));
+  CompileTrials(backend, trials, 1, nullptr);
+  fx.profiler.SetError(C(1).ToString(),
+                       absl::UnavailableError("no worker program"));
+  TuningStats stats;
+  EXPECT_THAT(TimeRounds(fx.profiler, trials[0], Quick(), 1, &stats, nullptr),
+              StatusIs(absl::StatusCode::kUnavailable,
+                       HasSubstr("cannot time candidates: no worker")));
+}
+
+TEST(PhasesTest, VerifyTrialUsesTheLibraryAsReferenceAndPassesOverWrong) {
+  FakeBackend backend(
+      {{C(1), FakeBehavior::kWrong}, {C(2)}, {Lib(), FakeBehavior::kCorrect}});
+  Fixture fx(backend);
+  std::vector<Trial> trials;
+  trials.push_back(MakeTrial(backend, fx.gemm(), {C(1), C(2), Lib()}, 4));
+  CompileTrials(backend, trials, 1, nullptr);
+  TuningStats stats;
+  ASSERT_THAT(TimeRounds(fx.profiler, trials[0], Quick(), 1, &stats, nullptr),
+              IsOk());
+  AutotuneOptions o = Options();
+  ASSERT_THAT(VerifyTrial(backend, o, trials[0], &stats), IsOk());
+  EXPECT_TRUE(trials[0].wrong[0]);
+  EXPECT_FALSE(trials[0].wrong[1]);
+  EXPECT_FALSE(trials[0].timed[0].eligible);
+  EXPECT_EQ(stats.wrong, 1);
+  o.crash_on_verification_failures = true;
+  EXPECT_THAT(VerifyTrial(backend, o, trials[0], &stats),
+              StatusIs(absl::StatusCode::kInternal,
+                       HasSubstr("verification failed")));
+}
+
+TEST(PhasesTest, TimeFinalistsGivesNearEqualsMoreRounds) {
+  FakeBackend backend({{C(1)}, {C(2)}, {C(3)}});
+  Fixture fx(backend);
+  std::vector<Trial> trials;
+  trials.push_back(MakeTrial(backend, fx.gemm(), {C(1), C(2), C(3)}, 4));
+  CompileTrials(backend, trials, 1, nullptr);
+  fx.profiler.SetSamples(C(1).ToString(), {1.00e-3, 1.00e-3});
+  fx.profiler.SetSamples(C(2).ToString(), {1.01e-3, 1.01e-3});
+  fx.profiler.SetSamples(C(3).ToString(), {5e-3, 5e-3});  // far behind
+  TuningStats stats;
+  ASSERT_THAT(TimeRounds(fx.profiler, trials[0], Quick(), 1, &stats, nullptr),
+              IsOk());
+  AutotuneOptions o = Options();
+  o.final_rounds = 2;
+  TimeFinalists(fx.profiler, o, trials[0], Quick());
+  EXPECT_EQ(trials[0].timed[0].round_scores.size(), 3u);
+  EXPECT_EQ(trials[0].timed[1].round_scores.size(), 3u);
+  EXPECT_EQ(trials[0].timed[2].round_scores.size(), 1u);
+}
+
+TEST(PhasesTest, ChooseAndRecordStoresTheWinnerWithTheBackendsCodec) {
+  FakeBackend backend({{C(1)}, {C(2)}});
+  Fixture fx(backend);
+  std::vector<Trial> trials;
+  trials.push_back(MakeTrial(backend, fx.gemm(), {C(1), C(2)}, 4));
+  CompileTrials(backend, trials, 1, nullptr);
+  fx.profiler.SetSamples(C(2).ToString(), {1e-4, 1e-4});
+  TuningStats stats;
+  ASSERT_THAT(TimeRounds(fx.profiler, trials[0], Quick(), 1, &stats, nullptr),
+              IsOk());
+  ASSERT_OK_AND_ASSIGN(
+      FusionTuning ft,
+      ChooseAndRecord(backend, fx.cache, Options(), trials[0], &stats));
+  EXPECT_EQ(ft.config, C(2));
+  EXPECT_EQ(ft.source, ConfigSource::kTuned);
+  EXPECT_EQ(ft.default_seconds, 1e-3);
+  EXPECT_EQ(stats.tuned, 1);
+  EXPECT_EQ(stats.compiled, 2);
+  auto hit = fx.cache.Lookup(fx.gemm().key);
+  ASSERT_THAT(hit, IsOk());
+  ASSERT_TRUE(hit->has_value());
+  EXPECT_EQ((*hit)->result->other().name(), "fake:x=2");
+}
+
+TEST(PhasesTest, ChooseAndRecordWhenEveryCandidateFailed) {
+  FakeBackend backend({{C(1), FakeBehavior::kCompileError}});
+  Fixture fx(backend);
+  std::vector<Trial> trials;
+  trials.push_back(MakeTrial(backend, fx.gemm(), {C(1)}, 4));
+  CompileTrials(backend, trials, 1, nullptr);
+  TuningStats stats;
+  ASSERT_THAT(TimeRounds(fx.profiler, trials[0], Quick(), 1, &stats, nullptr),
+              IsOk());
+  EXPECT_THAT(ChooseAndRecord(backend, fx.cache, Options(), trials[0], &stats),
+              StatusIs(absl::StatusCode::kInternal,
+                       HasSubstr("all 1 candidates failed")));
+  EXPECT_EQ(fx.cache.size(), 0);
+}
+
+}  // namespace
+}  // namespace xtune

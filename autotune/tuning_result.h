@@ -1,0 +1,59 @@
+// What a tune found: per fusion the config and where it came from, the
+// counts of the summary line, and the candidates' logs.
+#ifndef XTUNE_AUTOTUNE_TUNING_RESULT_H_
+#define XTUNE_AUTOTUNE_TUNING_RESULT_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "autotune/tuning_log.h"
+#include "codegen/kernel_config.h"
+#include "ir/instruction.h"
+
+namespace xtune {
+
+enum class ConfigSource { kTuned, kCache, kDefault, kOverride };
+const char* ConfigSourceName(ConfigSource s);  // "tuned", "cache", ...
+
+struct FusionTuning {
+  const Instruction* fusion = nullptr;
+  ConfigSource source = ConfigSource::kDefault;
+  KernelConfig config;
+  std::optional<double> chosen_seconds;   // median, when timed or cached
+  std::optional<double> default_seconds;  // the default config's median
+  int candidates = 0;                     // tried
+  int failed = 0;  // failed to compile, crashed, hung or were wrong
+};
+
+struct TuningStats {
+  int fusions = 0;
+  int unique = 0;
+  int cache_hits = 0;
+  std::map<std::string, int> hits_by_tier;  // "memory", "directory"
+  int tuned = 0;                            // the misses
+  int defaults = 0;
+  int overrides = 0;
+  int on_evaluator = 0;  // misses no candidate can generate (all Unimplemented)
+  int64_t compiled = 0;
+  int64_t compile_failures = 0;
+  int64_t timed = 0;
+  int64_t wrong = 0;
+  double seconds = 0;
+
+  // "7 fusions (6 unique): 2 from the cache (memory 2), 4 tuned, ..."
+  std::string ToString() const;
+};
+
+struct TuningResult {
+  std::vector<FusionTuning> fusions;  // entry order
+  absl::flat_hash_map<const Instruction*, KernelConfig> configs;
+  TuningStats stats;
+  std::vector<FusionLog> logs;  // tuned fusions only
+};
+
+}  // namespace xtune
+
+#endif  // XTUNE_AUTOTUNE_TUNING_RESULT_H_
