@@ -3,16 +3,21 @@
 # and builds into build/ (the CLI is build/xtune), then runs.
 #
 #   make demo    build, then run the example models
-#   make test    build, then run every test (and the parser tests under
-#                AddressSanitizer + UBSan in build-asan/, and the cache
-#                loader's libFuzzer target for FUZZ_SECONDS in build-fuzz/)
+#   make test    build, then run every test, then the unit tests of util,
+#                ir, codegen, cache, autotune, compiler and runtime under
+#                AddressSanitizer + UBSan (build-asan/), the thread pool,
+#                session, lock, store and worker tests under ThreadSanitizer
+#                (build-tsan/), and the cache loader's libFuzzer target for
+#                FUZZ_SECONDS (build-fuzz/)
 #   make build   install dependencies and build
 #   make golden  rewrite the fusion golden files (review the diff)
 #   make clean   remove the build trees
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+empty :=
+space := $(empty) $(empty)
 
-.PHONY: all deps build test test-asan test-fuzz demo golden clean
+.PHONY: all deps build test test-asan test-tsan test-fuzz demo golden clean
 
 all: build
 
@@ -26,14 +31,27 @@ build: deps
 test: build
 	ctest --preset dev -j $(JOBS)
 	$(MAKE) --no-print-directory test-asan
+	$(MAKE) --no-print-directory test-tsan
 	$(MAKE) --no-print-directory test-fuzz
 
-# The IR (parser, printer, verifier) and its robustness tests under the
-# sanitizers: a reduced build so it stays quick on two cores.
+# The unit tests under AddressSanitizer + UBSan: only their targets are
+# built (not the CLI, benchmarks or end-to-end tests), so it stays quick on
+# two cores. The CPU worker is built too: the profiler tests spawn it.
+ASAN_TESTS = util_test ir_test codegen_test cpu_profiler_test cache_test \
+  autotune_test compiler_test scripted_backend_test executable_test runtime_test
 test-asan: deps
-	cmake --preset asan -DXTUNE_TESTS_ONLY_IR=ON
-	cmake --build --preset asan -j $(JOBS)
-	ctest --preset asan -j $(JOBS)
+	cmake --preset asan -DXTUNE_TESTS_ONLY_IR=OFF
+	cmake --build --preset asan -j $(JOBS) --target $(ASAN_TESTS) xtune_cpu_worker
+	ctest --preset asan -j $(JOBS) -R '^($(subst $(space),|,$(strip $(ASAN_TESTS))))$$'
+
+# The concurrent parts under ThreadSanitizer: the thread pool, subprocesses
+# and file locks (util), sessions, the store chain and concurrent dumps
+# (cache), and the profiling worker.
+TSAN_TESTS = util_test cache_test cpu_profiler_test
+test-tsan: deps
+	cmake --preset tsan
+	cmake --build --preset tsan -j $(JOBS) --target $(TSAN_TESTS) xtune_cpu_worker
+	ctest --preset tsan -j $(JOBS) -R '^($(subst $(space),|,$(strip $(TSAN_TESTS))))$$'
 
 # The autotune results loader under libFuzzer (clang + ASan/UBSan), for a
 # fixed time from real cache files.
@@ -48,4 +66,4 @@ golden: build
 	scripts/regenerate_golden.sh
 
 clean:
-	rm -rf build build-asan build-release build-fuzz
+	rm -rf build build-asan build-tsan build-release build-fuzz

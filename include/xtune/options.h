@@ -33,7 +33,8 @@ struct AutotuneOptions {
   // compile with an error instead of being recorded. Default false.
   bool crash_on_verification_failures = false;
   // --xla_gpu_override_gemm_autotuner: a textproto config forced on every
-  // gemm fusion (see autotune/override.h). Default "" (none).
+  // gemm fusion, read by the backend (XLA's TritonGemmKey fields, or the
+  // backend's own key; see Backend::GemmOverride). Default "" (none).
   std::string override_gemm;
   // --xla_gpu_dump_autotune_logs_to: write every candidate's result (config,
   // time, failure) as textproto to this file. Default "" (none).
