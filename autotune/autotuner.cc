@@ -55,14 +55,14 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   Progress progress(options_.progress, options_.progress_interval);
   TuningResult result;
   TuningStats& stats = result.stats;
-  std::vector<FusionGroup> groups =
+  std::vector<KeyGroup> groups =
       GroupFusions(*backend_, fused, forced_, &result);
   stats.fusions = static_cast<int>(result.fusions.size());
   stats.unique = static_cast<int>(groups.size());
 
   // Decide each group; the stats count a tuned fusion (and its compiles)
   // once its outcome is known.
-  auto assign = [&](const FusionGroup& g, const FusionTuning& decided) {
+  auto assign = [&](const KeyGroup& g, const FusionTuning& decided) {
     for (size_t m : g.members) {
       FusionTuning& ft = result.fusions[m];
       const Instruction* fusion = ft.fusion;
@@ -71,8 +71,8 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
     }
   };
   std::vector<Trial> trials;
-  std::vector<const FusionGroup*> missing;
-  for (const FusionGroup& g : groups) {
+  std::vector<const KeyGroup*> missing;
+  for (const KeyGroup& g : groups) {
     XTUNE_ASSIGN_OR_RETURN(Decision d,
                            Decide(*backend_, *cache_, options_, g, &stats));
     if (d.kind == Decision::Kind::kMissing) {
@@ -90,7 +90,7 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
     }
   }
   if (!missing.empty()) {
-    const FusionGroup& g = *missing.front();
+    const KeyGroup& g = *missing.front();
     return absl::NotFoundError(absl::StrCat(
         "complete AOT autotuning results are required "
         "(--xla_gpu_require_complete_aot_autotune_results), but ",

@@ -5,6 +5,7 @@
 #include "codegen/fake_profiler.h"
 #include "cache/config_proto.h"
 #include "codegen/cpu/cpu_backend.h"
+#include "autotune/autotune_test_util.h"
 #include "codegen/fake_backend.h"
 #include "fusion/fusion_pass.h"
 #include "gmock/gmock.h"
@@ -19,35 +20,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::xtune::testing::IsOk;
 using ::xtune::testing::StatusIs;
-
-KernelConfig C(int x) { return KernelConfig("fake", {{"x", x}}); }
-
-// Two identical gemm fusions (dot + exp) and one loop fusion.
-std::unique_ptr<Module> Fused() {
-  auto m = ParseModule(R"hlo(HloModule m
-ENTRY e {
-  a = f32[8,16] parameter(0)
-  b = f32[16,4] parameter(1)
-  c = f32[8,16] parameter(2)
-  d1 = f32[8,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  d2 = f32[8,4] dot(c, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  e1 = f32[8,4] exponential(d1)
-  e2 = f32[8,4] exponential(d2)
-  t = f32[8,16] tanh(a)
-  ROOT r = (f32[8,4], f32[8,4], f32[8,16]) tuple(e1, e2, t)
-})hlo");
-  EXPECT_THAT(m, IsOk());
-  auto fused = FuseModule(**m);
-  EXPECT_THAT(fused, IsOk());
-  return std::move(*fused);
-}
-
-AutotuneOptions Options() {
-  AutotuneOptions o;
-  o.print_summary = false;
-  o.compilation_parallelism = 2;
-  return o;
-}
 
 struct Fixture {
   std::unique_ptr<Module> module = Fused();

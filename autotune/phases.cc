@@ -85,11 +85,11 @@ AutotuneKey KeyOf(const Backend& backend, const Instruction& fusion) {
                      kCodegenVersion};
 }
 
-std::vector<FusionGroup> GroupFusions(
+std::vector<KeyGroup> GroupFusions(
     const Backend& backend, const Module& fused,
     const absl::flat_hash_map<std::string, KernelConfig>& forced,
     TuningResult* result) {
-  std::vector<FusionGroup> groups;
+  std::vector<KeyGroup> groups;
   absl::flat_hash_map<AutotuneKey, size_t> index_of;
   for (const auto& inst : fused.entry()->instructions()) {
     if (inst->opcode() != Opcode::kFusion) continue;
@@ -106,7 +106,7 @@ std::vector<FusionGroup> GroupFusions(
     result->fusions.push_back(ft);
     AutotuneKey key = KeyOf(backend, *inst);
     auto [it, inserted] = index_of.emplace(key, groups.size());
-    if (inserted) groups.push_back(FusionGroup{key, inst.get(), {}});
+    if (inserted) groups.push_back(KeyGroup{key, inst.get(), {}});
     groups[it->second].members.push_back(result->fusions.size() - 1);
   }
   return groups;
@@ -114,7 +114,7 @@ std::vector<FusionGroup> GroupFusions(
 
 absl::StatusOr<Decision> Decide(const Backend& backend, AutotuneCache& cache,
                                 const AutotuneOptions& options,
-                                const FusionGroup& group, TuningStats* stats) {
+                                const KeyGroup& group, TuningStats* stats) {
   const Instruction& f = *group.first;
   Decision d;
   d.kind = Decision::Kind::kDecided;
@@ -157,7 +157,7 @@ std::vector<KernelConfig> TuningCandidates(const Backend& backend,
   return out;
 }
 
-Trial MakeTrial(const Backend& backend, const FusionGroup& group,
+Trial MakeTrial(const Backend& backend, const KeyGroup& group,
                 std::vector<KernelConfig> configs, int level) {
   Trial t;
   t.group = &group;

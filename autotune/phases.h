@@ -35,8 +35,9 @@ namespace xtune {
 // The cache key of a fusion on `backend`.
 AutotuneKey KeyOf(const Backend& backend, const Instruction& fusion);
 
-// 1. Identical fusions (one key) form a group, tuned once.
-struct FusionGroup {
+// 1. Identical fusions (one key) form a group, tuned once. (Not
+// fusion/planner.h's FusionGroup, the fusion pass's own.)
+struct KeyGroup {
   AutotuneKey key;
   const Instruction* first = nullptr;
   std::vector<size_t> members;  // indices into TuningResult::fusions
@@ -45,7 +46,7 @@ struct FusionGroup {
 // Appends every fusion of `fused`'s entry to result->fusions (in entry
 // order) and returns the groups of those not in `forced`, which get their
 // forced config (counted as overrides) instead.
-std::vector<FusionGroup> GroupFusions(
+std::vector<KeyGroup> GroupFusions(
     const Backend& backend, const Module& fused,
     const absl::flat_hash_map<std::string, KernelConfig>& forced,
     TuningResult* result);
@@ -66,7 +67,7 @@ struct Decision {
 // (by tier) in `stats`. Errors: the backend's reading of the override.
 absl::StatusOr<Decision> Decide(const Backend& backend, AutotuneCache& cache,
                                 const AutotuneOptions& options,
-                                const FusionGroup& group, TuningStats* stats);
+                                const KeyGroup& group, TuningStats* stats);
 
 // 3. The backend's candidates (exhaustive when asked) without library calls
 // when library_fallback is off, with the default config always among them,
@@ -77,7 +78,7 @@ std::vector<KernelConfig> TuningCandidates(const Backend& backend,
 
 // One group being tuned: its candidates and what happened to each.
 struct Trial {
-  const FusionGroup* group = nullptr;
+  const KeyGroup* group = nullptr;
   std::vector<KernelConfig> configs;
   std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> kernels;
   std::vector<Literal> inputs;
@@ -94,7 +95,7 @@ struct Trial {
 
 // A trial for `group` with `configs`: inputs (deterministic pseudo-random
 // at level >= 2, zeros below) and empty records.
-Trial MakeTrial(const Backend& backend, const FusionGroup& group,
+Trial MakeTrial(const Backend& backend, const KeyGroup& group,
                 std::vector<KernelConfig> configs, int level);
 
 // 4. Compiles every candidate of every trial on `parallelism` threads (0:

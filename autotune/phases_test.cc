@@ -2,6 +2,7 @@
 // and store.
 #include "autotune/phases.h"
 
+#include "autotune/autotune_test_util.h"
 #include "codegen/fake_backend.h"
 #include "codegen/fake_profiler.h"
 #include "fusion/fusion_pass.h"
@@ -18,35 +19,7 @@ using ::testing::HasSubstr;
 using ::xtune::testing::IsOk;
 using ::xtune::testing::StatusIs;
 
-KernelConfig C(int x) { return KernelConfig("fake", {{"x", x}}); }
 KernelConfig Lib() { return KernelConfig("fake_blas", {{"threads", 1}}); }
-
-// Two identical gemm fusions and one loop fusion.
-std::unique_ptr<Module> Fused() {
-  auto m = ParseModule(R"hlo(HloModule m
-ENTRY e {
-  a = f32[8,16] parameter(0)
-  b = f32[16,4] parameter(1)
-  c = f32[8,16] parameter(2)
-  d1 = f32[8,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  d2 = f32[8,4] dot(c, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  e1 = f32[8,4] exponential(d1)
-  e2 = f32[8,4] exponential(d2)
-  t = f32[8,16] tanh(a)
-  ROOT r = (f32[8,4], f32[8,4], f32[8,16]) tuple(e1, e2, t)
-})hlo");
-  EXPECT_THAT(m, IsOk());
-  auto fused = FuseModule(**m);
-  EXPECT_THAT(fused, IsOk());
-  return std::move(*fused);
-}
-
-AutotuneOptions Options() {
-  AutotuneOptions o;
-  o.print_summary = false;
-  o.compilation_parallelism = 2;
-  return o;
-}
 
 ProfileOptions Quick() {
   ProfileOptions p;
@@ -57,13 +30,13 @@ ProfileOptions Quick() {
 struct Fixture {
   std::unique_ptr<Module> module = Fused();
   TuningResult result;
-  std::vector<FusionGroup> groups;
+  std::vector<KeyGroup> groups;
   InMemoryAutotuneCache cache;
   FakeProfiler profiler;
   explicit Fixture(const Backend& backend) {
     groups = GroupFusions(backend, *module, {}, &result);
   }
-  const FusionGroup& gemm() const { return groups[0]; }
+  const KeyGroup& gemm() const { return groups[0]; }
 };
 
 TEST(PhasesTest, GroupFusionsByKeyInEntryOrder) {
@@ -71,7 +44,7 @@ TEST(PhasesTest, GroupFusionsByKeyInEntryOrder) {
   std::unique_ptr<Module> m = Fused();
   TuningResult result;
   absl::flat_hash_map<std::string, KernelConfig> forced;
-  std::vector<FusionGroup> all = GroupFusions(backend, *m, forced, &result);
+  std::vector<KeyGroup> all = GroupFusions(backend, *m, forced, &result);
   ASSERT_EQ(all.size(), 2u);  // the two gemms are one group
   EXPECT_THAT(all[0].members, ElementsAre(0, 1));
   EXPECT_THAT(all[1].members, ElementsAre(2));
@@ -79,7 +52,7 @@ TEST(PhasesTest, GroupFusionsByKeyInEntryOrder) {
   // A forced fusion is not grouped, and counts as overridden.
   TuningResult forced_result;
   forced[result.fusions[2].fusion->name()] = C(9);
-  std::vector<FusionGroup> rest =
+  std::vector<KeyGroup> rest =
       GroupFusions(backend, *m, forced, &forced_result);
   EXPECT_EQ(rest.size(), 1u);
   EXPECT_EQ(forced_result.fusions[2].config, C(9));

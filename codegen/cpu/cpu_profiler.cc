@@ -1,5 +1,7 @@
 #include "codegen/cpu/cpu_profiler.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -114,8 +116,10 @@ absl::Status CpuProfiler::StartWorker(absl::Time deadline) {
   if (worker_path_.empty()) {
     XTUNE_ASSIGN_OR_RETURN(worker_path_, FindCpuWorker());
   }
-  XTUNE_ASSIGN_OR_RETURN(worker_,
-                         WorkerProcess::Spawn({worker_path_}, shared_.fd()));
+  XTUNE_ASSIGN_OR_RETURN(
+      worker_, WorkerProcess::Spawn(
+                   {worker_path_, absl::StrCat("--parent=", getpid())},
+                   shared_.fd()));
   ++workers_started_;
   absl::Status sent = SendMessage(*worker_, EncodeSetup(setup_));
   absl::StatusOr<WorkerReply> ready =

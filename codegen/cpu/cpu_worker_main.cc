@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -133,10 +135,15 @@ Loaded Load(const WorkerKernel& k) {
   return out;
 }
 
-int Main() {
-  // Die with the compiler that started us (it may be killed mid-command).
+int Main(int argc, char** argv) {
+  // Die with the compiler that started us (it may be killed mid-command);
+  // if it is already gone, so are we. (Not "parent is pid 1": the compiler
+  // may be pid 1 in a container.)
   prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() == 1) return 1;
+  if (argc >= 2 && std::strncmp(argv[1], "--parent=", 9) == 0 &&
+      std::atoll(argv[1] + 9) != static_cast<long long>(getppid())) {
+    return 1;
+  }
   std::string message;
   WorkerSetup setup;
   if (!ReadMessage(&message)) return 0;
@@ -224,4 +231,4 @@ int Main() {
 }  // namespace
 }  // namespace xtune::cpu
 
-int main() { return xtune::cpu::Main(); }
+int main(int argc, char** argv) { return xtune::cpu::Main(argc, argv); }
