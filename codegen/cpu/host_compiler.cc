@@ -55,14 +55,18 @@ bool IsExecutableFile(const std::string& path) {
 // Returns "" when there is no such executable file.
 std::string FindProgram(const std::string& program) {
   if (program.find('/') != std::string::npos) {
-    return IsExecutableFile(program) ? program : "";
+    // Absolute: compiles run in their own folder.
+    return IsExecutableFile(program) ? std::filesystem::absolute(program).string()
+                                     : "";
   }
   const char* path_env = getenv("PATH");
   std::string search_path = path_env != nullptr ? path_env : "/usr/bin:/bin";
   for (absl::string_view dir : absl::StrSplit(search_path, ':')) {
     std::string candidate =
         dir.empty() ? program : absl::StrCat(dir, "/", program);
-    if (IsExecutableFile(candidate)) return candidate;
+    if (IsExecutableFile(candidate)) {
+      return std::filesystem::absolute(candidate).string();
+    }
   }
   return "";
 }
@@ -351,17 +355,33 @@ absl::StatusOr<std::shared_ptr<LoadedObject>> HostCompiler::Compile(
     const std::string& key, absl::string_view source) {
   compilations_.fetch_add(1);
   std::string base = absl::StrCat(kernel_dir_, "/", key);
-  std::string temp_base =
-      absl::StrCat(kernel_dir_, "/.tmp.", key, ".", UniqueSuffix());
   std::string source_path = base + ".cc";
-  std::string temp_source = temp_base + ".cc";
-  std::string temp_object = temp_base + ".so";
-
-  XTUNE_RETURN_IF_ERROR(WriteNewFile(temp_source, source));
+  // Each compile works in a private folder but under the fixed names
+  // <key>.cc / <key>.so, with -frandom-seed=<key>: the object then does not
+  // depend on which compile made it (the source file's name is in it), so
+  // two threads or processes compiling one source publish identical bytes,
+  // and a worker process that loads <key>.so by path finds the digest its
+  // parent loaded.
+  std::string work = absl::StrCat(kernel_dir_, "/.tmp.", key, ".", UniqueSuffix());
+  if (mkdir(work.c_str(), 0700) != 0) {
+    return absl::UnavailableError(absl::StrCat(
+        "cannot create '", work, "': ", strerror(errno)));
+  }
+  auto remove_work = [&] {
+    std::error_code ignored;
+    std::filesystem::remove_all(work, ignored);
+  };
+  std::string temp_source = absl::StrCat(work, "/", key, ".cc");
+  std::string temp_object = absl::StrCat(work, "/", key, ".so");
+  if (absl::Status w = WriteNewFile(temp_source, source); !w.ok()) {
+    remove_work();
+    return w;
+  }
   std::vector<std::string> argv = {compiler_path_};
   argv.insert(argv.end(), flags_.begin(), flags_.end());
-  argv.insert(argv.end(), {"-o", temp_object, temp_source});
-  absl::StatusOr<SubprocessResult> run = RunSubprocess(argv, timeout_);
+  argv.insert(argv.end(), {absl::StrCat("-frandom-seed=", key), "-o",
+                           key + ".so", key + ".cc"});
+  absl::StatusOr<SubprocessResult> run = RunSubprocess(argv, timeout_, work);
   // Keep the source as <key>.cc for debugging, above all when it failed.
   if (rename(temp_source.c_str(), source_path.c_str()) != 0) {
     unlink(temp_source.c_str());
@@ -376,9 +396,10 @@ absl::StatusOr<std::shared_ptr<LoadedObject>> HostCompiler::Compile(
         "kernel compilation timed out after ", absl::FormatDuration(timeout_),
         " (HostCompilerOptions::timeout); source kept at '", source_path, "'"));
   } else {
-    // Point diagnostics at the kept source, not the vanished temporary one.
+    // Point diagnostics at the kept source, not the temporary one (the
+    // compiler names it relative to its folder).
     std::string output = FirstLines(
-        absl::StrReplaceAll(run->output, {{temp_source, source_path}}),
+        absl::StrReplaceAll(run->output, {{key + ".cc", source_path}}),
         kMaxErrorLines);
     if (run->term_signal != 0) {
       failure = absl::InternalError(absl::StrCat(
@@ -390,13 +411,13 @@ absl::StatusOr<std::shared_ptr<LoadedObject>> HostCompiler::Compile(
     }
   }
   if (!failure.ok()) {
-    unlink(temp_object.c_str());
+    remove_work();
     return failure;
   }
 
   absl::StatusOr<std::string> bytes = ReadFile(temp_object);
   if (!bytes.ok()) {
-    unlink(temp_object.c_str());
+    remove_work();
     return absl::InternalError(absl::StrCat(
         "the C++ compiler reported success but its object is unreadable: ",
         bytes.status().message()));
@@ -406,7 +427,7 @@ absl::StatusOr<std::shared_ptr<LoadedObject>> HostCompiler::Compile(
   // and a new inode), so it is loaded as is and, unlike the published copy
   // below, nothing else ever writes to it.
   void* handle = dlopen(temp_object.c_str(), RTLD_NOW | RTLD_LOCAL);
-  unlink(temp_object.c_str());
+  remove_work();
   if (handle == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
         "compiled kernel '", source_path, "' cannot be loaded: ", dlerror()));

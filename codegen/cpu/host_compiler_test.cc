@@ -212,6 +212,29 @@ TEST_F(HostCompilerTest, CachedObjectsLoadedInTurnKeepTheirOwnCode) {
   EXPECT_NE(held[0]->sha256(), held[1]->sha256());
 }
 
+// Two compiles of one source (two threads or processes racing on one
+// cache, or two caches) make the same bytes: a worker that loads the
+// published <key>.so finds the digest its parent loaded.
+TEST_F(HostCompilerTest, CompilesAreReproducible) {
+  std::unique_ptr<HostCompiler> a = MakeCompiler(dir_ + "/a");
+  std::unique_ptr<HostCompiler> b = MakeCompiler(dir_ + "/b");
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  absl::StatusOr<std::shared_ptr<LoadedObject>> x = a->CompileAndLoad(kAnswerSource);
+  absl::StatusOr<std::shared_ptr<LoadedObject>> y = b->CompileAndLoad(kAnswerSource);
+  ASSERT_THAT(x, IsOk());
+  ASSERT_THAT(y, IsOk());
+  EXPECT_EQ((*x)->sha256(), (*y)->sha256());
+  absl::StatusOr<std::string> published = ReadFile((*x)->path());
+  ASSERT_THAT(published, IsOk());
+  EXPECT_EQ(Sha256Hex(*published), (*x)->sha256());
+  // Nothing of the compile's private folder is left.
+  for (const auto& e : std::filesystem::directory_iterator(a->kernel_dir())) {
+    EXPECT_EQ(e.path().filename().string().rfind(".tmp.", 0), std::string::npos)
+        << e.path();
+  }
+}
+
 TEST_F(HostCompilerTest, SyntaxErrorIsInvalidArgumentWithCompilerOutput) {
   std::unique_ptr<HostCompiler> compiler = MakeCompiler();
   ASSERT_NE(compiler, nullptr);
