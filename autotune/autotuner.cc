@@ -105,8 +105,8 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
                 });
 
   // Candidates are timed in interleaved rounds so that slow drifts of the
-  // machine (frequency, neighbours) hit them all alike; each round is a
-  // fresh worker with a share of the budget.
+  // machine (frequency, neighbours) hit them all alike; each round has a
+  // share of the budget (one profiler session, so one worker, per fusion).
   const int rounds = std::max(1, options_.rounds);
   ProfileOptions per_round;
   per_round.min_repetitions = std::max(1, options_.min_repetitions / rounds);

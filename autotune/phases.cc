@@ -118,13 +118,17 @@ absl::StatusOr<Decision> Decide(const Backend& backend, AutotuneCache& cache,
   const Instruction& f = *group.first;
   Decision d;
   d.kind = Decision::Kind::kDecided;
-  if (!options.override_gemm.empty() &&
-      ClassifyFusion(f) == FusionKind::kGemm) {
+  if (!backend.Tunable()) {
+    d.config = backend.DefaultConfig(f);
+    d.source = ConfigSource::kDefault;
+    ++stats->defaults;
+  } else if (!options.override_gemm.empty() &&
+             ClassifyFusion(f) == FusionKind::kGemm) {
     XTUNE_ASSIGN_OR_RETURN(d.config,
                            backend.GemmOverride(f, options.override_gemm));
     d.source = ConfigSource::kOverride;
     ++stats->overrides;
-  } else if (options.level <= 0 || !backend.Tunable()) {
+  } else if (options.level <= 0) {
     d.config = backend.DefaultConfig(f);
     d.source = ConfigSource::kDefault;
     ++stats->defaults;

@@ -60,8 +60,9 @@ struct Decision {
   std::optional<double> seconds;                 // a cached run time
 };
 
+// The default config on a backend that is not tuned, else
 // --xla_gpu_override_gemm_autotuner on a gemm, else the default config at
-// level 0 or on an untuned backend, else the cache's config (a stored
+// level 0, else the cache's config (a stored
 // result the backend cannot use is a warning and a miss), else kMissing
 // under require_complete, else kTune. Counts overrides, defaults and hits
 // (by tier) in `stats`. Errors: the backend's reading of the override.

@@ -206,8 +206,9 @@ std::vector<std::string> AutotuneCacheSession::Warnings(
   return out;
 }
 
-std::string AutotuneCacheSession::Summary(absl::string_view device,
-                                          const DumpReport& dump) const {
+std::string AutotuneCacheSession::Summary(
+    absl::string_view device, const DumpReport& dump,
+    const StoreChain::Counts* failures_since) const {
   int64_t dumped = dump.written;
   std::string out;
   if (!load_path_.empty()) {
@@ -221,7 +222,7 @@ std::string AutotuneCacheSession::Summary(absl::string_view device,
                     dump_merge_ ? "merged " : "dumped ", dumped, " entries ",
                     dump_merge_ ? "into " : "to ", dump_path_);
   }
-  std::string failures = chain_.FailureSummary();
+  std::string failures = chain_.FailureSummary(failures_since);
   if (!failures.empty()) {
     absl::StrAppend(&out, out.empty() ? "" : "; ", failures);
   }

@@ -74,7 +74,10 @@ class AutotuneCacheSession {
   // "autotune cache: loaded 12 entries from F (2 for other devices, 3 not
   // used); dumped 14 entries to G; directory: 1 lookup error" — empty when
   // no file is involved and no tier failed.
-  std::string Summary(absl::string_view device, const DumpReport& dump) const;
+  // The tiers' failures counted are those since `failures_since` (all
+  // when null): a session outlives many compiles.
+  std::string Summary(absl::string_view device, const DumpReport& dump,
+                      const StoreChain::Counts* failures_since = nullptr) const;
 
   // Warnings for the user, one line each (empty when all is well): a dump
   // that dropped entries the file held, and a loaded file none of whose

@@ -1,6 +1,7 @@
 #include "cache/store_chain.h"
 
 #include <iostream>
+#include <system_error>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -21,12 +22,17 @@ absl::StatusOr<T> WithTimeout(absl::Duration timeout,
     absl::StatusOr<T> result = absl::UnknownError("not run");
   };
   auto state = std::make_shared<State>();
-  std::thread([state, fn = std::move(fn)] {
-    absl::StatusOr<T> r = fn();
-    MutexLock lock(&state->mu);
-    state->result = std::move(r);
-    state->done = true;
-  }).detach();
+  try {
+    std::thread([state, fn = std::move(fn)] {
+      absl::StatusOr<T> r = fn();
+      MutexLock lock(&state->mu);
+      state->result = std::move(r);
+      state->done = true;
+    }).detach();
+  } catch (const std::system_error& e) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot start a thread for the call: ", e.what()));
+  }
   MutexLock lock(&state->mu);
   if (!state->mu.AwaitWithTimeout(absl::Condition(&state->done), timeout)) {
     return absl::DeadlineExceededError(
@@ -48,6 +54,23 @@ StoreChain::~StoreChain() = default;
 void StoreChain::AddTier(std::string name, std::shared_ptr<AutotuneCache> store,
                          TierPolicy policy) {
   tiers_.push_back(Tier{std::move(name), std::move(store), policy});
+  MutexLock lock(&mu_);
+  down_until_.push_back(absl::InfinitePast());
+}
+
+bool StoreChain::Down(size_t tier) {
+  MutexLock lock(&mu_);
+  return absl::Now() < down_until_[tier];
+}
+
+void StoreChain::MarkDown(size_t tier) {
+  {
+    MutexLock lock(&mu_);
+    down_until_[tier] = absl::Now() + tiers_[tier].policy.down_for;
+  }
+  Warn(absl::StrCat("autotune cache tier '", tiers_[tier].name,
+                    "' timed out; not using it for the next ",
+                    absl::FormatDuration(tiers_[tier].policy.down_for)));
 }
 
 void StoreChain::set_warning_callback(
@@ -60,21 +83,32 @@ void StoreChain::Warn(const std::string& message) {
 }
 
 absl::StatusOr<std::optional<CacheHit>> StoreChain::LookupIn(
-    const Tier& tier, const AutotuneKey& key) {
-  std::shared_ptr<AutotuneCache> store = tier.store;
-  return WithTimeout<std::optional<CacheHit>>(
-      tier.policy.timeout, [store, key] { return store->Lookup(key); });
+    size_t tier, const AutotuneKey& key) {
+  std::shared_ptr<AutotuneCache> store = tiers_[tier].store;
+  absl::StatusOr<std::optional<CacheHit>> r =
+      WithTimeout<std::optional<CacheHit>>(
+          tiers_[tier].policy.timeout,
+          [store, key] { return store->Lookup(key); });
+  if (r.status().code() == absl::StatusCode::kDeadlineExceeded) {
+    MarkDown(tier);
+  }
+  return r;
 }
 
-absl::Status StoreChain::InsertIn(const Tier& tier, const AutotuneKey& key,
+absl::Status StoreChain::InsertIn(size_t tier, const AutotuneKey& key,
                                   const xla::AutotuneResult& result) {
-  std::shared_ptr<AutotuneCache> store = tier.store;
+  if (Down(tier)) return absl::UnavailableError("down after a timeout");
+  std::shared_ptr<AutotuneCache> store = tiers_[tier].store;
   absl::StatusOr<bool> r = WithTimeout<bool>(
-      tier.policy.timeout, [store, key, result]() -> absl::StatusOr<bool> {
+      tiers_[tier].policy.timeout,
+      [store, key, result]() -> absl::StatusOr<bool> {
         absl::Status s = store->Insert(key, result);
         if (!s.ok()) return s;
         return true;
       });
+  if (r.status().code() == absl::StatusCode::kDeadlineExceeded) {
+    MarkDown(tier);
+  }
   return r.status();
 }
 
@@ -82,7 +116,8 @@ absl::StatusOr<std::optional<CacheHit>> StoreChain::Lookup(
     const AutotuneKey& key) {
   for (size_t i = 0; i < tiers_.size(); ++i) {
     const Tier& tier = tiers_[i];
-    absl::StatusOr<std::optional<CacheHit>> hit = LookupIn(tier, key);
+    if (Down(i)) continue;  // warned when it went down
+    absl::StatusOr<std::optional<CacheHit>> hit = LookupIn(i, key);
     if (!hit.ok()) {
       {
         MutexLock lock(&mu_);
@@ -97,7 +132,7 @@ absl::StatusOr<std::optional<CacheHit>> StoreChain::Lookup(
     if (tier.policy.promote) {
       for (size_t j = 0; j < i; ++j) {
         if (!tiers_[j].policy.writable) continue;
-        absl::Status s = InsertIn(tiers_[j], key, *(*hit)->result);
+        absl::Status s = InsertIn(j, key, *(*hit)->result);
         if (!s.ok()) {
           {
             MutexLock lock(&mu_);
@@ -117,9 +152,10 @@ absl::StatusOr<std::optional<CacheHit>> StoreChain::Lookup(
 absl::Status StoreChain::Insert(const AutotuneKey& key,
                                 const xla::AutotuneResult& result) {
   absl::Status first_required;
-  for (const Tier& tier : tiers_) {
+  for (size_t i = 0; i < tiers_.size(); ++i) {
+    const Tier& tier = tiers_[i];
     if (!tier.policy.writable) continue;
-    absl::Status s = InsertIn(tier, key, result);
+    absl::Status s = InsertIn(i, key, result);
     if (s.ok()) continue;
     if (tier.policy.writes_required) {
       if (first_required.ok()) {
@@ -150,14 +186,26 @@ std::map<std::string, int64_t> StoreChain::write_failures() const {
   return write_failures_;
 }
 
-std::string StoreChain::FailureSummary() const {
+StoreChain::Counts StoreChain::counts() const {
   MutexLock lock(&mu_);
+  return Counts{lookup_errors_, write_failures_};
+}
+
+std::string StoreChain::FailureSummary(const Counts* since) const {
+  MutexLock lock(&mu_);
+  auto count = [](const std::map<std::string, int64_t>& m,
+                  const std::string& name) -> int64_t {
+    auto it = m.find(name);
+    return it == m.end() ? 0 : it->second;
+  };
   std::string out;
   for (const Tier& t : tiers_) {
-    auto l = lookup_errors_.find(t.name);
-    auto w = write_failures_.find(t.name);
-    int64_t lookups = l == lookup_errors_.end() ? 0 : l->second;
-    int64_t writes = w == write_failures_.end() ? 0 : w->second;
+    int64_t lookups = count(lookup_errors_, t.name);
+    int64_t writes = count(write_failures_, t.name);
+    if (since != nullptr) {
+      lookups -= count(since->lookup_errors, t.name);
+      writes -= count(since->write_failures, t.name);
+    }
     if (lookups == 0 && writes == 0) continue;
     absl::StrAppend(&out, out.empty() ? "" : ", ", t.name, ":");
     if (lookups > 0) {

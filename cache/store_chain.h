@@ -8,7 +8,9 @@
 //   - promote: a hit in this tier is copied into the writable tiers above
 //     it (so a dump of the memory tier holds it);
 //   - a lookup and write timeout: a tier slower than that is a warning and
-//     a miss (or a failed write), never a stalled compile.
+//     a miss (or a failed write), never a stalled compile; after a timeout
+//     the tier is left alone for `down_for` (one warning), so a hung store
+//     costs one timeout, not one per fusion.
 // A tier whose lookup fails (Unavailable, DataLoss, ...) is one warning and
 // a miss in that tier; the chain goes on to the next. Lookup() of the chain
 // itself never fails.
@@ -42,6 +44,9 @@ struct TierPolicy {
   // background and its result is dropped. Default: no limit (the call runs
   // on the caller's thread).
   absl::Duration timeout = absl::InfiniteDuration();
+  // After a timeout the tier is skipped (lookups miss, writes are
+  // dropped and counted) for this long. Default 60 s.
+  absl::Duration down_for = absl::Seconds(60);
 };
 
 class StoreChain : public AutotuneCache {
@@ -68,8 +73,14 @@ class StoreChain : public AutotuneCache {
   // Failures so far, by tier name.
   std::map<std::string, int64_t> lookup_errors() const;
   std::map<std::string, int64_t> write_failures() const;
-  // "directory: 1 lookup error, 2 writes failed" — empty when none.
-  std::string FailureSummary() const;
+  struct Counts {
+    std::map<std::string, int64_t> lookup_errors;
+    std::map<std::string, int64_t> write_failures;
+  };
+  Counts counts() const;
+  // "directory: 1 lookup error, 2 writes failed" — the failures since
+  // `since` (all of them when null); empty when none.
+  std::string FailureSummary(const Counts* since = nullptr) const;
 
   size_t size() const { return tiers_.size(); }
 
@@ -79,9 +90,13 @@ class StoreChain : public AutotuneCache {
     std::shared_ptr<AutotuneCache> store;
     TierPolicy policy;
   };
-  absl::StatusOr<std::optional<CacheHit>> LookupIn(const Tier& tier,
+  // Whether `tier` is skipped now (after a timeout).
+  bool Down(size_t tier);
+  // Records a timeout of `tier`: down for its policy's down_for.
+  void MarkDown(size_t tier);
+  absl::StatusOr<std::optional<CacheHit>> LookupIn(size_t tier,
                                                    const AutotuneKey& key);
-  absl::Status InsertIn(const Tier& tier, const AutotuneKey& key,
+  absl::Status InsertIn(size_t tier, const AutotuneKey& key,
                         const xla::AutotuneResult& result);
   void Warn(const std::string& message);
 
@@ -90,6 +105,7 @@ class StoreChain : public AutotuneCache {
   mutable Mutex mu_;
   std::map<std::string, int64_t> lookup_errors_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int64_t> write_failures_ ABSL_GUARDED_BY(mu_);
+  std::vector<absl::Time> down_until_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace xtune

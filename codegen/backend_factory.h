@@ -35,6 +35,11 @@ struct BackendRegistration {
   std::string name;         // what --backend= takes
   std::string description;  // one line, for `xtune devices`
   BackendFactory factory;
+  // Optional: the device string of this machine without making the
+  // backend (no compiler run, no device context), for tools that only read
+  // cache files. When empty, the backend is made and asked.
+  std::function<absl::StatusOr<std::string>(const BackendOptions& options)>
+      device;
 };
 
 }  // namespace xtune

@@ -8,6 +8,7 @@
 #include "util/mutex.h"
 #include "codegen/cpu/cpu_backend.h"
 #include "codegen/interpreter/interpreter_backend.h"
+#include "util/status_macros.h"
 
 namespace xtune {
 namespace {
@@ -73,6 +74,28 @@ absl::StatusOr<std::unique_ptr<Backend>> CreateBackend(
                         absl::StrCat(name, ": ", backend.status().message()));
   }
   return backend;
+}
+
+absl::StatusOr<std::string> BackendDevice(absl::string_view name,
+                                          const BackendOptions& options) {
+  Registry& r = TheRegistry();
+  std::function<absl::StatusOr<std::string>(const BackendOptions&)> device;
+  {
+    MutexLock lock(&r.mu);
+    auto it = r.entries.find(std::string(name));
+    if (it != r.entries.end()) device = it->second.device;
+  }
+  if (device) {
+    absl::StatusOr<std::string> d = device(options);
+    if (!d.ok()) {
+      return absl::Status(d.status().code(),
+                          absl::StrCat(name, ": ", d.status().message()));
+    }
+    return d;
+  }
+  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend,
+                         CreateBackend(name, options));
+  return backend->DeviceDescription();
 }
 
 std::vector<RegisteredBackend> RegisteredBackends() {

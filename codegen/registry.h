@@ -34,6 +34,12 @@ absl::Status RegisterBackend(BackendRegistration registration);
 absl::StatusOr<std::unique_ptr<Backend>> CreateBackend(
     absl::string_view name, const BackendOptions& options = {});
 
+// The device string the backend `name` would put in cache keys on this
+// machine, as cheaply as it can say (BackendRegistration::device). Errors:
+// those of CreateBackend.
+absl::StatusOr<std::string> BackendDevice(absl::string_view name,
+                                          const BackendOptions& options = {});
+
 struct RegisteredBackend {
   std::string name;
   std::string description;

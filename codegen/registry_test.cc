@@ -25,6 +25,19 @@ TEST(RegistryTest, BuiltinsAreRegistered) {
   EXPECT_FALSE((*interpreter)->Tunable());
 }
 
+TEST(RegistryTest, DeviceStringsWithoutMakingTheBackend) {
+  auto interpreter = BackendDevice("interpreter");
+  ASSERT_THAT(interpreter, IsOk());
+  EXPECT_EQ(*interpreter, "interpreter");
+  auto cpu = BackendDevice("cpu");
+  ASSERT_THAT(cpu, IsOk());
+  auto made = CreateBackend("cpu");
+  ASSERT_THAT(made, IsOk());
+  EXPECT_EQ(*cpu, (*made)->DeviceDescription());
+  EXPECT_THAT(BackendDevice("tpu"),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
 TEST(RegistryTest, UnknownNameListsTheRegisteredOnes) {
   EXPECT_THAT(CreateBackend("tpu"),
               StatusIs(absl::StatusCode::kInvalidArgument,

@@ -83,19 +83,27 @@ absl::StatusOr<CompiledModule> CompileModule(
     AutotuneCacheSession* session) {
   CompiledModule out;
   out.backend = backend;
-  if (session == nullptr) {
+  // A backend that is not tuned (the interpreter) touches no cache file:
+  // nothing is loaded, looked up or dumped.
+  InMemoryAutotuneCache untuned;
+  if (!backend->Tunable()) {
+    session = nullptr;
+  } else if (session == nullptr) {
     XTUNE_ASSIGN_OR_RETURN(out.own_session, AutotuneCacheSession::Open(
                                                 flags.cache, kCodegenVersion));
     session = out.own_session.get();
   }
+  out.session = session;
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> fused, FuseModule(module));
   XTUNE_ASSIGN_OR_RETURN(auto overrides, ConfigOverrides(config_specs, *fused));
   AutotuneOptions options = flags.autotune;
   options.print_summary = false;  // one line below, with the cache's figures
-  options.flush_bytes = backend->FlushBytes();
+  // The backend knows its last-level cache; 0 still means no flush.
+  if (options.flush_bytes > 0) options.flush_bytes = backend->FlushBytes();
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Profiler> profiler,
                          backend->CreateProfiler());
-  Autotuner tuner(backend, session->cache(), profiler.get(), options);
+  Autotuner tuner(backend, session != nullptr ? session->cache() : &untuned,
+                  profiler.get(), options);
   // A --config fusion is not tuned: its config is the default one with the
   // given parameters (or the first of the given kind).
   for (const auto& [name, spec] : overrides) {
@@ -105,6 +113,9 @@ absl::StatusOr<CompiledModule> CompileModule(
     XTUNE_RETURN_IF_ERROR(backend->CheckConfig(f, config));
     tuner.ForceConfig(name, std::move(config));
   }
+  // The tiers' failures of this compile only (a session outlives many).
+  StoreChain::Counts failures_before;
+  if (session != nullptr) failures_before = session->chain().counts();
   XTUNE_ASSIGN_OR_RETURN(out.tuning, tuner.Tune(*fused));
   for (const FusionTuning& ft : out.tuning.fusions) {
     if (ft.source == ConfigSource::kTuned) {
@@ -112,17 +123,21 @@ absl::StatusOr<CompiledModule> CompileModule(
           {ft.fusion->name(), KeyOf(*backend, *ft.fusion)});
     }
   }
-  XTUNE_ASSIGN_OR_RETURN(AutotuneCacheSession::DumpReport dumped,
-                         session->Dump());
-  out.cache_summary =
-      session->Summary(backend->DeviceDescription(), dumped);
+  AutotuneCacheSession::DumpReport dumped;
+  if (session != nullptr) {
+    XTUNE_ASSIGN_OR_RETURN(dumped, session->Dump());
+    out.cache_summary = session->Summary(backend->DeviceDescription(), dumped,
+                                         &failures_before);
+  }
   if (flags.autotune.print_summary) {
     std::cerr << "xtune: autotuning: " << out.tuning.stats.ToString()
               << (out.cache_summary.empty() ? "" : "; ") << out.cache_summary
               << "\n";
-    for (const std::string& w :
-         session->Warnings(backend->DeviceDescription(), dumped)) {
-      std::cerr << "xtune: warning: autotune cache: " << w << "\n";
+    if (session != nullptr) {
+      for (const std::string& w :
+           session->Warnings(backend->DeviceDescription(), dumped)) {
+        std::cerr << "xtune: warning: autotune cache: " << w << "\n";
+      }
     }
   }
   const TuningResult& tuning = out.tuning;
@@ -132,7 +147,9 @@ absl::StatusOr<CompiledModule> CompileModule(
   };
   ExecutableOptions exe_options;
   exe_options.compile_parallelism = flags.autotune.compilation_parallelism;
-  exe_options.excess_precision = flags.autotune.excess_precision;
+  // (The interpreter's fallbacks compute HLO semantics, as it does.)
+  exe_options.excess_precision =
+      flags.autotune.excess_precision && backend->Tunable();
   XTUNE_ASSIGN_OR_RETURN(out.executable,
                          Executable::Create(std::move(fused), backend, choose,
                                             exe_options));
@@ -159,8 +176,7 @@ std::string IndentedKey(const AutotuneKey& k, absl::string_view indent) {
 }  // namespace
 
 absl::Status WriteCacheReport(const std::string& path,
-                              const CompiledModule& compiled,
-                              const AutotuneCacheSession& session) {
+                              const CompiledModule& compiled) {
   std::string text = absl::StrCat(
       "# xtune cache report: the fusions the autotune cache missed (tuned\n"
       "# here) and the loaded entries no fusion used.\n",
@@ -170,7 +186,10 @@ absl::Status WriteCacheReport(const std::string& path,
     absl::StrAppend(&text, "- fusion: ", m.fusion, "\n",
                     IndentedKey(m.key, "  "));
   }
-  std::vector<AutotuneKey> unused = session.memory().UnusedLoaded();
+  std::vector<AutotuneKey> unused;
+  if (compiled.session != nullptr) {
+    unused = compiled.session->memory().UnusedLoaded();
+  }
   absl::StrAppend(&text, "unused: ", unused.size(), "\n");
   for (const AutotuneKey& k : unused) {
     absl::StrAppend(&text, "- entry\n", IndentedKey(k, "  "));

@@ -42,6 +42,9 @@ struct CompiledModule {
   Backend* backend = nullptr;  // borrowed from the caller
   // The session this compile used when it opened its own (else null).
   std::unique_ptr<AutotuneCacheSession> own_session;
+  // The session it used (own or given); null for a backend that is not
+  // tuned (no cache is involved).
+  AutotuneCacheSession* session = nullptr;
   TuningResult tuning;
   std::vector<CacheMiss> misses;
   std::string cache_summary;  // AutotuneCacheSession::Summary, or empty
@@ -51,7 +54,8 @@ struct CompiledModule {
 // Fuses `module`, tunes every fusion (flags.autotune) on `backend`
 // (borrowed; it must outlive the result, whose executable runs on it)
 // through `session`'s caches — or a session opened from flags.cache when
-// null — applies the `config_specs` overrides, dumps the cache when asked,
+// null; none for a backend that is not tuned) — applies the
+// `config_specs` overrides, dumps the cache when asked,
 // and compiles the executable. The summary lines go to stderr unless
 // flags.autotune.print_summary is false. Not thread-safe on one backend.
 absl::StatusOr<CompiledModule> CompileModule(
@@ -62,8 +66,7 @@ absl::StatusOr<CompiledModule> CompileModule(
 // Writes the cache report of `compiled` (--cache_report): the fusions the
 // cache missed (name and key) and the loaded entries no fusion used.
 absl::Status WriteCacheReport(const std::string& path,
-                              const CompiledModule& compiled,
-                              const AutotuneCacheSession& session);
+                              const CompiledModule& compiled);
 
 }  // namespace xtune
 

@@ -113,17 +113,21 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Create(
             inst->attrs().tuple_index);
         continue;
       case Opcode::kConstant: {
-        v = make(inst->shape());
         const Literal& lit = inst->attrs().literal;
         if (inst->shape().IsTuple() || inst->attrs().literal_elided) {
           return absl::UnimplementedError(absl::StrCat(
               "constant '", inst->name(), "' cannot be materialized"));
         }
-        if (v->buffer.opaque != nullptr) {
+        // Owned by the executable before anything can fail, so that its
+        // buffer is freed on every path.
+        exe->values_.push_back(make(inst->shape()));
+        Value* c = exe->values_.back().get();
+        value_of[inst] = c;
+        if (c->buffer.opaque != nullptr) {
           XTUNE_RETURN_IF_ERROR(
-              backend->CopyToDevice(lit.bytes().data(), v->buffer));
+              backend->CopyToDevice(lit.bytes().data(), c->buffer));
         }
-        break;
+        continue;
       }
       case Opcode::kParameter:
       case Opcode::kFusion:

@@ -173,6 +173,20 @@ ENTRY e {
   EXPECT_FALSE(out[0].As<double>().ok());
 }
 
+TEST(ApiTest, TheInterpreterTouchesNoCacheFile) {
+  std::string dump = TempDir("interp") + "/never.textproto";
+  CompilerOptions options;
+  options.backend = "interpreter";
+  options.autotune.print_summary = false;
+  options.cache.dump_to = dump;
+  options.autotune.override_gemm = "block_m: 64";  // not tuned: not read
+  ASSERT_OK_AND_ASSIGN(auto compiler, Compiler::Create(options));
+  ASSERT_OK_AND_ASSIGN(auto program, compiler->CompileText(kModule));
+  EXPECT_EQ(program->stats().defaults, program->stats().fusions);
+  ASSERT_OK(program->RunAndVerify());
+  EXPECT_FALSE(std::filesystem::exists(dump));
+}
+
 TEST(ApiTest, LayoutsAreLogicalRowMajorOnBothSides) {
   CompilerOptions options;
   options.backend = "interpreter";

@@ -77,11 +77,10 @@ flags:
 namespace {
 
 // This machine's device string for --backend (default cpu), exactly as the
-// backend puts it in cache keys.
+// backend puts it in cache keys (for the CPU without a compiler: these
+// commands only read files).
 absl::StatusOr<std::string> ThisDevice(const ParsedArgs& args) {
-  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend,
-                         CreateBackend(args.Get("backend", "cpu")));
-  return backend->DeviceDescription();
+  return BackendDevice(args.Get("backend", "cpu"));
 }
 
 // A results file, or a per-fusion directory (its keyed files).

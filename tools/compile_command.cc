@@ -100,8 +100,8 @@ absl::Status Compile(const ParsedArgs& args) {
       CompiledModule compiled,
       CompileModule(*module, backend.get(), flags, ConfigSpecs(args)));
   if (args.Has("cache_report")) {
-    XTUNE_RETURN_IF_ERROR(WriteCacheReport(args.Get("cache_report", ""),
-                                           compiled, *compiled.own_session));
+    XTUNE_RETURN_IF_ERROR(
+        WriteCacheReport(args.Get("cache_report", ""), compiled));
   }
   std::cout << absl::StrFormat("%-16s %-9s %-18s %-62s %10s %10s %8s %8s %s\n",
                                "fusion", "kind", "shape", "config", "time",

@@ -38,8 +38,10 @@ class ABSL_LOCKABLE Mutex {
 
   void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() { mu_.lock(); }
   void Unlock() ABSL_UNLOCK_FUNCTION() {
+    // Conditions are re-evaluated after every unlock. Notified while held,
+    // so a waiter that then destroys the mutex cannot race the notify.
+    cv_.notify_all();
     mu_.unlock();
-    cv_.notify_all();  // conditions are re-evaluated after every unlock
   }
   // Held on entry and on return, as absl::Mutex::Await.
   void Await(const absl::Condition& cond) {

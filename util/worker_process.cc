@@ -133,11 +133,32 @@ std::string WorkerProcess::Death() {
   return "ended";
 }
 
-absl::Status WorkerProcess::Send(const void* data, size_t bytes) {
+namespace {
+
+// Milliseconds to wait in one poll() before `deadline`: at most 1000 (so a
+// dead worker is noticed), at least 1, no overflow for InfiniteFuture.
+int PollMillis(absl::Time deadline) {
+  absl::Duration left = deadline - absl::Now();
+  if (left >= absl::Seconds(1)) return 1000;
+  return static_cast<int>(std::max<int64_t>(1, absl::ToInt64Milliseconds(left) + 1));
+}
+
+}  // namespace
+
+absl::Status WorkerProcess::Send(const void* data, size_t bytes,
+                                 absl::Time deadline) {
   const char* p = static_cast<const char*>(data);
   while (bytes > 0) {
-    ssize_t w = send(socket_, p, bytes, MSG_NOSIGNAL);
-    if (w < 0 && errno == EINTR) continue;
+    if (absl::Now() >= deadline) {
+      Kill();
+      return absl::DeadlineExceededError("the worker takes no input: killed");
+    }
+    struct pollfd pfd = {socket_, POLLOUT, 0};
+    int r = poll(&pfd, 1, PollMillis(deadline));
+    if (r < 0 && errno == EINTR) continue;
+    if (r == 0) continue;
+    ssize_t w = send(socket_, p, bytes, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (w < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (w <= 0) {
       return absl::AbortedError(absl::StrCat("the worker ", Death()));
     }
@@ -157,9 +178,7 @@ absl::Status WorkerProcess::Receive(void* data, size_t bytes,
       return absl::DeadlineExceededError("still running: killed");
     }
     struct pollfd pfd = {socket_, POLLIN, 0};
-    int wait_ms = static_cast<int>(
-        std::min<int64_t>(absl::ToInt64Milliseconds(left) + 1, 1000));
-    int r = poll(&pfd, 1, wait_ms);
+    int r = poll(&pfd, 1, PollMillis(deadline));
     if (r < 0 && errno == EINTR) continue;
     if (r == 0) continue;
     ssize_t got = recv(socket_, p, bytes, 0);

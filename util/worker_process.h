@@ -36,9 +36,10 @@ class WorkerProcess {
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
 
-  // Sends all of `data`. Aborted (with Death()'s description) when the
-  // worker is gone.
-  absl::Status Send(const void* data, size_t bytes);
+  // Sends all of `data` before `deadline`. DeadlineExceeded when the worker
+  // does not take it in time (it is then killed), Aborted (with Death()'s
+  // description) when the worker is gone.
+  absl::Status Send(const void* data, size_t bytes, absl::Time deadline);
   // Receives exactly `bytes` before `deadline`. DeadlineExceeded when the
   // deadline passes (the worker is then killed), Aborted when the worker
   // closed its end or died (with Death()'s description).
@@ -50,7 +51,7 @@ class WorkerProcess {
   bool Alive();
   // After a failure: waits (briefly, then kills) for the worker to end and
   // describes how it did: "crashed with signal 11 (Segmentation fault)",
-  // "was killed with signal 9 (Killed; out of memory?)", "exited with
+  // "was killed with signal 9 (Killed); out of memory?", "exited with
   // status 3".
   std::string Death();
 

@@ -87,6 +87,10 @@ BackendRegistration CpuBackendRegistration() {
         XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<CpuBackend> backend,
                                CpuBackend::Create(cpu));
         return std::unique_ptr<Backend>(std::move(backend));
+      },
+      // The device string needs no compiler.
+      [](const BackendOptions& options) -> absl::StatusOr<std::string> {
+        return DetectCpu(options.threads).Description();
       }};
 }
 

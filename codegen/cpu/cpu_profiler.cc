@@ -19,10 +19,11 @@ constexpr absl::Duration kStartTimeout = absl::Seconds(60);
 
 int64_t Align(int64_t n) { return (n + 63) / 64 * 64; }
 
-absl::Status SendMessage(WorkerProcess& w, const std::string& bytes) {
+absl::Status SendMessage(WorkerProcess& w, const std::string& bytes,
+                         absl::Time deadline) {
   int64_t n = static_cast<int64_t>(bytes.size());
-  XTUNE_RETURN_IF_ERROR(w.Send(&n, sizeof(n)));
-  return w.Send(bytes.data(), bytes.size());
+  XTUNE_RETURN_IF_ERROR(w.Send(&n, sizeof(n), deadline));
+  return w.Send(bytes.data(), bytes.size(), deadline);
 }
 
 struct WorkerReply {
@@ -80,6 +81,11 @@ absl::Status CpuProfiler::BeginFusion(absl::Span<Kernel* const> kernels,
     setup_.inputs.push_back({offset, bytes});
     offset += Align(bytes);
   }
+  // The output starts on a page of its own: the worker makes the inputs
+  // read-only, so a kernel that writes them crashes instead of corrupting
+  // them for every later candidate.
+  int64_t page = sysconf(_SC_PAGESIZE);
+  offset = (offset + page - 1) / page * page;
   setup_.output_offset = offset;
   setup_.output_bytes = output_shape.ByteSize();
   setup_.shared_bytes = offset + Align(std::max<int64_t>(setup_.output_bytes, 1));
@@ -114,23 +120,25 @@ void CpuProfiler::EndFusion() {
 absl::Status CpuProfiler::StartWorker(absl::Time deadline) {
   worker_.reset();
   if (worker_path_.empty()) {
-    XTUNE_ASSIGN_OR_RETURN(worker_path_, FindCpuWorker());
+    XTUNE_ASSIGN_OR_RETURN(worker_path_, FindCpuWorker());  // Unavailable
   }
+  // A program that cannot be started at all is Unavailable (nothing can be
+  // timed); one that starts and then dies or refuses the setup is Aborted
+  // (a failure of this attempt: the caller may try again).
   XTUNE_ASSIGN_OR_RETURN(
       worker_, WorkerProcess::Spawn(
                    {worker_path_, absl::StrCat("--parent=", getpid())},
                    shared_.fd()));
   ++workers_started_;
-  absl::Status sent = SendMessage(*worker_, EncodeSetup(setup_));
+  absl::Status sent = SendMessage(*worker_, EncodeSetup(setup_), deadline);
   absl::StatusOr<WorkerReply> ready =
       sent.ok() ? ReceiveReply(*worker_, deadline) : sent;
   if (!ready.ok() || ready->status != kWorkerOk) {
     std::string why = ready.ok() ? ready->message
                                  : std::string(ready.status().message());
     worker_.reset();
-    return absl::UnavailableError(
-        absl::StrCat("the profiling worker '", worker_path_,
-                     "' did not start: ", why));
+    return absl::AbortedError(absl::StrCat(
+        "the profiling worker '", worker_path_, "' did not start: ", why));
   }
   return absl::OkStatus();
 }
@@ -162,7 +170,11 @@ absl::StatusOr<ProfileResult> CpuProfiler::Profile(
   // no fault of this candidate: it gets a fresh one.
   if (worker_ != nullptr && !worker_->Alive()) worker_.reset();
   if (worker_ == nullptr) {
-    XTUNE_RETURN_IF_ERROR(StartWorker(absl::Now() + kStartTimeout));
+    absl::Status started = StartWorker(absl::Now() + kStartTimeout);
+    if (started.code() == absl::StatusCode::kAborted) {
+      started = StartWorker(absl::Now() + kStartTimeout);  // once more
+    }
+    XTUNE_RETURN_IF_ERROR(started);
   }
   // Poison the output: NaN for floats, all ones for integers.
   std::memset(shared_.data() + setup_.output_offset, 0xFF,
@@ -174,7 +186,7 @@ absl::StatusOr<ProfileResult> CpuProfiler::Profile(
   cmd.Int(absl::ToInt64Nanoseconds(options.time_budget));
   cmd.Int(options.flush_bytes > 0 ? 1 : 0);
   absl::Time deadline = absl::Now() + options.timeout;
-  absl::Status sent = SendMessage(*worker_, cmd.bytes());
+  absl::Status sent = SendMessage(*worker_, cmd.bytes(), deadline);
   absl::StatusOr<WorkerReply> reply =
       sent.ok() ? ReceiveReply(*worker_, deadline) : sent;
   if (!reply.ok()) {

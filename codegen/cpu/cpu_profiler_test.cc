@@ -200,6 +200,15 @@ TEST_F(CpuProfilerTest, AKernelThatWritesNothingCannotPassForTheLastOne) {
   EXPECT_TRUE(std::isnan(r->output.GetDouble(0)));  // poisoned
 }
 
+TEST_F(CpuProfilerTest, AKernelThatWritesItsInputsCrashesInsteadOfCorruptingThem) {
+  auto vandal = Handwritten(*backend_, "((float*)(in[0]))[0] = 1.0f;");
+  Kernel* all[] = {vandal.get(), good_.get()};
+  ASSERT_THAT(profiler_->BeginFusion(all, inputs_, fusion_->shape()), IsOk());
+  EXPECT_THAT(Run(*vandal),
+              StatusIs(absl::StatusCode::kAborted, HasSubstr("signal 11")));
+  ExpectGood(Run(*good_));  // the inputs are intact
+}
+
 TEST_F(CpuProfilerTest, MissingWorkerProgramIsUnavailable) {
   CpuProfiler missing("/nonexistent/xtune_cpu_worker", 1, 0);
   EXPECT_THAT(missing.Profile(*good_, good_config_, inputs_, fusion_->shape(),

@@ -5,7 +5,9 @@
 // its bytes) and fd 4 (shared memory with the inputs and the output). Exits
 // at EOF on fd 3, or when the compiler that started it dies.
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -121,8 +123,12 @@ Loaded Load(const WorkerKernel& k) {
                              "' changed since it was compiled");
     return out;
   }
+  // The private copy goes beside the object: the kernel cache is writable
+  // and, unlike /tmp on many systems, not mounted noexec.
+  size_t slash = k.path.find_last_of('/');
+  std::string dir = slash == std::string::npos ? "." : k.path.substr(0, slash);
   absl::StatusOr<std::shared_ptr<LoadedObject>> object =
-      LoadObjectBytes(*bytes, k.path, "/tmp");
+      LoadObjectBytes(*bytes, k.path, dir.empty() ? "/" : dir);
   if (!object.ok()) {
     out.error = std::string(object.status().message());
     return out;
@@ -151,12 +157,24 @@ int Main(int argc, char** argv) {
     Reply(kWorkerBadRequest, {}, "malformed setup");
     return 2;
   }
+  struct stat st;
+  if (fstat(kSharedFd, &st) != 0 || st.st_size < setup.shared_bytes) {
+    Reply(kWorkerBadRequest, {}, "the shared memory is smaller than the setup");
+    return 2;
+  }
   absl::StatusOr<SharedMemory> shared =
       SharedMemory::Map(kSharedFd, static_cast<size_t>(setup.shared_bytes));
   if (!shared.ok()) {
     Reply(kWorkerBadRequest, {}, std::string(shared.status().message()));
     return 2;
   }
+  // The inputs are read-only: a kernel that writes them crashes here
+  // instead of corrupting them for the candidates after it (the output
+  // starts on its own page).
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_t input_bytes =
+      static_cast<size_t>(setup.output_offset) / page * page;
+  if (input_bytes > 0) mprotect(shared->data(), input_bytes, PROT_READ);
   std::vector<const void*> inputs;
   std::vector<std::pair<const uint8_t*, size_t>> ranges;
   for (const auto& [offset, bytes] : setup.inputs) {

@@ -104,6 +104,8 @@ class WireReader {
     return s;
   }
   bool failed() const { return failed_; }
+  // Whether every byte was read.
+  bool done() const { return pos_ == bytes_.size(); }
 
  private:
   void Take(void* out, size_t n) {
@@ -149,6 +151,10 @@ inline bool DecodeSetup(const std::string& bytes, WorkerSetup* s) {
   s->threads = r.Int();
   s->flush_bytes = r.Int();
   s->shared_bytes = r.Int();
+  if (s->threads < 0 || s->threads > 4096 || s->flush_bytes < 0 ||
+      s->flush_bytes > (int64_t{1} << 32) || s->shared_bytes < 0) {
+    return false;
+  }
   int64_t n = r.Int();
   if (n < 0 || n > 4096) return false;
   for (int64_t i = 0; i < n && !r.failed(); ++i) {
@@ -169,7 +175,7 @@ inline bool DecodeSetup(const std::string& bytes, WorkerSetup* s) {
     for (int64_t j = 0; j < values; ++j) k.values.push_back(r.Int());
     s->kernels.push_back(std::move(k));
   }
-  if (r.failed()) return false;
+  if (r.failed() || !r.done()) return false;
   auto inside = [&](int64_t offset, int64_t size) {
     return offset >= 0 && size >= 0 && offset <= s->shared_bytes &&
            size <= s->shared_bytes - offset;

@@ -3,7 +3,6 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -179,17 +178,10 @@ std::string FirstLines(absl::string_view text, int max_lines) {
 
 }  // namespace
 
-LoadedObject::LoadedObject(void* handle, std::string path, std::string sha256,
-                           int fd)
-    : handle_(handle),
-      path_(std::move(path)),
-      sha256_(std::move(sha256)),
-      fd_(fd) {}
+LoadedObject::LoadedObject(void* handle, std::string path, std::string sha256)
+    : handle_(handle), path_(std::move(path)), sha256_(std::move(sha256)) {}
 
-LoadedObject::~LoadedObject() {
-  dlclose(handle_);
-  if (fd_ >= 0) close(fd_);
-}
+LoadedObject::~LoadedObject() { dlclose(handle_); }
 
 void* LoadedObject::Symbol(const char* name) const {
   return dlsym(handle_, name);
@@ -309,46 +301,17 @@ absl::StatusOr<std::shared_ptr<LoadedObject>> LoadObjectBytes(
   //  - glibc's dlopen returns an already-loaded object when the file name
   //    (or the inode) matches, so loading <key>.so again after a rebuild
   //    could hand back the damaged object; a fresh name and inode cannot.
-  void* handle = nullptr;
-  std::string error;
-  int fd = memfd_create("xtune-kernel", MFD_CLOEXEC);
-  int kept_fd = -1;
-  if (fd >= 0) {
-    bool written = true;
-    for (size_t off = 0; off < bytes.size();) {
-      ssize_t w = write(fd, bytes.data() + off, bytes.size() - off);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) {
-        written = false;
-        break;
-      }
-      off += static_cast<size_t>(w);
-    }
-    if (written) {
-      std::string name = absl::StrCat("/proc/self/fd/", fd);
-      handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (handle == nullptr) error = dlerror();
-    }
-    if (handle != nullptr) {
-      kept_fd = fd;  // see LoadedObject::fd_
-    } else {
-      close(fd);
-    }
-  }
-  if (handle == nullptr && error.empty()) {
-    std::string copy =
-        absl::StrCat(scratch_dir, "/.load.", UniqueSuffix(), ".so");
-    XTUNE_RETURN_IF_ERROR(WriteNewFile(copy, bytes));
-    handle = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) error = dlerror();
-    unlink(copy.c_str());
-  }
+  std::string copy =
+      absl::StrCat(scratch_dir, "/.load.", UniqueSuffix(), ".so");
+  XTUNE_RETURN_IF_ERROR(WriteNewFile(copy, bytes));
+  void* handle = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL);
+  std::string error = handle == nullptr ? dlerror() : "";
+  unlink(copy.c_str());
   if (handle == nullptr) {
     return absl::InternalError(
         absl::StrCat("cannot load '", path, "': ", error));
   }
-  return std::make_shared<LoadedObject>(handle, path, Sha256Hex(bytes),
-                                        kept_fd);
+  return std::make_shared<LoadedObject>(handle, path, Sha256Hex(bytes));
 }
 
 absl::StatusOr<std::shared_ptr<LoadedObject>> HostCompiler::Compile(
@@ -438,12 +401,16 @@ absl::StatusOr<std::shared_ptr<LoadedObject>> HostCompiler::Compile(
 
   // Publish: the object first, then its sidecar, each written to a temporary
   // file and renamed into place. A reader between the two sees a mismatch
-  // and compiles again, which is safe. Failing to publish only costs a later
-  // recompilation, so the loaded object is returned regardless.
-  if (WriteFileAtomically(object_path, *bytes).ok()) {
-    WriteFileAtomically(base + ".sha256", Sha256Hex(*bytes) + "\n")
-        .IgnoreError();
+  // and compiles again, which is safe. The object must be published: the
+  // profiling worker loads it by path. (A cache that cannot be written at
+  // all was replaced by a temporary one when the HostCompiler was made.)
+  absl::Status published = WriteFileAtomically(object_path, *bytes);
+  if (!published.ok()) {
+    return absl::Status(published.code(),
+                        absl::StrCat("cannot publish the compiled kernel: ",
+                                     published.message()));
   }
+  WriteFileAtomically(base + ".sha256", Sha256Hex(*bytes) + "\n").IgnoreError();
   return loaded;
 }
 

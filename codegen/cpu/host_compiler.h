@@ -59,9 +59,8 @@ class LoadedObject {
  public:
   // Takes ownership of `handle` from dlopen; `path` is reported by path(),
   // `sha256` (hex) is the digest of the bytes that were loaded.
-  LoadedObject(void* handle, std::string path, std::string sha256,
-               int fd = -1);
-  // dlclose()s the handle (and closes the memfd it was loaded from).
+  LoadedObject(void* handle, std::string path, std::string sha256);
+  // dlclose()s the handle.
   ~LoadedObject();
   LoadedObject(const LoadedObject&) = delete;
   LoadedObject& operator=(const LoadedObject&) = delete;
@@ -81,17 +80,14 @@ class LoadedObject {
   void* handle_;
   std::string path_;
   std::string sha256_;
-  // The memfd the object was loaded from, kept open while it is loaded:
-  // glibc's dlopen finds an already-loaded object by its name
-  // ("/proc/self/fd/N"), so a closed fd number reused by the next object
-  // would hand back this one.
-  int fd_;
 };
 
-// dlopen()s `bytes` (a shared object) from a private, unlinked copy, so no
-// later change to any file can affect the loaded code. The copy is made in
-// memory (memfd) when possible, else in `scratch_dir`. `path` is what the
-// object reports as its path(). Errors: Internal with dlopen's message.
+// dlopen()s `bytes` (a shared object) from a private copy in `scratch_dir`
+// (a unique name, unlinked once loaded), so no later change to any file can
+// affect the loaded code and no two loads share a name or an inode (which
+// dlopen would take for the same object). No file descriptor stays open.
+// `path` is what the object reports as its path(). Errors: the copy's write
+// errors; Internal with dlopen's message.
 absl::StatusOr<std::shared_ptr<LoadedObject>> LoadObjectBytes(
     absl::string_view bytes, const std::string& path,
     const std::string& scratch_dir);

@@ -62,6 +62,9 @@ BackendRegistration InterpreterBackendRegistration() {
   return {"interpreter", "the reference evaluator: slow, exact, not tuned",
           [](const BackendOptions&) -> absl::StatusOr<std::unique_ptr<Backend>> {
             return std::unique_ptr<Backend>(new InterpreterBackend());
+          },
+          [](const BackendOptions&) -> absl::StatusOr<std::string> {
+            return std::string("interpreter");
           }};
 }
 

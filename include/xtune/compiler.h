@@ -196,10 +196,15 @@ bool Array::TypeOf(ElementType* type) {
 
 template <typename T>
 Array Array::Of(std::vector<int64_t> dims, const std::vector<T>& values) {
-  static_assert(std::is_arithmetic_v<T>, "Array::Of takes numbers");
-  ElementType type;
+  static_assert(
+      std::is_same_v<T, bool> || std::is_same_v<T, int8_t> ||
+          std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t> ||
+          std::is_same_v<T, uint8_t> || std::is_same_v<T, uint32_t> ||
+          std::is_same_v<T, float> || std::is_same_v<T, double>,
+      "Array::Of takes bool, int8_t, int32_t, int64_t, uint8_t, uint32_t, "
+      "float or double (f16/bf16: FromBytes)");
+  ElementType type = ElementType::kF64;
   bool known = TypeOf<T>(&type);
-  static_assert(sizeof(T) <= 8, "Array::Of: unsupported element type");
   Array a;
   a.dims_ = std::move(dims);
   a.typed_ = known;

@@ -65,12 +65,12 @@ struct AutotuneOptions {
   bool record_candidates = false;
   // Timing: after a warm-up, repeat until both `min_repetitions` runs and
   // `time_budget` of wall time are done (at most `max_repetitions`),
-  // flushing the caches before each run. Defaults 5, 30 ms, 200.
+  // flushing the caches before each run. Defaults 6, 30 ms, 300.
   int min_repetitions = 6;
   absl::Duration time_budget = absl::Milliseconds(30);
   int max_repetitions = 300;
   // The budget is spent in this many interleaved rounds over the
-  // candidates (each round in a fresh worker), so drifts of a shared
+  // candidates (all in the fusion's one worker process), so drifts of a shared
   // machine hit every candidate alike; the spread of the candidates' round
   // medians sets the noise band. Default 3.
   int rounds = 3;
