@@ -127,8 +127,9 @@ class Backend {
 
   // The profiler that times this backend's kernels for the autotuner.
   // Default: an in-process profiler (codegen/in_process_profiler.h), fit
-  // only for kernels that cannot crash. Errors: Unavailable (no worker
-  // program, no device).
+  // only for kernels that cannot crash and run on host memory: a backend
+  // with its own buffers must supply its own. Errors: Unavailable (no
+  // worker program, no device).
   virtual absl::StatusOr<std::unique_ptr<Profiler>> CreateProfiler();
 
   // The bytes a cache flush between timed runs writes (about 1.5x the

@@ -100,6 +100,8 @@ bool WorkerProcess::Reap(bool block) {
     pid_t r = waitpid(pid_, &wait_status_, block ? 0 : WNOHANG);
     if (r < 0 && errno == EINTR) continue;
     if (r == pid_ || r < 0) {
+      // ECHILD: reaped elsewhere (SIGCHLD ignored): the status is unknown.
+      status_known_ = r == pid_;
       reaped_ = true;
       return true;
     }
@@ -121,6 +123,7 @@ std::string WorkerProcess::Death() {
     Kill();
     return "stopped answering (killed)";
   }
+  if (!status_known_) return "ended (its exit status is unknown)";
   if (WIFSIGNALED(wait_status_)) {
     int sig = WTERMSIG(wait_status_);
     return absl::StrCat(sig == SIGKILL ? "was killed with " : "crashed with ",

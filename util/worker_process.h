@@ -65,6 +65,7 @@ class WorkerProcess {
   pid_t pid_;
   int socket_;
   bool reaped_ = false;
+  bool status_known_ = false;
   int wait_status_ = 0;
 };
 

@@ -1,0 +1,48 @@
+// The driver loads where there is a GPU (label `cuda` runs these there);
+// elsewhere it is Unavailable with the reason, which is what the backend
+// reports.
+#include "codegen/cuda/driver.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "util/status_matchers.h"
+
+namespace xtune::cuda {
+namespace {
+
+using ::testing::AnyOf;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+TEST(DriverTest, LoadsOrSaysWhyNot) {
+  absl::StatusOr<std::unique_ptr<Driver>> driver = Driver::Load();
+  if (!driver.ok()) {
+    EXPECT_EQ(driver.status().code(), absl::StatusCode::kUnavailable);
+    EXPECT_THAT(std::string(driver.status().message()),
+                AnyOf(StartsWith("no NVIDIA driver (libcuda.so.1 not found"),
+                      StartsWith("no CUDA device")));
+    GTEST_SKIP() << driver.status();
+  }
+  EXPECT_GT((*driver)->device_count(), 0);
+  absl::StatusOr<GpuDeviceInfo> info = (*driver)->Describe(0);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_GE(info->cc_major, 7);
+  EXPECT_GT(info->core_count, 0);
+  EXPECT_GT(info->memory_bandwidth, 0);
+  EXPECT_THAT(CudaDeviceString(*info), StartsWith("CUDA: "));
+  std::cout << "device 0: " << info->name << ": " << CudaDeviceString(*info)
+            << "\n";
+  EXPECT_FALSE((*driver)->Describe(1000).ok());
+}
+
+TEST(DriverTest, AMissingLibraryIsUnavailableWithItsName) {
+  setenv("XTUNE_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+  absl::StatusOr<std::unique_ptr<Driver>> driver = Driver::Load();
+  unsetenv("XTUNE_LIBCUDA");
+  EXPECT_EQ(driver.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(driver.status().message()),
+              HasSubstr("no NVIDIA driver (/nonexistent/libcuda.so.1 not found"));
+}
+
+}  // namespace
+}  // namespace xtune::cuda
