@@ -101,16 +101,20 @@ class FirstError : public google::protobuf::io::ErrorCollector {
 absl::Status ParseTextProto(absl::string_view textproto,
                             absl::string_view what,
                             google::protobuf::Message* message,
-                            std::set<std::string>* present) {
+                            std::set<std::string>* present,
+                            bool allow_unknown_fields) {
   google::protobuf::TextFormat::Parser parser;
   FirstError errors;
   parser.RecordErrorsTo(&errors);
+  parser.AllowUnknownField(allow_unknown_fields);
   google::protobuf::TextFormat::ParseInfoTree locations;
   parser.WriteLocationsTo(&locations);
   std::string text(textproto);
   if (!parser.ParseFromString(text, message)) {
+    std::string quoted =
+        textproto.size() <= 200 ? absl::StrCat(" '", textproto, "'") : "";
     return absl::InvalidArgumentError(absl::StrCat(
-        what, ": cannot parse '", textproto, "' as ",
+        what, ": cannot parse", quoted, " as ",
         message->GetDescriptor()->name(), ": ",
         errors.error().empty() ? "malformed text" : errors.error()));
   }

@@ -40,12 +40,15 @@ absl::StatusOr<KernelConfig> ConfigFromTritonKey(
 // Parses `textproto` into `message` with protobuf's TextFormat (fields may
 // be separated by spaces, commas or semicolons). `present` (optional)
 // receives the names of the top-level fields the text sets, even to 0
-// (proto3 cannot tell those from absent ones). InvalidArgument naming
-// `what`, the line:column and the parser's message.
+// (proto3 cannot tell those from absent ones). With `allow_unknown_fields`
+// fields the message does not declare are skipped (files written for a
+// larger schema). InvalidArgument naming `what`, the line:column and the
+// parser's message (and the text itself when it is short: a flag's value).
 absl::Status ParseTextProto(absl::string_view textproto,
                             absl::string_view what,
                             google::protobuf::Message* message,
-                            std::set<std::string>* present = nullptr);
+                            std::set<std::string>* present = nullptr,
+                            bool allow_unknown_fields = false);
 
 }  // namespace xtune
 

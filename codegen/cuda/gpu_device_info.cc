@@ -1,14 +1,12 @@
 #include "codegen/cuda/gpu_device_info.h"
 
-#include <google/protobuf/io/tokenizer.h>
-#include <google/protobuf/text_format.h>
-
 #include <cmath>
 #include <map>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "codegen/config_codec.h"
 #include "codegen/cuda/gpu_target_config.pb.h"
 
 namespace xtune::cuda {
@@ -17,22 +15,6 @@ extern const std::pair<const char*, const char*> kShippedGpuTargets[];
 extern const int kShippedGpuTargetCount;
 
 namespace {
-
-class FirstError : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column,
-                const std::string& message) override {
-    if (error_.empty()) {
-      error_ = absl::StrCat(line + 1, ":", column + 1, ": ", message);
-    }
-  }
-  void AddWarning(int, google::protobuf::io::ColumnNumber,
-                  const std::string&) override {}
-  const std::string& error() const { return error_; }
-
- private:
-  std::string error_;
-};
 
 const std::map<std::string, std::string>& ShortNames() {
   static const auto* names = new std::map<std::string, std::string>{
@@ -59,15 +41,10 @@ std::string CudaDeviceString(const GpuDeviceInfo& info) {
 absl::StatusOr<GpuDeviceInfo> ParseGpuTargetConfig(absl::string_view text,
                                                    absl::string_view source) {
   xtune::gpu::GpuTargetConfigProto proto;
-  google::protobuf::TextFormat::Parser parser;
-  FirstError errors;
-  parser.RecordErrorsTo(&errors);
   // XLA's files hold more than xtune reads (rate tables, versions, ...).
-  parser.AllowUnknownField(true);
-  if (!parser.ParseFromString(std::string(text), &proto)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(source, ":", errors.error().empty() ? " malformed GPU target config" : errors.error()));
-  }
+  absl::Status parsed = ParseTextProto(text, source, &proto, nullptr,
+                                       /*allow_unknown_fields=*/true);
+  if (!parsed.ok()) return parsed;
   if (!proto.platform_name().empty() && proto.platform_name() != "CUDA") {
     return absl::InvalidArgumentError(
         absl::StrCat(source, ": platform '", proto.platform_name(),
