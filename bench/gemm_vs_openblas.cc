@@ -112,9 +112,7 @@ double TimeConfig(cpu::CpuBackend& backend, const Fused& f,
     std::cerr << "skip " << config.ToString() << ": " << k.status() << "\n";
     return INFINITY;
   }
-  std::vector<DeviceBuffer> in;
-  for (const Literal& l : f.inputs)
-    in.push_back(HostBuffer(l.bytes().data(), l.bytes().size()));
+  std::vector<DeviceBuffer> in = HostBuffers(f.inputs);
   Kernel* kernel = k->get();
   DeviceBuffer o = HostBuffer(out.data(), out.size());
   return MedianSeconds([&] { (void)kernel->Run(in, o); });

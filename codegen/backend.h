@@ -93,6 +93,12 @@ class Backend {
   // Default true.
   virtual bool Tunable() const { return true; }
 
+  // Whether this backend's kernels may keep f16/bf16 intermediates and
+  // accumulators in f32 (--xla_allow_excess_precision), so that references
+  // they are checked against allow the same (EvaluatorOptions::
+  // excess_precision). Default true, the flag's default.
+  virtual bool ExcessPrecision() const { return true; }
+
   // ---- Config vocabulary.
 
   // Whether `config` is a library call (BLAS, cuBLAS) rather than a

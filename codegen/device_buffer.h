@@ -7,6 +7,10 @@
 #define XTUNE_CODEGEN_DEVICE_BUFFER_H_
 
 #include <cstdint>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "ir/literal.h"
 
 namespace xtune {
 
@@ -19,6 +23,18 @@ struct DeviceBuffer {
 // fakes), e.g. to run a kernel on a Literal's bytes in a test.
 inline DeviceBuffer HostBuffer(const void* data, int64_t bytes) {
   return DeviceBuffer{const_cast<void*>(data), bytes};
+}
+// A Literal's bytes, and each of several Literals', as host buffers.
+inline DeviceBuffer HostBuffer(const Literal& literal) {
+  return HostBuffer(literal.bytes().data(),
+                    static_cast<int64_t>(literal.bytes().size()));
+}
+inline std::vector<DeviceBuffer> HostBuffers(
+    absl::Span<const Literal> literals) {
+  std::vector<DeviceBuffer> out;
+  out.reserve(literals.size());
+  for (const Literal& l : literals) out.push_back(HostBuffer(l));
+  return out;
 }
 
 }  // namespace xtune

@@ -11,12 +11,7 @@ absl::StatusOr<ProfileResult> FakeProfiler::Profile(
   if (error != errors_.end()) return error->second;
   ProfileResult result;
   result.output = Literal(output_shape);
-  std::vector<DeviceBuffer> in;
-  for (const Literal& l : inputs) {
-    in.push_back(HostBuffer(l.bytes().data(), l.bytes().size()));
-  }
-  absl::Status run = kernel.Run(
-      in, HostBuffer(result.output.bytes().data(), result.output.bytes().size()));
+  absl::Status run = kernel.Run(HostBuffers(inputs), HostBuffer(result.output));
   if (!run.ok()) return run;
   auto it = samples_.find(name);
   result.seconds = it != samples_.end()

@@ -11,12 +11,8 @@ absl::StatusOr<ProfileResult> InProcessProfiler::Profile(
     const Shape& output_shape, const ProfileOptions& options) {
   ProfileResult result;
   result.output = Literal(output_shape);
-  std::vector<DeviceBuffer> in;
-  for (const Literal& l : inputs) {
-    in.push_back(HostBuffer(l.bytes().data(), l.bytes().size()));
-  }
-  DeviceBuffer out =
-      HostBuffer(result.output.bytes().data(), result.output.bytes().size());
+  std::vector<DeviceBuffer> in = HostBuffers(inputs);
+  DeviceBuffer out = HostBuffer(result.output);
   XTUNE_RETURN_IF_ERROR(kernel.Run(in, out));  // warm-up
   auto begin = std::chrono::steady_clock::now();
   double budget = absl::ToDoubleSeconds(options.time_budget);

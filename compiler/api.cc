@@ -98,17 +98,7 @@ void Flatten(const Literal& l, std::vector<Array>* out) {
 }  // namespace
 
 const char* ElementTypeName(ElementType type) {
-  static std::string* names = [] {
-    auto* n = new std::string[std::size(kTypes)];
-    for (size_t i = 0; i < std::size(kTypes); ++i) {
-      n[i] = std::string(DTypeName(kTypes[i].dtype));
-    }
-    return n;
-  }();
-  for (size_t i = 0; i < std::size(kTypes); ++i) {
-    if (kTypes[i].type == type) return names[i].c_str();
-  }
-  return "?";
+  return DTypeName(DTypeOf(type)).data();  // static, NUL-terminated
 }
 
 int ElementTypeBytes(ElementType type) {
@@ -257,9 +247,7 @@ absl::StatusOr<std::unique_ptr<Program>> Compiler::CompileText(
         impl->compiled, CompileModule(*impl->module, impl_->backend.get(),
                                       impl_->flags, {}, impl_->session.get()));
   }
-  // (The interpreter computes HLO semantics: its reference is exact.)
-  impl->excess_precision =
-      impl_->flags.autotune.excess_precision && impl_->backend->Tunable();
+  impl->excess_precision = impl_->backend->ExcessPrecision();
   const TuningStats& s = impl->compiled.tuning.stats;
   impl->stats.fusions = s.fusions;
   impl->stats.cache_hits = s.cache_hits;

@@ -147,9 +147,8 @@ absl::StatusOr<CompiledModule> CompileModule(
   };
   ExecutableOptions exe_options;
   exe_options.compile_parallelism = flags.autotune.compilation_parallelism;
-  // (The interpreter's fallbacks compute HLO semantics, as it does.)
-  exe_options.excess_precision =
-      flags.autotune.excess_precision && backend->Tunable();
+  // Fallbacks compute as the backend's kernels do.
+  exe_options.excess_precision = backend->ExcessPrecision();
   XTUNE_ASSIGN_OR_RETURN(out.executable,
                          Executable::Create(std::move(fused), backend, choose,
                                             exe_options));

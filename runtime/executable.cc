@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "eval/evaluator.h"
 #include "util/status_macros.h"
@@ -236,7 +237,7 @@ absl::StatusOr<Literal> Executable::Run(absl::Span<const Literal> arguments) {
     CompiledFusion& cf = fusions_[f++];
     Value* out = value_of.at(inst);
     if (cf.kernel != nullptr) {
-      std::vector<DeviceBuffer> inputs;
+      absl::InlinedVector<DeviceBuffer, 8> inputs;  // no heap per run
       for (const Instruction* op : inst->operands()) {
         inputs.push_back(value_of.at(op)->buffer);
       }

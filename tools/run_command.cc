@@ -212,10 +212,8 @@ absl::Status Run(const ParsedArgs& args, bool* verify_failed) {
     // Like with like: the reference allows the excess precision the
     // kernels were allowed (--xla_allow_excess_precision).
     EvaluatorOptions eval_options;
-    // (The interpreter computes HLO semantics: compared exactly.)
     eval_options.excess_precision =
-        backend_impl->Tunable() && !args.Has("verify_exact") &&
-        xla_flags.autotune.excess_precision;
+        backend_impl->ExcessPrecision() && !args.Has("verify_exact");
     XTUNE_ASSIGN_OR_RETURN(Literal expected,
                            Evaluate(*module, inputs, eval_options));
     absl::Status match = CompareLiterals(expected, result, "output");

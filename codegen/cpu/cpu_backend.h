@@ -62,6 +62,7 @@ class CpuBackend : public Backend {
                                      const KernelConfig& config) const;
 
   bool IsLibraryCall(const KernelConfig& config) const override;
+  bool ExcessPrecision() const override { return options_.excess_precision; }
   absl::Status ConfigToResult(const KernelConfig& config,
                               xla::AutotuneResult* result) const override;
   absl::StatusOr<KernelConfig> ConfigFromResult(

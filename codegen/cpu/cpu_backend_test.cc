@@ -37,13 +37,8 @@ void CheckKernel(const Instruction& fusion, const KernelConfig& config,
                  absl::StatusOr<std::unique_ptr<Kernel>>& kernel,
                  const std::vector<Literal>& args, const Literal& expected) {
   ASSERT_THAT(kernel, IsOk()) << fusion.name() << " " << config.ToString();
-  std::vector<DeviceBuffer> inputs;
-  for (const Literal& a : args)
-    inputs.push_back(HostBuffer(a.bytes().data(), a.bytes().size()));
   Literal out(fusion.shape());
-  ASSERT_THAT((*kernel)->Run(inputs, HostBuffer(out.bytes().data(),
-                                                 out.bytes().size())),
-              IsOk());
+  ASSERT_THAT((*kernel)->Run(HostBuffers(args), HostBuffer(out)), IsOk());
   EXPECT_THAT(CompareLiterals(expected, out,
                               fusion.name() + " with " + config.ToString()),
               IsOk());
@@ -178,13 +173,8 @@ ENTRY e {
       SCOPED_TRACE(inst->name() + " " + c.ToString());
       absl::StatusOr<std::unique_ptr<Kernel>> k = (*exact)->Compile(*inst, c);
       ASSERT_THAT(k, IsOk());
-      std::vector<DeviceBuffer> inputs;
-      for (const Literal& a : args)
-        inputs.push_back(HostBuffer(a.bytes().data(), a.bytes().size()));
       Literal out(inst->shape());
-      ASSERT_THAT((*k)->Run(inputs, HostBuffer(out.bytes().data(),
-                                                out.bytes().size())),
-                  IsOk());
+      ASSERT_THAT((*k)->Run(HostBuffers(args), HostBuffer(out)), IsOk());
       EXPECT_EQ(out.bytes(), want->bytes());  // bit for bit
       ++checked;
     }
@@ -199,13 +189,8 @@ ENTRY e {
       absl::StatusOr<std::unique_ptr<Kernel>> k =
           Backend().Compile(*inst, Backend().DefaultConfig(*inst));
       ASSERT_THAT(k, IsOk());
-      std::vector<DeviceBuffer> inputs;
-      for (const Literal& a : args)
-        inputs.push_back(HostBuffer(a.bytes().data(), a.bytes().size()));
       Literal out(inst->shape());
-      ASSERT_THAT((*k)->Run(inputs, HostBuffer(out.bytes().data(),
-                                                out.bytes().size())),
-                  IsOk());
+      ASSERT_THAT((*k)->Run(HostBuffers(args), HostBuffer(out)), IsOk());
       EXPECT_THAT(CompareLiterals(*wide, out, "excess"), IsOk());
       EXPECT_NE(out.bytes(), want->bytes());
     }

@@ -1,5 +1,6 @@
 #include "codegen/cpu/cpu_kernel.h"
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 
 namespace xtune::cpu {
@@ -19,8 +20,8 @@ absl::StatusOr<std::unique_ptr<CpuKernel>> CpuKernel::Create(
 
 absl::Status CpuKernel::Run(absl::Span<const DeviceBuffer> inputs,
                             DeviceBuffer output) {
-  std::vector<const void*> in;
-  in.reserve(inputs.size());
+  // No heap allocation per run: this is the executable's inner loop.
+  absl::InlinedVector<const void*, 16> in;
   for (const DeviceBuffer& b : inputs) in.push_back(b.opaque);
   fn_(in.data(), output.opaque, values_.data(), &context_);
   return absl::OkStatus();

@@ -24,7 +24,7 @@ class EvaluatorKernel : public Kernel {
       args.push_back(std::move(arg));
     }
     EvaluatorOptions options;
-    options.excess_precision = false;  // the reference: HLO semantics
+    options.excess_precision = false;  // HLO semantics (ExcessPrecision())
     XTUNE_ASSIGN_OR_RETURN(
         Literal result,
         EvaluateComputation(*fusion_.called_computations()[0], args, options));

@@ -23,6 +23,8 @@ class InterpreterBackend : public Backend {
   absl::StatusOr<std::unique_ptr<Kernel>> Compile(
       const Instruction& fusion, const KernelConfig& config) override;
   bool Tunable() const override { return false; }
+  // HLO semantics: every f16/bf16 result rounded.
+  bool ExcessPrecision() const override { return false; }
 };
 
 // "interpreter", for the registry (codegen/registry.h).
