@@ -72,9 +72,32 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   };
   std::vector<Trial> trials;
   std::vector<const KeyGroup*> missing;
+  // A backend that only checks (ChecksOnly) keeps the cached or default
+  // config of every group and compiles and checks all its candidates.
+  const bool checks_only = backend_->ChecksOnly();
+  const bool check = checks_only && options_.check_candidates &&
+                     options_.level > 0;
   for (const KeyGroup& g : groups) {
     XTUNE_ASSIGN_OR_RETURN(Decision d,
                            Decide(*backend_, *cache_, options_, g, &stats));
+    if (checks_only && d.kind == Decision::Kind::kTune) {
+      d.kind = Decision::Kind::kDecided;
+      d.source = ConfigSource::kDefault;
+      d.config = backend_->DefaultConfig(*g.first);
+      ++stats.defaults;
+      if (options_.print_summary) {
+        std::cerr << "xtune: warning: fusion '" << g.first->name()
+                  << "' is not in the cache for '"
+                  << backend_->DeviceDescription() << "'; " << backend_->name()
+                  << " does not tune, so it uses the default config "
+                  << d.config.ToString() << "\n";
+      }
+    }
+    if (check && d.kind == Decision::Kind::kDecided) {
+      trials.push_back(MakeTrial(*backend_, g,
+                                 TuningCandidates(*backend_, *g.first, options_),
+                                 options_.level));
+    }
     if (d.kind == Decision::Kind::kMissing) {
       missing.push_back(&g);
     } else if (d.kind == Decision::Kind::kTune) {
@@ -107,14 +130,20 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   // Candidates are timed in interleaved rounds so that slow drifts of the
   // machine (frequency, neighbours) hit them all alike; each round has a
   // share of the budget (one profiler session, so one worker, per fusion).
-  const int rounds = std::max(1, options_.rounds);
+  const int rounds = checks_only ? 1 : std::max(1, options_.rounds);
   ProfileOptions per_round;
   per_round.min_repetitions = std::max(1, options_.min_repetitions / rounds);
   per_round.max_repetitions = options_.max_repetitions;
   per_round.time_budget = options_.time_budget / rounds;
+  if (checks_only) {  // one run each: its output is what is checked
+    per_round.min_repetitions = per_round.max_repetitions = 1;
+    per_round.time_budget = absl::ZeroDuration();
+  }
   per_round.timeout = options_.candidate_timeout;
   per_round.flush_bytes = options_.flush_bytes;
   int64_t all_total = 0, all_done = 0;
+  int64_t checked_failures = 0;
+  std::string first_failure;
   for (const Trial& t : trials) all_total += t.configs.size() * rounds;
   for (size_t i = 0; i < trials.size(); ++i) {
     Trial& trial = trials[i];
@@ -131,10 +160,31 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
                           all_done++, all_total);
         });
     if (tuned.ok()) tuned = VerifyTrial(*backend_, options_, trial, &stats);
-    if (tuned.ok()) TimeFinalists(*profiler_, options_, trial, per_round);
+    if (tuned.ok() && !checks_only) {
+      TimeFinalists(*profiler_, options_, trial, per_round);
+    }
     profiler_->EndFusion();
     progress.Clear();
     XTUNE_RETURN_IF_ERROR(tuned);
+    if (checks_only) {
+      if (trial.all_unimplemented) {
+        ++stats.on_evaluator;
+      } else {
+        stats.compiled += static_cast<int64_t>(trial.configs.size());
+        stats.compile_failures += trial.compile_failures;
+        for (size_t c = 0; c < trial.configs.size(); ++c) {
+          if (!trial.failed[c]) continue;
+          if (checked_failures++ == 0) {
+            first_failure = absl::StrCat("fusion '", f.name(), "' with ",
+                                         trial.configs[c].ToString(), ": ",
+                                         trial.log.candidates[c].message);
+          }
+        }
+      }
+      result.logs.push_back(std::move(trial.log));
+      trial.kernels.clear();
+      continue;
+    }
     XTUNE_ASSIGN_OR_RETURN(
         FusionTuning decided,
         ChooseAndRecord(*backend_, *cache_, options_, trial, &stats));
@@ -152,6 +202,17 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   }
   if (options_.print_summary) {
     std::cerr << "xtune: autotuning: " << stats.ToString() << "\n";
+    if (check) {
+      std::cerr << "xtune: " << backend_->name() << ": " << stats.compiled
+                << " candidates compiled, " << stats.wrong << " wrong, "
+                << checked_failures
+                << " failed to compile or run (checked against the "
+                   "reference; no timing is kept)\n";
+      if (!first_failure.empty()) {
+        std::cerr << "xtune: " << backend_->name() << ": first failure: "
+                  << first_failure << "\n";
+      }
+    }
   }
   return result;
 }

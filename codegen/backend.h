@@ -93,6 +93,13 @@ class Backend {
   // Default true.
   virtual bool Tunable() const { return true; }
 
+  // Whether this backend's timings mean nothing (an emulator): the
+  // autotuner then checks candidates against the reference
+  // (AutotuneOptions::check_candidates) but never tunes, so nothing it
+  // measures reaches a cache; fusions use the cached config (its device's
+  // entries are read) or the default. Default false.
+  virtual bool ChecksOnly() const { return false; }
+
   // Whether this backend's kernels may keep f16/bf16 intermediates and
   // accumulators in f32 (--xla_allow_excess_precision), so that references
   // they are checked against allow the same (EvaluatorOptions::

@@ -24,6 +24,15 @@ struct BackendOptions {
   // Threads the CPU backend's kernels use; 0 = every hardware thread.
   // Default 0.
   int threads = 0;
+  // The GPU to compile for (CUDA backends): a GpuTargetConfigProto text
+  // file (--xla_gpu_target_config_filename) or a shipped target name
+  // (--xtune_gpu_target); at most one. Default "": the machine's GPU for
+  // `cuda`, an H200 for `cuda_emulator`.
+  std::string gpu_target_config_file;
+  std::string gpu_target;
+  // --xtune_dump_kernels_to: where the CUDA backends write each kernel's
+  // source, PTX, cubin and a manifest line. Default "": nowhere.
+  std::string dump_kernels_to;
 };
 
 // Makes the backend, or says why it cannot be had here (Unavailable: "no

@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "util/mutex.h"
 #include "codegen/cpu/cpu_backend.h"
+#include "codegen/cuda/emulator/emulator_backend.h"
 #include "codegen/interpreter/interpreter_backend.h"
 #include "util/status_macros.h"
 
@@ -38,7 +39,8 @@ Registry& TheRegistry() {
   static Registry* registry = [] {
     auto* r = new Registry();
     for (BackendRegistration b :
-         {cpu::CpuBackendRegistration(), InterpreterBackendRegistration()}) {
+         {cpu::CpuBackendRegistration(), InterpreterBackendRegistration(),
+          cuda::EmulatorBackendRegistration()}) {
       Add(*r, std::move(b)).IgnoreError();  // distinct names
     }
     return r;

@@ -74,6 +74,9 @@ absl::StatusOr<std::unique_ptr<Backend>> CreateBackendFor(
     const std::string& name, const XlaFlags& flags) {
   BackendOptions options;
   options.excess_precision = flags.autotune.excess_precision;
+  options.gpu_target_config_file = flags.gpu.target_config_file;
+  options.gpu_target = flags.gpu.target;
+  options.dump_kernels_to = flags.gpu.dump_kernels_to;
   return CreateBackend(name, options);
 }
 

@@ -101,7 +101,10 @@ std::vector<std::string> KnownXlaFlags() {
           "xla_allow_excess_precision",
           "xla_gpu_experimental_autotune_cache_mode",
           "xtune_dump_autotune_results_merge",
-          "xtune_autotune_details"};
+          "xtune_autotune_details",
+          "xla_gpu_target_config_filename",
+          "xtune_gpu_target",
+          "xtune_dump_kernels_to"};
 }
 
 absl::Status ApplyXlaFlag(absl::string_view name, absl::string_view value,
@@ -130,6 +133,19 @@ absl::Status ApplyXlaFlag(absl::string_view name, absl::string_view value,
   if (name == "xla_gpu_override_gemm_autotuner") {
     if (!has_value) return Bad(name, value, "a config textproto");
     a.override_gemm = std::string(value);
+    return absl::OkStatus();
+  }
+  if (name == "xla_gpu_target_config_filename" || name == "xtune_gpu_target" ||
+      name == "xtune_dump_kernels_to") {
+    if (!has_value || value.empty()) {
+      return Bad(name, value,
+                 name == "xtune_gpu_target" ? "a target name" : "a path");
+    }
+    GpuFlags& g = flags->gpu;
+    (name == "xla_gpu_target_config_filename" ? g.target_config_file
+     : name == "xtune_gpu_target"             ? g.target
+                                              : g.dump_kernels_to) =
+        std::string(value);
     return absl::OkStatus();
   }
   if (name == "xla_gpu_dump_autotune_logs_to") {

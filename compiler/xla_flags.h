@@ -19,9 +19,23 @@
 
 namespace xtune {
 
+// The GPU flags that pick the device to compile for and where kernels go.
+struct GpuFlags {
+  // --xla_gpu_target_config_filename: an XLA GpuTargetConfigProto text
+  // file; compile for that GPU without one. Default "".
+  std::string target_config_file;
+  // --xtune_gpu_target: a target shipped with xtune (a100, h100, h200,
+  // b200, ...). Default "".
+  std::string target;
+  // --xtune_dump_kernels_to: per fusion .cu, .ptx, .cubin and a manifest
+  // line. Default "".
+  std::string dump_kernels_to;
+};
+
 struct XlaFlags {
   AutotuneOptions autotune;
   PersistentCacheOptions cache;
+  GpuFlags gpu;
 };
 
 // Applies one flag (name without dashes). NotFound for an unknown name,

@@ -175,7 +175,9 @@ absl::Status Run(const ParsedArgs& args, bool* verify_failed) {
         absl::StrCat("--benchmark must be a positive integer, got '",
                      args.Get("benchmark", ""), "'"));
   }
-  // Runs the module once on `inputs`, after compiling it for the backend.
+  // Runs the module once on `inputs`, after compiling it for the backend
+  // (an emulator checks candidates in `xtune compile`, not here).
+  xla_flags.autotune.check_candidates = false;
   XTUNE_ASSIGN_OR_RETURN(CompiledModule compiled,
                          CompileModule(*module, backend_impl.get(), xla_flags,
                                        ConfigSpecs(args)));

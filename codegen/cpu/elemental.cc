@@ -322,7 +322,7 @@ absl::StatusOr<std::string> ElementalEmitter::EmitUncached(
                                                    ((size == 8) ? ~0ull : ((1ull << (8 * size)) - 1))));
           }
         }
-        absl::StrAppend(&globals_, "static const ", StorageType(t), " ", name,
+        absl::StrAppend(&globals_, array_qualifier_, " ", StorageType(t), " ", name,
                         "[] = {", absl::StrJoin(values, ", "), "};\n");
         it = constant_arrays_.emplace(inst, name).first;
       }

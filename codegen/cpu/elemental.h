@@ -62,6 +62,10 @@ class ElementalEmitter {
       const Instruction* root,
       const absl::flat_hash_set<const Instruction*>& boundary = {});
 
+  // The declaration qualifier of array constants in globals(). Default
+  // "static const"; CUDA kernels need their arrays in device memory.
+  void set_array_qualifier(std::string q) { array_qualifier_ = std::move(q); }
+
   // Static data (array constants) the emitted code refers to; goes at file
   // scope before the kernel.
   const std::string& globals() const { return globals_; }
@@ -109,6 +113,7 @@ class ElementalEmitter {
       buffers_;
   absl::flat_hash_map<const Instruction*, std::string> constant_arrays_;
   std::string globals_;
+  std::string array_qualifier_ = "static const";
 };
 
 // Physical offset of a logical multi-index under `shape`'s layout, as an

@@ -23,6 +23,12 @@ struct AutotuneOptions {
   // correct one exists); 5: never choose a wrong candidate (a fusion whose
   // candidates are all wrong is an error). Default 4.
   int level = 4;
+  // On a backend whose timings mean nothing (Backend::ChecksOnly: the CUDA
+  // emulator), compile every candidate of every fusion and check it against
+  // the reference instead of tuning; configs still come from the cache or
+  // the default, and nothing is written. `xtune run` turns it off. Default
+  // true.
+  bool check_candidates = true;
   // --xla_gpu_exhaustive_tiling_search: the full search space instead of the
   // default list. Default false.
   bool exhaustive = false;

@@ -1,0 +1,73 @@
+// Backend `cuda_emulator`: the CUDA backend's generated kernels, built by
+// the host compiler against the emulated prelude and run by the emulator
+// (emulator.h) on the CPU, for a named GPU (default an H200). Its device
+// string is that GPU's, so it reads the cache entries a real GPU of that
+// type wrote; it never tunes (ChecksOnly): `xtune compile` checks every
+// candidate against the reference, `xtune run` uses the cached or default
+// config. Gemm fusions run on the evaluator until the generated gemm
+// exists. Buffers are host memory.
+#ifndef XTUNE_CODEGEN_CUDA_EMULATOR_EMULATOR_BACKEND_H_
+#define XTUNE_CODEGEN_CUDA_EMULATOR_EMULATOR_BACKEND_H_
+
+#include <memory>
+#include <string>
+
+#include "codegen/backend.h"
+#include "codegen/backend_factory.h"
+#include "codegen/cpu/host_compiler.h"
+#include "codegen/cuda/cuda_kernels.h"
+#include "codegen/cuda/gpu_device_info.h"
+
+namespace xtune::cuda {
+
+class EmulatorBackend : public Backend {
+ public:
+  // Errors: those of GpuTargetFromOptions; Unavailable without a C++
+  // compiler.
+  static absl::StatusOr<std::unique_ptr<EmulatorBackend>> Create(
+      const BackendOptions& options);
+
+  std::string name() const override { return "cuda_emulator"; }
+  std::string DeviceDescription() const override;
+  std::vector<KernelConfig> Candidates(const Instruction& fusion,
+                                       bool exhaustive) const override;
+  KernelConfig DefaultConfig(const Instruction& fusion) const override;
+  absl::StatusOr<std::unique_ptr<Kernel>> Compile(
+      const Instruction& fusion, const KernelConfig& config) override;
+  bool ChecksOnly() const override { return true; }
+  bool ExcessPrecision() const override { return excess_precision_; }
+
+  // The generated kernel (body after the prelude) for inspection and tests.
+  absl::StatusOr<CudaKernelSource> Source(const Instruction& fusion,
+                                          const KernelConfig& config) const;
+  const GpuDeviceInfo& device() const { return device_; }
+
+ private:
+  EmulatorBackend(GpuDeviceInfo device, std::unique_ptr<cpu::HostCompiler> c,
+                  bool excess_precision)
+      : device_(std::move(device)),
+        compiler_(std::move(c)),
+        excess_precision_(excess_precision) {}
+
+  GpuDeviceInfo device_;
+  std::unique_ptr<cpu::HostCompiler> compiler_;
+  bool excess_precision_;
+};
+
+// Compiles `body` (a kernel from cuda_kernels.h, or a test's own in the
+// same vocabulary) against the emulated prelude and returns a kernel that
+// runs it with `grid` x `block` threads; `elem_bytes` as in
+// CudaKernelSource. For tests and tools.
+absl::StatusOr<std::unique_ptr<Kernel>> CompileForEmulator(
+    cpu::HostCompiler& compiler, const std::string& name,
+    const CudaKernelSource& source, const GpuDeviceInfo& device);
+
+// The host compiler options the emulator builds kernels with.
+cpu::HostCompilerOptions EmulatorCompilerOptions();
+
+// "cuda_emulator", for the registry.
+BackendRegistration EmulatorBackendRegistration();
+
+}  // namespace xtune::cuda
+
+#endif  // XTUNE_CODEGEN_CUDA_EMULATOR_EMULATOR_BACKEND_H_

@@ -1,0 +1,148 @@
+#include "codegen/cuda/emulator/warp_ops.h"
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+#define XT_EMU_ABI_ONLY
+#include "codegen/cuda/prelude/xt_emu.h"
+
+namespace xtune::cuda {
+
+float HalfToFloat(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t e = (h >> 10) & 0x1Fu, m = h & 0x3FFu, bits;
+  if (e == 0x1Fu) {
+    bits = sign | 0x7F800000u | (m << 13);
+  } else if (e != 0) {
+    bits = sign | ((e + 112u) << 23) | (m << 13);
+  } else if (m == 0) {
+    bits = sign;
+  } else {
+    float f = static_cast<float>(m) * 5.9604644775390625e-8f;
+    return sign ? -f : f;
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+float BfloatToFloat(uint16_t b) {
+  uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+float AsTf32(uint32_t bits) {
+  bits &= ~0x1FFFu;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+namespace {
+
+uint16_t Half(uint32_t reg, int i) {
+  return static_cast<uint16_t>(i == 0 ? reg & 0xFFFFu : reg >> 16);
+}
+
+// The 16 x K A and K x 8 B matrices of one mma, gathered from the lanes.
+std::string Mma(const std::vector<WarpRequest*>& lanes, int kind) {
+  const bool tf32 = kind == XT_EMU_MMA_M16N8K8_TF32;
+  const int k = tf32 ? 8 : 16;
+  float a[16][16] = {}, b[16][8] = {}, c[16][8] = {};
+  auto value = [&](uint32_t reg, int half) {
+    if (kind == XT_EMU_MMA_M16N8K16_F16) return HalfToFloat(Half(reg, half));
+    return BfloatToFloat(Half(reg, half));
+  };
+  for (int lane = 0; lane < 32; ++lane) {
+    const WarpRequest& q = *lanes[lane];
+    int g = lane >> 2, t = lane % 4;
+    if (tf32) {
+      for (int i = 0; i < 4; ++i) {
+        a[g + 8 * (i % 2)][t + 4 * (i / 2)] = AsTf32(q.a[i]);
+      }
+      for (int i = 0; i < 2; ++i) b[t + 4 * i][g] = AsTf32(q.b[i]);
+    } else {
+      for (int i = 0; i < 8; ++i) {
+        int row = g + 8 * ((i / 2) % 2);
+        int col = 2 * t + (i & 1) + 8 * (i / 4);
+        a[row][col] = value(q.a[i / 2], i % 2);
+      }
+      for (int i = 0; i < 4; ++i) {
+        b[2 * t + (i & 1) + 8 * (i / 2)][g] = value(q.b[i / 2], i % 2);
+      }
+    }
+    for (int i = 0; i < 4; ++i) c[g + 8 * (i / 2)][2 * t + (i & 1)] = q.c[i];
+  }
+  for (int lane = 0; lane < 32; ++lane) {
+    const WarpRequest& q = *lanes[lane];
+    int g = lane >> 2, t = lane % 4;
+    for (int i = 0; i < 4; ++i) {
+      int row = g + 8 * (i / 2), col = 2 * t + (i & 1);
+      float acc = c[row][col];
+      for (int kk = 0; kk < k; ++kk) acc += a[row][kk] * b[kk][col];
+      q.d[i] = acc;
+    }
+  }
+  return "";
+}
+
+std::string Ldmatrix(const std::vector<WarpRequest*>& lanes, int count,
+                     bool trans, const uint8_t* shared,
+                     const SharedReadCheck& check) {
+  // m[i][row][col], 8 x 8 b16 each.
+  uint16_t m[4][8][8];
+  for (int i = 0; i < count; ++i) {
+    for (int row = 0; row < 8; ++row) {
+      int lane = 8 * i + row;
+      int64_t off = lanes[lane]->off;
+      std::string error = check(lane, off, 16);
+      if (!error.empty()) return error;
+      std::memcpy(m[i][row], shared + off, 16);
+    }
+  }
+  for (int lane = 0; lane < 32; ++lane) {
+    int row = lane / 4, col = 2 * (lane % 4);
+    for (int i = 0; i < count; ++i) {
+      uint16_t lo = trans ? m[i][col][row] : m[i][row][col];
+      uint16_t hi = trans ? m[i][col + 1][row] : m[i][row][col + 1];
+      lanes[lane]->r[i] = static_cast<uint32_t>(lo) | (static_cast<uint32_t>(hi) << 16);
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string CompleteWarpOp(const std::vector<WarpRequest*>& lanes,
+                           const uint8_t* shared, const SharedReadCheck& check) {
+  const int kind = lanes[0]->kind;
+  if (kind >= kLdmatrixBase) {
+    int code = kind - kLdmatrixBase;
+    return Ldmatrix(lanes, code / 2, code % 2 == 1, shared, check);
+  }
+  if (kind >= kMmaBase) return Mma(lanes, kind - kMmaBase);
+  uint32_t ballot = 0;
+  for (int l = 0; l < 32; ++l) {
+    if (lanes[l]->value != 0) ballot |= 1u << l;
+  }
+  for (int l = 0; l < 32; ++l) {
+    WarpRequest& q = *lanes[l];
+    int src = l;
+    switch (kind) {
+      case XT_EMU_SHFL_XOR: src = l ^ (q.arg & 31); break;
+      case XT_EMU_SHFL_DOWN: src = l + q.arg < 32 ? l + q.arg : l; break;
+      case XT_EMU_SHFL_IDX: src = q.arg & 31; break;
+      case XT_EMU_BALLOT: q.result = ballot; continue;
+      case XT_EMU_ANY: q.result = ballot != 0; continue;
+      case XT_EMU_ALL: q.result = ballot == 0xFFFFFFFFu; continue;
+      default: return absl::StrCat("unknown warp collective ", kind);
+    }
+    q.result = lanes[src]->value;
+  }
+  return "";
+}
+
+}  // namespace xtune::cuda

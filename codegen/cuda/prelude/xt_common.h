@@ -1,0 +1,96 @@
+// xtune CUDA kernel prelude, part 2 of 2: the scalar helpers every
+// generated kernel may call (f16/bf16 conversions, XLA's integer and
+// min/max semantics), written once for both builds of a kernel. The part
+// before this one (xt_gpu.cuh for NVRTC, xt_emu.h for the emulator)
+// defines XT_DEVICE, the integer types, xt_f32_bits / xt_bits_f32 and the
+// device vocabulary.
+
+XT_DEVICE float xt_h2f(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  uint32_t e = (h >> 10) & 0x1Fu, m = h & 0x3FFu, bits;
+  if (e == 0x1Fu) {
+    bits = sign | 0x7F800000u | (m << 13);
+  } else if (e != 0) {
+    bits = sign | ((e + 112u) << 23) | (m << 13);
+  } else if (m == 0) {
+    bits = sign;
+  } else {  // subnormal: m * 2^-24
+    float f = (float)m * 5.9604644775390625e-8f;
+    return sign ? -f : f;
+  }
+  return xt_bits_f32(bits);
+}
+
+XT_DEVICE uint16_t xt_f2h(float f) {
+  uint32_t x = xt_f32_bits(f);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  x &= 0x7FFFFFFFu;
+  if (x > 0x7F800000u) return (uint16_t)(sign | 0x7E00u);  // NaN
+  if (x >= 0x477FF000u) return (uint16_t)(sign | 0x7C00u);  // overflow
+  if (x < 0x38800000u) {  // subnormal or zero in f16
+    return (uint16_t)(sign | (uint32_t)rintf(xt_bits_f32(x) * 16777216.0f));
+  }
+  uint32_t h = ((x >> 23) - 112u) << 10 | ((x >> 13) & 0x3FFu);
+  uint32_t rest = x & 0x1FFFu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
+  return (uint16_t)(sign | h);
+}
+
+XT_DEVICE float xt_bf2f(uint16_t b) { return xt_bits_f32((uint32_t)b << 16); }
+
+XT_DEVICE uint16_t xt_f2bf(float f) {
+  uint32_t x = xt_f32_bits(f);
+  if ((x & 0x7FFFFFFFu) > 0x7F800000u) return (uint16_t)((x >> 16) | 0x40u);
+  x += 0x7FFFu + ((x >> 16) & 1u);
+  return (uint16_t)(x >> 16);
+}
+
+XT_DEVICE float xt_round_h(float x) { return xt_h2f(xt_f2h(x)); }
+XT_DEVICE float xt_round_bf(float x) { return xt_bf2f(xt_f2bf(x)); }
+
+// XLA's min/max propagate NaN.
+XT_DEVICE float xt_min(float a, float b) { return a != a || b != b ? a + b : (a < b ? a : b); }
+XT_DEVICE float xt_max(float a, float b) { return a != a || b != b ? a + b : (a > b ? a : b); }
+XT_DEVICE double xt_min(double a, double b) { return a != a || b != b ? a + b : (a < b ? a : b); }
+XT_DEVICE double xt_max(double a, double b) { return a != a || b != b ? a + b : (a > b ? a : b); }
+
+// Integer semantics as XLA: division by zero gives -1 (unsigned: the
+// maximum), x % 0 gives x, INT_MIN / -1 gives INT_MIN.
+XT_DEVICE int64_t xt_idiv(int64_t a, int64_t b, int64_t min, int is_unsigned,
+                          int64_t umax) {
+  if (b == 0) return is_unsigned ? umax : -1;
+  if (!is_unsigned && a == min && b == -1) return a;
+  return a / b;
+}
+XT_DEVICE int64_t xt_irem(int64_t a, int64_t b, int64_t min, int is_unsigned) {
+  if (b == 0) return a;
+  if (!is_unsigned && a == min && b == -1) return 0;
+  return a % b;
+}
+XT_DEVICE int64_t xt_ipow(int64_t a, int64_t b) {
+  if (b < 0) return a == 1 ? 1 : 0;
+  uint64_t r = 1, base = (uint64_t)a;
+  for (uint64_t e = (uint64_t)b; e; e >>= 1) {
+    if (e & 1) r *= base;
+    base *= base;
+  }
+  return (int64_t)r;
+}
+// Saturating float -> integer conversion; NaN gives 0.
+XT_DEVICE int64_t xt_f2i(double v, int64_t lo, int64_t hi) {
+  if (v != v) return 0;
+  if (v <= (double)lo) return lo;
+  if (v >= (double)hi) return hi;
+  return (int64_t)v;
+}
+XT_DEVICE int64_t xt_total_key(double v) {
+  int64_t bits;
+  memcpy(&bits, &v, 8);
+  return bits < 0 ? bits ^ INT64_MAX : bits;
+}
+
+// Reduction combiners, so that kernels name the op, not the expression.
+XT_DEVICE float xt_comb_add(float a, float b) { return a + b; }
+XT_DEVICE float xt_comb_mul(float a, float b) { return a * b; }
+XT_DEVICE float xt_comb_max(float a, float b) { return xt_max(a, b); }
+XT_DEVICE float xt_comb_min(float a, float b) { return xt_min(a, b); }
