@@ -41,7 +41,15 @@ std::string TuningStats::ToString() const {
           ? absl::StrCat(", ", on_evaluator,
                          " on the evaluator (no kernel can be generated)")
           : "",
-      compiled, compile_failures, timed, wrong, seconds);
+      compiled, compile_failures, timed, wrong, seconds) +
+         (checked_only
+              ? absl::StrCat("; candidates run once and checked, not timed: ",
+                             compiled, " candidates compiled, ", wrong,
+                             " wrong, ", run_failures, " failed to run",
+                             first_failure.empty()
+                                 ? ""
+                                 : absl::StrCat(" (first: ", first_failure, ")"))
+              : "");
 }
 
 Autotuner::Autotuner(Backend* backend, AutotuneCache* cache, Profiler* profiler,
@@ -85,7 +93,7 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
       d.source = ConfigSource::kDefault;
       d.config = backend_->DefaultConfig(*g.first);
       ++stats.defaults;
-      if (options_.print_summary) {
+ {
         std::cerr << "xtune: warning: fusion '" << g.first->name()
                   << "' is not in the cache for '"
                   << backend_->DeviceDescription() << "'; " << backend_->name()
@@ -142,8 +150,7 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   per_round.timeout = options_.candidate_timeout;
   per_round.flush_bytes = options_.flush_bytes;
   int64_t all_total = 0, all_done = 0;
-  int64_t checked_failures = 0;
-  std::string first_failure;
+  stats.checked_only = check;
   for (const Trial& t : trials) all_total += t.configs.size() * rounds;
   for (size_t i = 0; i < trials.size(); ++i) {
     Trial& trial = trials[i];
@@ -174,8 +181,9 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
         stats.compile_failures += trial.compile_failures;
         for (size_t c = 0; c < trial.configs.size(); ++c) {
           if (!trial.failed[c]) continue;
-          if (checked_failures++ == 0) {
-            first_failure = absl::StrCat("fusion '", f.name(), "' with ",
+          if (trial.kernels[c].ok()) ++stats.run_failures;
+          if (stats.first_failure.empty()) {
+            stats.first_failure = absl::StrCat("fusion '", f.name(), "' with ",
                                          trial.configs[c].ToString(), ": ",
                                          trial.log.candidates[c].message);
           }
@@ -193,6 +201,7 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
     trial.kernels.clear();  // unload the candidates
   }
   progress.Clear();
+  if (checks_only) stats.timed = 0;  // run once to check, never timed
   for (const FusionTuning& ft : result.fusions)
     result.configs[ft.fusion] = ft.config;
   stats.seconds = progress.Elapsed();
@@ -202,17 +211,6 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   }
   if (options_.print_summary) {
     std::cerr << "xtune: autotuning: " << stats.ToString() << "\n";
-    if (check) {
-      std::cerr << "xtune: " << backend_->name() << ": " << stats.compiled
-                << " candidates compiled, " << stats.wrong << " wrong, "
-                << checked_failures
-                << " failed to compile or run (checked against the "
-                   "reference; no timing is kept)\n";
-      if (!first_failure.empty()) {
-        std::cerr << "xtune: " << backend_->name() << ": first failure: "
-                  << first_failure << "\n";
-      }
-    }
   }
   return result;
 }

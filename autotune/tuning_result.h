@@ -42,6 +42,11 @@ struct TuningStats {
   int64_t timed = 0;
   int64_t wrong = 0;
   double seconds = 0;
+  // A backend that only checks (Backend::ChecksOnly): candidates were run
+  // once and compared with the reference, not timed.
+  bool checked_only = false;
+  int64_t run_failures = 0;   // ran and failed (the emulator's checks)
+  std::string first_failure;  // "fusion 'f' with <config>: <why>"
 
   // "7 fusions (6 unique): 2 from the cache (memory 2), 4 tuned, ..."
   std::string ToString() const;

@@ -1,1 +1,149 @@
+// Every default candidate of every loop and reduction fusion of examples/,
+// tests/data/ and tests/golden/ runs in the emulator and matches the
+// evaluator, with and without --xla_allow_excess_precision.
+#include "codegen/cuda/emulator/emulator_backend.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "codegen/cuda/cuda_candidates.h"
+#include "absl/strings/match.h"
+#include "eval/evaluator.h"
+#include "fusion/fusion_pass.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ir/parser.h"
+#include "runtime/compare.h"
+#include "runtime/random_inputs.h"
+#include "util/status_macros.h"
+#include "util/status_matchers.h"
+
+namespace xtune::cuda {
+namespace {
+
+using ::testing::HasSubstr;
+using ::xtune::testing::IsOk;
+using ::xtune::testing::StatusIs;
+
+EmulatorBackend& Backend(bool excess) {
+  static EmulatorBackend* backends[2] = {nullptr, nullptr};
+  EmulatorBackend*& b = backends[excess ? 1 : 0];
+  if (b == nullptr) {
+    BackendOptions options;
+    options.excess_precision = excess;
+    auto made = EmulatorBackend::Create(options);
+    EXPECT_THAT(made, IsOk());
+    b = made->release();
+  }
+  return *b;
+}
+
+std::vector<std::string> Modules() {
+  std::vector<std::string> files;
+  for (const char* dir : {"/examples", "/tests/data", "/tests/golden"}) {
+    for (const auto& e :
+         std::filesystem::directory_iterator(std::string(XTUNE_SOURCE_DIR) + dir)) {
+      std::string p = e.path().string();
+      if (e.path().extension() == ".hlo" && p.find(".fused.") == std::string::npos) {
+        files.push_back(p);
+      }
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+class DefaultCandidateTest
+    : public ::testing::TestWithParam<std::tuple<std::string, bool>> {};
+
+TEST_P(DefaultCandidateTest, MatchesTheEvaluator) {
+  const auto& [path, excess] = GetParam();
+  absl::StatusOr<std::unique_ptr<Module>> m = ParseModuleFile(path);
+  ASSERT_THAT(m, IsOk());
+  absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
+  ASSERT_THAT(fused, IsOk());
+  EmulatorBackend& backend = Backend(excess);
+  int generated = 0;
+  for (const auto& inst : (*fused)->entry()->instructions()) {
+    if (inst->opcode() != Opcode::kFusion) continue;
+    const Computation& comp = *inst->called_computations()[0];
+    KernelConfig def = backend.DefaultConfig(*inst);
+    std::vector<KernelConfig> all = backend.Candidates(*inst, false);
+    EXPECT_NE(std::find(all.begin(), all.end(), def), all.end()) << def.ToString();
+    absl::StatusOr<std::unique_ptr<Kernel>> kernel = backend.Compile(*inst, def);
+    if (!kernel.ok() &&
+        kernel.status().code() == absl::StatusCode::kUnimplemented) {
+      // Gemms (the next issue), tuple results and non-simple reductions run
+      // on the evaluator; loop and reduction fusions of these files must
+      // not be among them unless they are one of those.
+      std::string kind = CudaKernelKind(comp);
+      bool expected = kind == "cuda_gemm" || inst->shape().IsTuple() ||
+                      absl::StrContains(kernel.status().message(), "reduce '");
+      EXPECT_TRUE(expected) << inst->name() << ": " << kernel.status();
+      continue;
+    }
+    ASSERT_THAT(kernel, IsOk()) << inst->name() << " " << def.ToString();
+    ++generated;
+    std::vector<Literal> args;
+    for (int64_t i = 0; i < inst->operand_count(); ++i) {
+      args.push_back(RandomLiteral(inst->operand(i)->shape(), 100 + i));
+    }
+    EvaluatorOptions eo;
+    eo.excess_precision = excess;
+    absl::StatusOr<Literal> expected = EvaluateComputation(comp, args, eo);
+    ASSERT_THAT(expected, IsOk());
+    Literal out(inst->shape());
+    ASSERT_THAT((*kernel)->Run(HostBuffers(args), HostBuffer(out)), IsOk())
+        << inst->name() << " " << def.ToString();
+    EXPECT_THAT(CompareLiterals(*expected, out, inst->name() + " " + def.ToString()),
+                IsOk());
+  }
+  // Every file has at least one fusion the emulator runs, except those made
+  // of gemms only.
+  if (generated == 0) {
+    for (const auto& inst : (*fused)->entry()->instructions()) {
+      if (inst->opcode() == Opcode::kFusion) {
+        EXPECT_EQ(CudaKernelKind(*inst->called_computations()[0]), "cuda_gemm")
+            << inst->name();
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Modules, DefaultCandidateTest,
+    ::testing::Combine(::testing::ValuesIn(Modules()), ::testing::Bool()),
+    [](const auto& info) {
+      std::string name =
+          std::filesystem::path(std::get<0>(info.param)).stem().string();
+      for (char& c : name) {
+        if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+      }
+      return name + (std::get<1>(info.param) ? "_excess" : "_exact");
+    });
+
+TEST(EmulatorBackendTest, DeviceIsTheNamedTarget) {
+  EXPECT_EQ(Backend(true).DeviceDescription(),
+            "CUDA: 9.0, Cores: 132, GPU clock: 1.98 GHz, Memory bandwidth: 4800 "
+            "GB/s, L2 cache: 50 MB");
+  BackendOptions a100;
+  a100.gpu_target = "a100";
+  auto b = EmulatorBackend::Create(a100);
+  ASSERT_THAT(b, IsOk());
+  EXPECT_EQ((*b)->DeviceDescription(),
+            "CUDA: 8.0, Cores: 108, GPU clock: 1.41 GHz, Memory bandwidth: 1555 "
+            "GB/s, L2 cache: 40 MB");
+  BackendOptions bad;
+  bad.gpu_target = "v100";
+  EXPECT_THAT(EmulatorBackend::Create(bad),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("v100")));
+  BackendOptions both;
+  both.gpu_target = "h100";
+  both.gpu_target_config_file = "/nonexistent.txtpb";
+  EXPECT_THAT(EmulatorBackend::Create(both),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("give one")));
+  EXPECT_TRUE(Backend(true).ChecksOnly());
+}
+
+}  // namespace
+}  // namespace xtune::cuda

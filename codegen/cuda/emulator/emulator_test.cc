@@ -1,1 +1,254 @@
+// The emulator's checks, each planted in a small kernel written in the
+// device vocabulary, and the message it must give.
+#include "codegen/cuda/emulator/emulator.h"
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/cpu/host_compiler.h"
+#include "codegen/cuda/cuda_kernels.h"
+#include "codegen/cuda/emulator/emulator_backend.h"
+#include "codegen/cuda/gpu_device_info.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "util/status_macros.h"
+#include "util/status_matchers.h"
+
+namespace xtune::cuda {
+namespace {
+
+using ::testing::HasSubstr;
+using ::xtune::testing::IsOk;
+using ::xtune::testing::StatusIs;
+
+class EmulatorTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto c = cpu::HostCompiler::Create(EmulatorCompilerOptions());
+    ASSERT_TRUE(c.ok()) << c.status();
+    compiler_ = c->release();
+  }
+
+  // Runs `body` (a kernel `k(XT_IN(float) in, XT_OUT(float) out)`) on
+  // `grid` x `block` threads with in = 0, 1, 2, ... of `n` floats and an
+  // output of `m` floats.
+  absl::Status Run(const std::string& body, int64_t grid, int block, int64_t n,
+                   int64_t m, std::vector<float>* out = nullptr) {
+    CudaKernelSource src;
+    src.body = "#line 1 \"planted.cu\"\n" + body +
+               "\n#ifdef XT_EMULATOR\nextern \"C\" void xt_emu_entry(const "
+               "XtEmuBuffer* b) { k(XtG<const float>(&b[0]), XtG<float>(&b[1])); }\n"
+               "#endif\n";
+    src.grid = grid;
+    src.block = block;
+    src.elem_bytes = {4, 4};
+    XTUNE_ASSIGN_OR_RETURN(GpuDeviceInfo d, ShippedGpuTarget("h200"));
+    XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel,
+                           CompileForEmulator(*compiler_, "planted", src, d));
+    std::vector<float> in(n), result(m);
+    for (int64_t i = 0; i < n; ++i) in[i] = static_cast<float>(i);
+    absl::Status s = kernel->Run({HostBuffer(in.data(), n * 4)},
+                                 HostBuffer(result.data(), m * 4));
+    if (out != nullptr) *out = result;
+    return s;
+  }
+
+  static cpu::HostCompiler* compiler_;
+};
+
+cpu::HostCompiler* EmulatorTest::compiler_ = nullptr;
+
+// A correct block reduction through shared memory: the baseline every
+// planted bug below breaks in one place.
+constexpr char kGoodReduce[] = R"cu(
+XT_KERNEL(64) k(XT_IN(float) in, XT_OUT(float) out) {
+  XT_SHARED(float, s, 64);
+  XT_S(s)[xt_tid()] = XT_G(in)[xt_bid() * 64 + xt_tid()];
+  XT_SYNC();
+  for (int h = 32; h > 0; h >>= 1) {
+    if (xt_tid() < h) XT_S(s)[xt_tid()] = XT_S(s)[xt_tid()] + XT_S(s)[xt_tid() + h];
+    XT_SYNC();
+  }
+  if (xt_tid() == 0) XT_G(out)[xt_bid()] = XT_S(s)[0];
+}
+)cu";
+
+TEST_F(EmulatorTest, CorrectKernelRuns) {
+  std::vector<float> out;
+  ASSERT_THAT(Run(kGoodReduce, 2, 64, 128, 2, &out), IsOk());
+  EXPECT_EQ(out[0], 63 * 64 / 2);
+  EXPECT_EQ(out[1], (127 * 128 - 63 * 64) / 2);
+}
+
+TEST_F(EmulatorTest, MissingBarrierIsARace) {
+  std::string body = kGoodReduce;
+  // Drop the barrier between the tree steps.
+  const std::string step_barrier = "    XT_SYNC();\n  }";
+  body.replace(body.find(step_barrier), step_barrier.size(), "  }");
+  absl::Status s = Run(body, 2, 64, 128, 2);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInternal,
+                          HasSubstr("shared-memory race")));
+  EXPECT_THAT(s.message(), HasSubstr("planted.cu:"));
+  EXPECT_THAT(s.message(), HasSubstr("no barrier in between"));
+  EXPECT_THAT(s.message(), HasSubstr("block 0, thread"));
+}
+
+TEST_F(EmulatorTest, DivergentBarrier) {
+  absl::Status s = Run(R"cu(
+XT_KERNEL(64) k(XT_IN(float) in, XT_OUT(float) out) {
+  if (xt_tid() < 32) XT_SYNC();
+  XT_G(out)[xt_tid()] = XT_G(in)[xt_tid()];
+}
+)cu", 1, 64, 64, 64);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInternal,
+                          HasSubstr("barrier not reached by every thread")));
+  EXPECT_THAT(s.message(), HasSubstr("planted.cu:3"));
+}
+
+TEST_F(EmulatorTest, BarriersAtDifferentLines) {
+  absl::Status s = Run(R"cu(
+XT_KERNEL(64) k(XT_IN(float) in, XT_OUT(float) out) {
+  if (xt_tid() < 32) { XT_SYNC(); } else {
+    XT_SYNC(); }
+  XT_G(out)[xt_tid()] = XT_G(in)[xt_tid()];
+}
+)cu", 1, 64, 64, 64);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInternal,
+                          HasSubstr("divergent barrier")));
+}
+
+TEST_F(EmulatorTest, OutOfBoundsStore) {
+  absl::Status s = Run(R"cu(
+XT_KERNEL(64) k(XT_IN(float) in, XT_OUT(float) out) {
+  XT_G(out)[xt_tid() + 1] = XT_G(in)[xt_tid()];
+}
+)cu", 1, 64, 64, 64);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInternal,
+                          HasSubstr("out-of-bounds global store at index 64 of 64")));
+  EXPECT_THAT(s.message(), HasSubstr("planted.cu:3"));
+  EXPECT_THAT(s.message(), HasSubstr("thread 63"));
+}
+
+TEST_F(EmulatorTest, OutOfBoundsSharedLoad) {
+  absl::Status s = Run(R"cu(
+XT_KERNEL(32) k(XT_IN(float) in, XT_OUT(float) out) {
+  XT_SHARED(float, s, 32);
+  XT_S(s)[xt_tid()] = 1.0f;
+  XT_SYNC();
+  XT_G(out)[xt_tid()] = XT_S(s)[xt_tid() + 1];
+}
+)cu", 1, 32, 32, 32);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInternal,
+                          HasSubstr("out-of-bounds shared load at index 32 of 32")));
+}
+
+TEST_F(EmulatorTest, ReadBeforeCpAsyncWait) {
+  std::string good = R"cu(
+XT_KERNEL(32) k(XT_IN(float) in, XT_OUT(float) out) {
+  XT_SHARED(float, s, 128);
+  XT_CP_ASYNC16(s, xt_tid() * 4, in, xt_tid() * 4);
+  XT_CP_ASYNC_COMMIT();
+  XT_CP_ASYNC_WAIT(0);
+  XT_G(out)[xt_tid()] = XT_S(s)[xt_tid() * 4 + 3];
+}
+)cu";
+  std::vector<float> out;
+  ASSERT_THAT(Run(good, 1, 32, 128, 32, &out), IsOk());
+  EXPECT_EQ(out[5], 23);
+  std::string bad = good;
+  bad.replace(bad.find("  XT_CP_ASYNC_WAIT(0);\n"), 23, "");
+  absl::Status s = Run(bad, 1, 32, 128, 32);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInternal,
+                          HasSubstr("before its cp.async completed")));
+  EXPECT_THAT(s.message(), HasSubstr("issued at line 4"));
+  // A wait that leaves the newest group in flight is not enough either.
+  std::string partial = good;
+  partial.replace(partial.find("XT_CP_ASYNC_WAIT(0)"), 19, "XT_CP_ASYNC_WAIT(1)");
+  EXPECT_THAT(Run(partial, 1, 32, 128, 32),
+              StatusIs(absl::StatusCode::kInternal,
+                       HasSubstr("before its cp.async completed")));
+}
+
+TEST_F(EmulatorTest, SharedMemoryRaceBetweenWriters) {
+  absl::Status s = Run(R"cu(
+XT_KERNEL(64) k(XT_IN(float) in, XT_OUT(float) out) {
+  XT_SHARED(float, s, 32);
+  XT_S(s)[xt_tid() % 32] = XT_G(in)[xt_tid()];
+  XT_SYNC();
+  XT_G(out)[xt_tid()] = XT_S(s)[xt_tid() % 32];
+}
+)cu", 1, 64, 64, 64);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInternal,
+                          HasSubstr("written here was written by thread 0")));
+}
+
+TEST_F(EmulatorTest, PoisonedSharedMemoryRead) {
+  absl::Status s = Run(R"cu(
+XT_KERNEL(32) k(XT_IN(float) in, XT_OUT(float) out) {
+  XT_SHARED(float, s, 64);
+  XT_S(s)[xt_tid()] = 1.0f;
+  XT_SYNC();
+  XT_G(out)[xt_tid()] = XT_S(s)[xt_tid() + 32];
+}
+)cu", 1, 32, 32, 32);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInternal,
+                          HasSubstr("uninitialized shared memory")));
+}
+
+TEST_F(EmulatorTest, UnwrittenAndDoublyWrittenOutputs) {
+  EXPECT_THAT(Run(R"cu(
+XT_KERNEL(32) k(XT_IN(float) in, XT_OUT(float) out) {
+  if (xt_tid() != 7) XT_G(out)[xt_tid()] = 1.0f;
+}
+)cu", 1, 32, 32, 32),
+              StatusIs(absl::StatusCode::kInternal,
+                       HasSubstr("1 of 32 elements of output argument 1 were "
+                                 "never written (the first is element 7")));
+  EXPECT_THAT(Run(R"cu(
+XT_KERNEL(32) k(XT_IN(float) in, XT_OUT(float) out) {
+  XT_G(out)[xt_tid() / 2] = 1.0f;
+}
+)cu", 1, 32, 16, 16),
+              StatusIs(absl::StatusCode::kInternal, HasSubstr("output race")));
+}
+
+TEST_F(EmulatorTest, WarpShufflesAndVotes) {
+  std::vector<float> out;
+  ASSERT_THAT(Run(R"cu(
+XT_KERNEL(64) k(XT_IN(float) in, XT_OUT(float) out) {
+  float v = XT_G(in)[xt_tid()];
+  for (int o = 16; o > 0; o >>= 1) v += XT_SHFL_XOR(v, o);
+  float d = XT_SHFL_DOWN(XT_G(in)[xt_tid()], 1);
+  unsigned b = XT_BALLOT(xt_lane() % 3 == 0);
+  XT_G(out)[xt_tid()] = xt_lane() == 0 ? v : (xt_lane() == 1 ? (float)b : d);
+}
+)cu", 1, 64, 64, 64, &out), IsOk());
+  EXPECT_EQ(out[0], 31 * 32 / 2);
+  EXPECT_EQ(out[32], (63 * 64 - 31 * 32) / 2);
+  EXPECT_EQ(out[2], 3);     // lane 2 got lane 3's value
+  EXPECT_EQ(out[31], 31);   // the last lane keeps its own
+  EXPECT_EQ(out[1], static_cast<float>(0x49249249u));  // lanes 0, 3, 6, ...
+}
+
+TEST_F(EmulatorTest, WarpCollectiveNotReachedByEveryLane) {
+  absl::Status s = Run(R"cu(
+XT_KERNEL(32) k(XT_IN(float) in, XT_OUT(float) out) {
+  float v = XT_G(in)[xt_tid()];
+  if (xt_lane() < 16) v = XT_SHFL_XOR(v, 1);
+  XT_G(out)[xt_tid()] = v;
+}
+)cu", 1, 32, 32, 32);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInternal,
+                          HasSubstr("warp collective not reached by lane 16")));
+}
+
+TEST_F(EmulatorTest, BadLaunchIsInvalidArgument) {
+  EXPECT_THAT(Run(kGoodReduce, 1, 2048, 2048, 1),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("block of 2048 threads")));
+}
+
+}  // namespace
+}  // namespace xtune::cuda
