@@ -84,11 +84,13 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   // config of every group and compiles and checks all its candidates.
   const bool checks_only = backend_->ChecksOnly();
   const bool check = checks_only && options_.check_candidates &&
-                     options_.level > 0;
+                     options_.level > 0 && backend_->CanRunKernels();
+  // Neither kind of backend tunes: misses take the default config.
+  const bool no_tuning = checks_only || !backend_->CanRunKernels();
   for (const KeyGroup& g : groups) {
     XTUNE_ASSIGN_OR_RETURN(Decision d,
                            Decide(*backend_, *cache_, options_, g, &stats));
-    if (checks_only && d.kind == Decision::Kind::kTune) {
+    if (no_tuning && d.kind == Decision::Kind::kTune) {
       d.kind = Decision::Kind::kDecided;
       d.source = ConfigSource::kDefault;
       d.config = backend_->DefaultConfig(*g.first);
@@ -97,7 +99,9 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
         std::cerr << "xtune: warning: fusion '" << g.first->name()
                   << "' is not in the cache for '"
                   << backend_->DeviceDescription() << "'; " << backend_->name()
-                  << " does not tune, so it uses the default config "
+                  << (checks_only ? " does not tune"
+                                  : " cannot run kernels here")
+                  << ", so it uses the default config "
                   << d.config.ToString() << "\n";
       }
     }

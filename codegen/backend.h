@@ -100,6 +100,12 @@ class Backend {
   // entries are read) or the default. Default false.
   virtual bool ChecksOnly() const { return false; }
 
+  // Whether this process can run the backend's kernels at all. A backend
+  // compiling for a GPU it does not have (a deviceless `cuda` compile) is
+  // not tuned either: fusions use the cached config or the default, with a
+  // warning. Default true.
+  virtual bool CanRunKernels() const { return true; }
+
   // Whether this backend's kernels may keep f16/bf16 intermediates and
   // accumulators in f32 (--xla_allow_excess_precision), so that references
   // they are checked against allow the same (EvaluatorOptions::

@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "util/mutex.h"
 #include "codegen/cpu/cpu_backend.h"
+#include "codegen/cuda/cuda_backend.h"
 #include "codegen/cuda/emulator/emulator_backend.h"
 #include "codegen/interpreter/interpreter_backend.h"
 #include "util/status_macros.h"
@@ -40,7 +41,7 @@ Registry& TheRegistry() {
     auto* r = new Registry();
     for (BackendRegistration b :
          {cpu::CpuBackendRegistration(), InterpreterBackendRegistration(),
-          cuda::EmulatorBackendRegistration()}) {
+          cuda::CudaBackendRegistration(), cuda::EmulatorBackendRegistration()}) {
       Add(*r, std::move(b)).IgnoreError();  // distinct names
     }
     return r;

@@ -1,0 +1,170 @@
+#include "codegen/cuda/cuda_backend.h"
+
+#include <algorithm>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "codegen/cuda/cuda_candidates.h"
+#include "codegen/cuda/driver.h"
+#include "fusion/precision.h"
+#include "util/file.h"
+#include "util/status_macros.h"
+
+namespace xtune::cuda {
+namespace {
+
+const Computation& Fused(const Instruction& fusion) {
+  return *fusion.called_computations()[0];
+}
+
+// A kernel compiled for a GPU this process cannot launch on.
+class CompiledOnlyKernel : public Kernel {
+ public:
+  explicit CompiledOnlyKernel(std::string what) : what_(std::move(what)) {}
+  absl::Status Run(absl::Span<const DeviceBuffer>, DeviceBuffer) override {
+    return absl::UnavailableError(absl::StrCat(
+        what_, ": compiled to cubin only; launching kernels on a GPU is not "
+        "implemented yet (use --backend=cuda_emulator to run them)"));
+  }
+
+ private:
+  std::string what_;
+};
+
+absl::StatusOr<GpuDeviceInfo> ChooseDevice(const BackendOptions& options) {
+  if (!options.gpu_target.empty() || !options.gpu_target_config_file.empty()) {
+    return GpuTargetFromOptions(options, "");
+  }
+  absl::StatusOr<std::unique_ptr<Driver>> driver = Driver::Load();
+  if (!driver.ok()) {
+    return absl::UnavailableError(absl::StrCat(
+        driver.status().message(),
+        "; to compile without a GPU, name one with --xtune_gpu_target=NAME "
+        "(a100, h100, h200, b200, ...) or --xla_gpu_target_config_filename"));
+  }
+  return (*driver)->Describe(0);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(
+    const BackendOptions& options) {
+  XTUNE_ASSIGN_OR_RETURN(GpuDeviceInfo device, ChooseDevice(options));
+  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Nvrtc> nvrtc, Nvrtc::Load());
+  if (!options.dump_kernels_to.empty()) {
+    XTUNE_RETURN_IF_ERROR(CreateDirectories(options.dump_kernels_to));
+  }
+  return std::unique_ptr<CudaBackend>(
+      new CudaBackend(std::move(device), std::move(nvrtc), options));
+}
+
+std::string CudaBackend::DeviceDescription() const {
+  return CudaDeviceString(device_);
+}
+
+std::vector<KernelConfig> CudaBackend::Candidates(const Instruction& fusion,
+                                                  bool exhaustive) const {
+  return CudaCandidates(Fused(fusion), device_, exhaustive);
+}
+
+KernelConfig CudaBackend::DefaultConfig(const Instruction& fusion) const {
+  return CudaDefaultConfig(Fused(fusion), device_);
+}
+
+absl::StatusOr<NvrtcOutput> CudaBackend::CompileToCubin(
+    const Instruction& fusion, const KernelConfig& config,
+    std::string* source) const {
+  if (config.kind() == "cuda_gemm") {
+    return absl::UnimplementedError(
+        "gemm fusions: neither cuBLASLt nor the generated CUDA gemm is "
+        "implemented yet; the evaluator computes them");
+  }
+  XTUNE_RETURN_IF_ERROR(CheckConfig(fusion, config));
+  std::unique_ptr<Module> rounded;
+  if (!excess_precision_) rounded = RoundEveryLowPrecisionResult(Fused(fusion));
+  const Computation& fused = rounded ? *rounded->entry() : Fused(fusion);
+  CudaKernelOptions options;
+  options.round_low_precision_accumulators = !excess_precision_;
+  options.name = fusion.name();
+  XTUNE_ASSIGN_OR_RETURN(CudaKernelSource kernel, CudaKernel(fused, config, options));
+  *source = absl::StrCat("// xtune kernel for ", DeviceDescription(), "\n// ",
+                         config.ToString(), "; grid ", kernel.grid, ", block ",
+                         kernel.block, "\n", GpuPrelude(), kernel.body);
+  XTUNE_ASSIGN_OR_RETURN(NvrtcOutput out,
+                         nvrtc_->Compile(*source, fusion.name(), device_.Arch()));
+  for (const KernelResources& r : out.resources) {
+    if (r.function != "xt_kernel") continue;
+    int64_t regs_per_block = static_cast<int64_t>(r.registers) * kernel.block;
+    if (regs_per_block > device_.registers_per_block_limit ||
+        r.shared_bytes > device_.shared_memory_per_block_optin) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          fusion.name(), " with ", config.ToString(), ": ", r.registers,
+          " registers x ", kernel.block, " threads and ", r.shared_bytes,
+          " bytes of shared memory exceed the device's ",
+          device_.registers_per_block_limit, " registers and ",
+          device_.shared_memory_per_block_optin, " bytes per block"));
+    }
+  }
+  return out;
+}
+
+absl::Status CudaBackend::Dump(const Instruction& fusion,
+                               const KernelConfig& config,
+                               const std::string& source,
+                               const NvrtcOutput& out) {
+  std::string base = absl::StrCat(dump_to_, "/", fusion.name());
+  XTUNE_RETURN_IF_ERROR(WriteFileAtomically(base + ".cu", source));
+  XTUNE_RETURN_IF_ERROR(WriteFileAtomically(base + ".ptx", out.ptx));
+  XTUNE_RETURN_IF_ERROR(WriteFileAtomically(base + ".cubin", out.cubin));
+  std::string line = absl::StrCat("fusion=", fusion.name(), " arch=",
+                                  device_.Arch(), " config=", config.ToString());
+  for (const KernelResources& r : out.resources) {
+    if (r.function != "xt_kernel") continue;
+    absl::StrAppend(&line, " registers=", r.registers, " shared_bytes=",
+                    r.shared_bytes, " spill_store_bytes=", r.spill_store_bytes,
+                    " spill_load_bytes=", r.spill_load_bytes);
+  }
+  // The manifest: one line per fusion, rewritten whole (sorted by fusion).
+  MutexLock lock(&dump_mu_);
+  std::string path = dump_to_ + "/manifest.txt";
+  std::vector<std::string> lines;
+  absl::StatusOr<std::string> old = ReadFile(path);
+  std::string prefix = absl::StrCat("fusion=", fusion.name(), " ");
+  if (old.ok()) {
+    for (absl::string_view l : absl::StrSplit(*old, '\n', absl::SkipEmpty())) {
+      if (!absl::StartsWith(l, prefix)) lines.emplace_back(l);
+    }
+  }
+  lines.push_back(line);
+  std::sort(lines.begin(), lines.end());
+  return WriteFileAtomically(path, absl::StrJoin(lines, "\n") + "\n");
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::Compile(
+    const Instruction& fusion, const KernelConfig& config) {
+  std::string source;
+  XTUNE_ASSIGN_OR_RETURN(NvrtcOutput out, CompileToCubin(fusion, config, &source));
+  if (!dump_to_.empty()) XTUNE_RETURN_IF_ERROR(Dump(fusion, config, source, out));
+  return std::unique_ptr<Kernel>(new CompiledOnlyKernel(
+      absl::StrCat(fusion.name(), " (", device_.Arch(), ")")));
+}
+
+BackendRegistration CudaBackendRegistration() {
+  return {"cuda",
+          "kernels generated as CUDA C++, compiled by NVRTC for the machine's "
+          "GPU or a named target (--xtune_gpu_target); compile-only so far",
+          [](const BackendOptions& options)
+              -> absl::StatusOr<std::unique_ptr<Backend>> {
+            XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<CudaBackend> b,
+                                   CudaBackend::Create(options));
+            return std::unique_ptr<Backend>(std::move(b));
+          },
+          [](const BackendOptions& options) -> absl::StatusOr<std::string> {
+            XTUNE_ASSIGN_OR_RETURN(GpuDeviceInfo d, ChooseDevice(options));
+            return CudaDeviceString(d);
+          }};
+}
+
+}  // namespace xtune::cuda
