@@ -22,9 +22,20 @@ fusion, kind, shape, chosen config, its time, the default config's time,
 the speedup, candidates tried/failed, and where the config came from.
 
 flags:
-  --backend=NAME            the backend to compile for: cpu (default) or
-                            interpreter (not tuned); `xtune devices` lists
-                            every backend and whether it is available
+  --backend=NAME            the backend to compile for: cpu (default),
+                            interpreter (not tuned), cuda (NVRTC; without a
+                            GPU give a target) or cuda_emulator (checks
+                            every candidate in the emulator, never tunes);
+                            `xtune devices` lists every backend and whether
+                            it is available
+  --xtune_gpu_target=NAME   compile for a shipped GPU target: a100, h100,
+                            h100_pcie, h200, b200 (no GPU needed)
+  --xla_gpu_target_config_filename=FILE
+                            compile for the GPU of an XLA
+                            GpuTargetConfigProto text file
+  --xtune_dump_kernels_to=DIR
+                            CUDA: write each fusion's .cu, .ptx, .cubin and
+                            a line of DIR/manifest.txt
   --config=FUSION:K=V,...   force parameters of one fusion (as xtune run)
   --cache_report=FILE       write the fusions the autotune cache missed (name
                             and key) and the loaded entries no fusion used

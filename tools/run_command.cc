@@ -33,9 +33,14 @@ each output, its shape, element type and min/max/mean.
 flags:
   --backend=NAME      where to compute: cpu (default: fused kernels generated
                       as C++, autotuned, compiled by the host compiler, run
-                      on all cores) or interpreter (the reference evaluator,
-                      not tuned); `xtune devices` lists every backend and
-                      whether it is available here
+                      on all cores), interpreter (the reference evaluator,
+                      not tuned), cuda_emulator (the CUDA kernels on the CPU
+                      under strict checks) or cuda; `xtune devices` lists
+                      every backend and whether it is available here
+  --xtune_gpu_target=NAME, --xla_gpu_target_config_filename=FILE
+                      the GPU the CUDA backends compile for (a100, h100,
+                      h100_pcie, h200, b200; default: the machine's GPU for
+                      cuda, h200 for cuda_emulator)
   --verify            also compute the module with the reference evaluator
                       and compare every output (|a-b|/(max(|a|,|b|)+1) <= 1e-3
                       for f32/f64, 2e-2 for f16/bf16, exact otherwise); exit
