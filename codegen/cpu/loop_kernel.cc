@@ -8,6 +8,7 @@
 #include "codegen/cpu/elemental.h"
 #include "codegen/cpu/kernel_source.h"
 #include "codegen/cpu/prelude.h"
+#include "codegen/kernel_text.h"
 #include "util/status_macros.h"
 
 namespace xtune::cpu {
@@ -15,6 +16,7 @@ namespace xtune::cpu {
 std::string KernelHeader(int vector_width) {
   std::string out = absl::StrCat("#define XT_W ", vector_width, "\n");
   out += kKernelPrelude;
+  out += kXtScalarHelpers;
   if (vector_width > 1) out += VectorHelpers(vector_width);
   out += kKernelMath;
   return out;

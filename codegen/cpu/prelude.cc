@@ -27,56 +27,10 @@ struct XtContext {
 
 #define XT_INLINE static inline __attribute__((always_inline))
 
-XT_INLINE float xt_h2f(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-  uint32_t e = (h >> 10) & 0x1Fu, m = h & 0x3FFu, bits;
-  if (e == 0x1Fu) {
-    bits = sign | 0x7F800000u | (m << 13);
-  } else if (e != 0) {
-    bits = sign | ((e + 112u) << 23) | (m << 13);
-  } else if (m == 0) {
-    bits = sign;
-  } else {  // subnormal: m * 2^-24
-    float f = (float)m * 5.9604644775390625e-8f;
-    return sign ? -f : f;
-  }
-  float f;
-  memcpy(&f, &bits, 4);
-  return f;
-}
-
-XT_INLINE uint16_t xt_f2h(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000u;
-  x &= 0x7FFFFFFFu;
-  if (x > 0x7F800000u) return (uint16_t)(sign | 0x7E00u);  // NaN
-  if (x >= 0x477FF000u) return (uint16_t)(sign | 0x7C00u);  // overflow
-  if (x < 0x38800000u) {  // subnormal or zero in f16
-    float a;
-    memcpy(&a, &x, 4);
-    return (uint16_t)(sign | (uint32_t)nearbyintf(a * 16777216.0f));
-  }
-  uint32_t h = ((x >> 23) - 112u) << 10 | ((x >> 13) & 0x3FFu);
-  uint32_t rest = x & 0x1FFFu;
-  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
-  return (uint16_t)(sign | h);
-}
-
-XT_INLINE float xt_bf2f(uint16_t b) {
-  uint32_t bits = (uint32_t)b << 16;
-  float f;
-  memcpy(&f, &bits, 4);
-  return f;
-}
-
-XT_INLINE uint16_t xt_f2bf(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
-  if ((x & 0x7FFFFFFFu) > 0x7F800000u) return (uint16_t)((x >> 16) | 0x40u);
-  x += 0x7FFFu + ((x >> 16) & 1u);
-  return (uint16_t)(x >> 16);
-}
+// What codegen/prelude/xt_scalar.h (appended by KernelHeader) builds on.
+#define XT_DEVICE XT_INLINE
+XT_INLINE uint32_t xt_f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+XT_INLINE float xt_bits_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 
 // Scalar overloads of the helpers the math templates use.
 XT_INLINE float xt_splat(float, float v) { return v; }
@@ -91,50 +45,10 @@ XT_INLINE float xt_sqrt(float x) { return __builtin_sqrtf(x); }
 XT_INLINE float xt_floor(float x) { return __builtin_floorf(x); }
 XT_INLINE float xt_ceil(float x) { return __builtin_ceilf(x); }
 XT_INLINE float xt_round_afz(float x) { return __builtin_roundf(x); }
-XT_INLINE float xt_min(float a, float b) { return a != a || b != b ? a + b : (a < b ? a : b); }
-XT_INLINE float xt_max(float a, float b) { return a != a || b != b ? a + b : (a > b ? a : b); }
 XT_INLINE bool xt_isnan(float x) { return x != x; }
 XT_INLINE float xt_min_raw(float a, float b) { return a < b ? a : b; }
 XT_INLINE float xt_max_raw(float a, float b) { return a > b ? a : b; }
-XT_INLINE double xt_min(double a, double b) { return a != a || b != b ? a + b : (a < b ? a : b); }
-XT_INLINE double xt_max(double a, double b) { return a != a || b != b ? a + b : (a > b ? a : b); }
 
-// Integer semantics as XLA: division by zero gives -1 (unsigned: the
-// maximum), x % 0 gives x, INT_MIN / -1 gives INT_MIN.
-XT_INLINE int64_t xt_idiv(int64_t a, int64_t b, int64_t min, int is_unsigned,
-                          int64_t umax) {
-  if (b == 0) return is_unsigned ? umax : -1;
-  if (!is_unsigned && a == min && b == -1) return a;
-  return a / b;
-}
-XT_INLINE int64_t xt_irem(int64_t a, int64_t b, int64_t min, int is_unsigned) {
-  if (b == 0) return a;
-  if (!is_unsigned && a == min && b == -1) return 0;
-  return a % b;
-}
-XT_INLINE int64_t xt_ipow(int64_t a, int64_t b) {
-  if (b < 0) return a == 1 ? 1 : 0;
-  uint64_t r = 1, base = (uint64_t)a;
-  for (uint64_t e = (uint64_t)b; e; e >>= 1) {
-    if (e & 1) r *= base;
-    base *= base;
-  }
-  return (int64_t)r;
-}
-// Saturating float -> integer conversion; NaN gives 0.
-XT_INLINE int64_t xt_f2i(double v, int64_t lo, int64_t hi) {
-  if (v != v) return 0;
-  if (v <= (double)lo) return lo;
-  if (v >= (double)hi) return hi;
-  return (int64_t)v;
-}
-XT_INLINE int64_t xt_total_key(double v) {
-  int64_t bits;
-  memcpy(&bits, &v, 8);
-  return bits < 0 ? bits ^ INT64_MAX : bits;
-}
-XT_INLINE float xt_round_h(float x) { return xt_h2f(xt_f2h(x)); }
-XT_INLINE float xt_round_bf(float x) { return xt_bf2f(xt_f2bf(x)); }
 )cc";
 
 const char kKernelMath[] = R"cc(

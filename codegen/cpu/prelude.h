@@ -9,7 +9,9 @@
 
 namespace xtune::cpu {
 
-// Everything up to (not including) the vector typedefs of a kernel.
+// The kernel ABI and the scalar overloads the math templates use; the
+// shared scalar helpers (codegen/kernel_text.h: f16/bf16 conversions, XLA's
+// integer and min/max semantics) go right after it.
 extern const char kKernelPrelude[];
 
 // Vector helpers for `W` float lanes: the typedefs xt_vf (float), xt_vi

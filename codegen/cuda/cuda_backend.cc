@@ -8,16 +8,11 @@
 #include "absl/strings/str_split.h"
 #include "codegen/cuda/cuda_candidates.h"
 #include "codegen/cuda/driver.h"
-#include "fusion/precision.h"
 #include "util/file.h"
 #include "util/status_macros.h"
 
 namespace xtune::cuda {
 namespace {
-
-const Computation& Fused(const Instruction& fusion) {
-  return *fusion.called_computations()[0];
-}
 
 // A kernel compiled for a GPU this process cannot launch on.
 class CompiledOnlyKernel : public Kernel {
@@ -60,51 +55,26 @@ absl::StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(
       new CudaBackend(std::move(device), std::move(nvrtc), options));
 }
 
-std::string CudaBackend::DeviceDescription() const {
-  return CudaDeviceString(device_);
-}
-
-std::vector<KernelConfig> CudaBackend::Candidates(const Instruction& fusion,
-                                                  bool exhaustive) const {
-  return CudaCandidates(Fused(fusion), device_, exhaustive);
-}
-
-KernelConfig CudaBackend::DefaultConfig(const Instruction& fusion) const {
-  return CudaDefaultConfig(Fused(fusion), device_);
-}
-
 absl::StatusOr<NvrtcOutput> CudaBackend::CompileToCubin(
     const Instruction& fusion, const KernelConfig& config,
     std::string* source) const {
-  if (config.kind() == "cuda_gemm") {
-    return absl::UnimplementedError(
-        "gemm fusions: neither cuBLASLt nor the generated CUDA gemm is "
-        "implemented yet; the evaluator computes them");
-  }
-  XTUNE_RETURN_IF_ERROR(CheckConfig(fusion, config));
-  std::unique_ptr<Module> rounded;
-  if (!excess_precision_) rounded = RoundEveryLowPrecisionResult(Fused(fusion));
-  const Computation& fused = rounded ? *rounded->entry() : Fused(fusion);
-  CudaKernelOptions options;
-  options.round_low_precision_accumulators = !excess_precision_;
-  options.name = fusion.name();
-  XTUNE_ASSIGN_OR_RETURN(CudaKernelSource kernel, CudaKernel(fused, config, options));
+  XTUNE_ASSIGN_OR_RETURN(CudaKernelSource kernel, Source(fusion, config));
   *source = absl::StrCat("// xtune kernel for ", DeviceDescription(), "\n// ",
                          config.ToString(), "; grid ", kernel.grid, ", block ",
                          kernel.block, "\n", GpuPrelude(), kernel.body);
   XTUNE_ASSIGN_OR_RETURN(NvrtcOutput out,
-                         nvrtc_->Compile(*source, fusion.name(), device_.Arch()));
+                         nvrtc_->Compile(*source, fusion.name(), device().Arch()));
   for (const KernelResources& r : out.resources) {
     if (r.function != "xt_kernel") continue;
     int64_t regs_per_block = static_cast<int64_t>(r.registers) * kernel.block;
-    if (regs_per_block > device_.registers_per_block_limit ||
-        r.shared_bytes > device_.shared_memory_per_block_optin) {
+    if (regs_per_block > device().registers_per_block_limit ||
+        r.shared_bytes > device().shared_memory_per_block_optin) {
       return absl::InvalidArgumentError(absl::StrCat(
           fusion.name(), " with ", config.ToString(), ": ", r.registers,
           " registers x ", kernel.block, " threads and ", r.shared_bytes,
           " bytes of shared memory exceed the device's ",
-          device_.registers_per_block_limit, " registers and ",
-          device_.shared_memory_per_block_optin, " bytes per block"));
+          device().registers_per_block_limit, " registers and ",
+          device().shared_memory_per_block_optin, " bytes per block"));
     }
   }
   return out;
@@ -119,7 +89,7 @@ absl::Status CudaBackend::Dump(const Instruction& fusion,
   XTUNE_RETURN_IF_ERROR(WriteFileAtomically(base + ".ptx", out.ptx));
   XTUNE_RETURN_IF_ERROR(WriteFileAtomically(base + ".cubin", out.cubin));
   std::string line = absl::StrCat("fusion=", fusion.name(), " arch=",
-                                  device_.Arch(), " config=", config.ToString());
+                                  device().Arch(), " config=", config.ToString());
   for (const KernelResources& r : out.resources) {
     if (r.function != "xt_kernel") continue;
     absl::StrAppend(&line, " registers=", r.registers, " shared_bytes=",
@@ -148,7 +118,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::Compile(
   XTUNE_ASSIGN_OR_RETURN(NvrtcOutput out, CompileToCubin(fusion, config, &source));
   if (!dump_to_.empty()) XTUNE_RETURN_IF_ERROR(Dump(fusion, config, source, out));
   return std::unique_ptr<Kernel>(new CompiledOnlyKernel(
-      absl::StrCat(fusion.name(), " (", device_.Arch(), ")")));
+      absl::StrCat(fusion.name(), " (", device().Arch(), ")")));
 }
 
 BackendRegistration CudaBackendRegistration() {

@@ -20,13 +20,14 @@
 #include "codegen/backend.h"
 #include "codegen/backend_factory.h"
 #include "codegen/cuda/cuda_kernels.h"
+#include "codegen/cuda/gpu_backend.h"
 #include "codegen/cuda/gpu_device_info.h"
 #include "codegen/cuda/nvrtc.h"
 #include "util/mutex.h"
 
 namespace xtune::cuda {
 
-class CudaBackend : public Backend {
+class CudaBackend : public GpuBackend {
  public:
   // Errors: Unavailable without NVRTC, or without a driver and no target;
   // those of GpuTargetFromOptions.
@@ -34,35 +35,26 @@ class CudaBackend : public Backend {
       const BackendOptions& options);
 
   std::string name() const override { return "cuda"; }
-  std::string DeviceDescription() const override;
-  std::vector<KernelConfig> Candidates(const Instruction& fusion,
-                                       bool exhaustive) const override;
-  KernelConfig DefaultConfig(const Instruction& fusion) const override;
   absl::StatusOr<std::unique_ptr<Kernel>> Compile(
       const Instruction& fusion, const KernelConfig& config) override;
   bool CanRunKernels() const override { return false; }
-  bool ExcessPrecision() const override { return excess_precision_; }
 
   // NVRTC's output for (fusion, config), resources checked against the
   // device's limits: InvalidArgument when they are exceeded.
   absl::StatusOr<NvrtcOutput> CompileToCubin(const Instruction& fusion,
                                              const KernelConfig& config,
                                              std::string* source) const;
-  const GpuDeviceInfo& device() const { return device_; }
 
  private:
   CudaBackend(GpuDeviceInfo device, std::unique_ptr<Nvrtc> nvrtc,
               const BackendOptions& options)
-      : device_(std::move(device)),
+      : GpuBackend(std::move(device), options.excess_precision),
         nvrtc_(std::move(nvrtc)),
-        excess_precision_(options.excess_precision),
         dump_to_(options.dump_kernels_to) {}
   absl::Status Dump(const Instruction& fusion, const KernelConfig& config,
                     const std::string& source, const NvrtcOutput& out);
 
-  GpuDeviceInfo device_;
   std::unique_ptr<Nvrtc> nvrtc_;
-  bool excess_precision_;
   std::string dump_to_;
   Mutex dump_mu_;
 };

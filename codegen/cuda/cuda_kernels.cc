@@ -8,6 +8,7 @@
 #include "codegen/cpu/cpu_candidates.h"
 #include "codegen/cpu/elemental.h"
 #include "codegen/cpu/reduction_analysis.h"
+#include "codegen/kernel_text.h"
 #include "util/status_macros.h"
 
 namespace xtune::cuda {
@@ -15,17 +16,16 @@ namespace xtune::cuda {
 // Defined in the generated prelude_text.cc.
 extern const char kXtGpuPrelude[];
 extern const char kXtEmuPrelude[];
-extern const char kXtCommonPrelude[];
 
 const std::string& GpuPrelude() {
   static const std::string* s =
-      new std::string(std::string(kXtGpuPrelude) + kXtCommonPrelude);
+      new std::string(std::string(kXtGpuPrelude) + kXtScalarHelpers);
   return *s;
 }
 
 const std::string& EmulatorPrelude() {
   static const std::string* s =
-      new std::string(std::string(kXtEmuPrelude) + kXtCommonPrelude);
+      new std::string(std::string(kXtEmuPrelude) + kXtScalarHelpers);
   return *s;
 }
 
@@ -78,14 +78,29 @@ ElementalEmitter MakeEmitter(const char* prefix) {
   return e;
 }
 
-std::string Assemble(const CudaKernelOptions& options, const Frame& frame,
-                     const std::vector<const ElementalEmitter*>& emitters,
-                     const CodeBuffer& body) {
-  std::string src = absl::StrCat("#line 1 \"", options.name, ".cu\"\n");
-  for (const ElementalEmitter* e : emitters) src += e->globals();
-  src += body.text();
-  src += frame.entry;
-  return src;
+CudaKernelSource Assemble(const CudaKernelOptions& options, const Frame& frame,
+                          const ElementalEmitter& emitter,
+                          const CodeBuffer& body, int64_t grid, int64_t block) {
+  CudaKernelSource out;
+  out.body = absl::StrCat("#line 1 \"", options.name, ".cu\"\n",
+                          emitter.globals(), body.text(), frame.entry);
+  out.grid = std::max<int64_t>(1, grid);
+  out.block = static_cast<int>(block);
+  out.elem_bytes = frame.elem_bytes;
+  return out;
+}
+
+// Declares `<prefix><d> = (lin / stride) % size` for the (d, size) pairs
+// of `major_to_minor`, the minor one first.
+void Decompose(const std::string& lin, const std::string& prefix,
+               const std::vector<std::pair<int64_t, int64_t>>& major_to_minor,
+               CodeBuffer* body) {
+  int64_t stride = 1;
+  for (auto it = major_to_minor.rbegin(); it != major_to_minor.rend(); ++it) {
+    body->Linef("const int64_t ", prefix, it->first, " = (", lin, " / ", stride,
+                ") % ", it->second, ";");
+    stride *= it->second;
+  }
 }
 
 std::string Store(const Shape& shape, const std::string& offset,
@@ -94,10 +109,15 @@ std::string Store(const Shape& shape, const std::string& offset,
                       ElementalEmitter::ToStorage(v, shape.dtype()), ";");
 }
 
-absl::Status CheckBlock(int64_t block) {
+// The parameters every kind has.
+absl::Status CheckCommon(int64_t block, int64_t width, int64_t unroll) {
   if (block < 32 || block > 1024 || block % 32 != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "block_size=", block, ": must be a multiple of 32 from 32 to 1024"));
+  }
+  if (width < 1 || width > 8 || unroll < 1 || unroll > 8) {
+    return absl::InvalidArgumentError(
+        "vector_width and unroll must be from 1 to 8");
   }
   return absl::OkStatus();
 }
@@ -115,17 +135,16 @@ absl::StatusOr<CudaKernelSource> LoopKernel(const Computation& fused,
   int64_t block = config.Get("block_size", 256);
   int64_t width = config.Get("vector_width", 1);
   int64_t unroll = config.Get("unroll", 1);
-  XTUNE_RETURN_IF_ERROR(CheckBlock(block));
-  if (width < 1 || width > 8 || unroll < 1 || unroll > 8) {
-    return absl::InvalidArgumentError(
-        "vector_width and unroll must be from 1 to 8");
-  }
+  XTUNE_RETURN_IF_ERROR(CheckCommon(block, width, unroll));
   const int64_t n = shape.ElementCount();
   const int64_t per_block = block * width * unroll;
   Frame frame = MakeFrame(fused, static_cast<int>(block));
   ElementalEmitter emitter = MakeEmitter("xt_const");
-  std::vector<int64_t> major_to_minor(shape.minor_to_major().rbegin(),
-                                      shape.minor_to_major().rend());
+  std::vector<std::pair<int64_t, int64_t>> physical;  // major to minor
+  for (auto it = shape.minor_to_major().rbegin();
+       it != shape.minor_to_major().rend(); ++it) {
+    physical.push_back({*it, shape.dim(*it)});
+  }
   CodeBuffer body;
   body.Open(frame.signature);
   body.Linef("const int64_t xt_base = (int64_t)xt_bid() * ", per_block, ";");
@@ -135,14 +154,10 @@ absl::StatusOr<CudaKernelSource> LoopKernel(const Computation& fused,
       body.Linef("const int64_t xt_lin = xt_base + ((int64_t)", u * block,
                  " + xt_tid()) * ", width, " + ", v, ";");
       body.Open(absl::StrCat("if (xt_lin < ", n, ")"));
-      std::vector<IndexExpr> index(shape.rank());
-      int64_t stride = 1;
-      for (int64_t k = shape.rank() - 1; k >= 0; --k) {
-        int64_t d = major_to_minor[k];
-        body.Linef("const int64_t xt_i", d, " = (xt_lin / ", stride, ") % ",
-                   shape.dim(d), ";");
-        index[d] = {absl::StrCat("xt_i", d), 0};
-        stride *= shape.dim(d);
+      Decompose("xt_lin", "xt_i", physical, &body);
+      std::vector<IndexExpr> index;
+      for (int64_t d = 0; d < shape.rank(); ++d) {
+        index.push_back({absl::StrCat("xt_i", d), 0});
       }
       XTUNE_ASSIGN_OR_RETURN(std::string value, emitter.Emit(root, index, &body));
       body.Line(Store(shape, "xt_lin", value));
@@ -151,12 +166,7 @@ absl::StatusOr<CudaKernelSource> LoopKernel(const Computation& fused,
     }
   }
   body.Close();
-  CudaKernelSource out;
-  out.body = Assemble(options, frame, {&emitter}, body);
-  out.grid = std::max<int64_t>(1, CeilDiv(n, per_block));
-  out.block = static_cast<int>(block);
-  out.elem_bytes = frame.elem_bytes;
-  return out;
+  return Assemble(options, frame, emitter, body, CeilDiv(n, per_block), block);
 }
 
 // ---- Reductions: shared pieces.
@@ -194,12 +204,11 @@ absl::StatusOr<cpu::SimpleReduction> Simple(const Instruction& reduce) {
 // from the linear column `j`; declares xt_c<d>.
 void ColumnIndex(const std::vector<int64_t>& dims, int64_t kept,
                  const std::string& j, CodeBuffer* body) {
-  int64_t stride = 1;
-  for (int64_t d = static_cast<int64_t>(dims.size()) - 1; d >= kept; --d) {
-    body->Linef("const int64_t xt_c", d, " = (", j, " / ", stride, ") % ",
-                dims[d], ";");
-    stride *= dims[d];
+  std::vector<std::pair<int64_t, int64_t>> reduced;
+  for (int64_t d = kept; d < static_cast<int64_t>(dims.size()); ++d) {
+    reduced.push_back({d, dims[d]});
   }
+  Decompose(j, "xt_c", reduced, body);
 }
 
 // ---- Row reductions.
@@ -212,16 +221,15 @@ absl::StatusOr<CudaKernelSource> RowKernel(const Computation& fused,
   int64_t rows_per_block = config.Get("rows_per_block", 1);
   int64_t width = config.Get("vector_width", 1);
   int64_t unroll = config.Get("unroll", 1);
-  XTUNE_RETURN_IF_ERROR(CheckBlock(block));
+  XTUNE_RETURN_IF_ERROR(CheckCommon(block, width, unroll));
   if (rows_per_block < 1 || block % rows_per_block != 0 ||
       (block / rows_per_block) % 32 != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "rows_per_block=", rows_per_block, ": block_size / rows_per_block must "
         "be a multiple of 32"));
   }
-  if (width < 1 || width > 8 || unroll < 1 || unroll > 8) {
-    return absl::InvalidArgumentError(
-        "vector_width and unroll must be from 1 to 8");
+  if (f.rows == 0 || f.columns == 0) {
+    return absl::UnimplementedError("a row reduction of an empty array");
   }
   const int64_t group = block / rows_per_block;
   const int64_t warps_per_group = group / 32;
@@ -245,12 +253,9 @@ absl::StatusOr<CudaKernelSource> RowKernel(const Computation& fused,
   body.Linef("const int64_t xt_rc = xt_row < ", f.rows, " ? xt_row : ",
              f.rows - 1, ";");
   {
-    int64_t stride = 1;
-    for (int64_t d = f.kept - 1; d >= 0; --d) {
-      body.Linef("const int64_t xt_i", d, " = (xt_rc / ", stride, ") % ",
-                 f.full_dims[d], ";");
-      stride *= f.full_dims[d];
-    }
+    std::vector<std::pair<int64_t, int64_t>> rows;
+    for (int64_t d = 0; d < f.kept; ++d) rows.push_back({d, f.full_dims[d]});
+    Decompose("xt_rc", "xt_i", rows, &body);
   }
   auto full_index = [&] {
     std::vector<IndexExpr> index;
@@ -377,12 +382,7 @@ absl::StatusOr<CudaKernelSource> RowKernel(const Computation& fused,
     body.Close();
   }
   body.Close();
-  CudaKernelSource out;
-  out.body = Assemble(options, frame, {&emitter}, body);
-  out.grid = std::max<int64_t>(1, CeilDiv(f.rows, rows_per_block));
-  out.block = static_cast<int>(block);
-  out.elem_bytes = frame.elem_bytes;
-  return out;
+  return Assemble(options, frame, emitter, body, CeilDiv(f.rows, rows_per_block), block);
 }
 
 // ---- Column reductions.
@@ -398,11 +398,7 @@ absl::StatusOr<CudaKernelSource> ColumnKernel(const Computation& fused,
   int64_t block = config.Get("block_size", 256);
   int64_t width = config.Get("vector_width", 1);
   int64_t unroll = config.Get("unroll", 1);
-  XTUNE_RETURN_IF_ERROR(CheckBlock(block));
-  if (width < 1 || width > 8 || unroll < 1 || unroll > 8) {
-    return absl::InvalidArgumentError(
-        "vector_width and unroll must be from 1 to 8");
-  }
+  XTUNE_RETURN_IF_ERROR(CheckCommon(block, width, unroll));
   const bool round = options.round_low_precision_accumulators;
   const Shape& in = reduce->operand(0)->shape();
   const int64_t rank = in.rank();
@@ -429,11 +425,9 @@ absl::StatusOr<CudaKernelSource> ColumnKernel(const Computation& fused,
     body.Open("");
     body.Linef("const int64_t xt_r = xt_r0 + ", u * ty, ";");
     body.Open(absl::StrCat("if (xt_r < ", rows, ")"));
-    int64_t stride = 1;
-    for (int64_t d = rank - 2; d >= 0; --d) {
-      body.Linef("const int64_t xt_i", d, " = (xt_r / ", stride, ") % ", in.dim(d), ";");
-      stride *= in.dim(d);
-    }
+    std::vector<std::pair<int64_t, int64_t>> leading;
+    for (int64_t d = 0; d + 1 < rank; ++d) leading.push_back({d, in.dim(d)});
+    Decompose("xt_r", "xt_i", leading, &body);
     for (int64_t v = 0; v < width; ++v) {
       body.Open("");
       body.Linef("const int64_t xt_c = (int64_t)xt_bid() * ", per_block,
@@ -479,12 +473,7 @@ absl::StatusOr<CudaKernelSource> ColumnKernel(const Computation& fused,
   }
   body.Close();
   body.Close();
-  CudaKernelSource out;
-  out.body = Assemble(options, frame, {&emitter}, body);
-  out.grid = std::max<int64_t>(1, CeilDiv(cols, per_block));
-  out.block = static_cast<int>(block);
-  out.elem_bytes = frame.elem_bytes;
-  return out;
+  return Assemble(options, frame, emitter, body, CeilDiv(cols, per_block), block);
 }
 
 }  // namespace

@@ -58,9 +58,10 @@ absl::StatusOr<CudaKernelSource> CudaKernel(const Computation& fused,
                                             const KernelConfig& config,
                                             const CudaKernelOptions& options);
 
-// The preludes (embedded from prelude/*.h at build time).
-const std::string& GpuPrelude();       // xt_gpu.cuh + xt_common.h
-const std::string& EmulatorPrelude();  // xt_emu.h + xt_common.h
+// The preludes (embedded from prelude/*.h at build time), each followed by
+// the shared scalar helpers (codegen/kernel_text.h).
+const std::string& GpuPrelude();       // xt_gpu.cuh + xt_scalar.h
+const std::string& EmulatorPrelude();  // xt_emu.h + xt_scalar.h
 
 }  // namespace xtune::cuda
 

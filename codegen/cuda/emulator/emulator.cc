@@ -10,7 +10,6 @@
 #include <boost/context/fiber.hpp>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "codegen/cuda/emulator/warp_ops.h"
 
 #define XT_EMU_ABI_ONLY
@@ -62,7 +61,7 @@ struct Thread {
 // Stacks for one block's fibers, mapped once with a guard page each.
 class Stacks {
  public:
-  explicit Stacks(int count) : count_(count) {
+  explicit Stacks(int count) {
     bytes_ = static_cast<size_t>(count) * (kStackBytes + 4096);
     void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -83,7 +82,6 @@ class Stacks {
   }
 
  private:
-  int count_;
   size_t bytes_;
   char* base_;
 };
@@ -129,9 +127,6 @@ class Launch {
 
  private:
   Thread& Me() { return threads_[current_]; }
-  std::string Where(int line, int tid) const {
-    return absl::StrCat(kernel_.name, ".cu:", line);
-  }
   std::string Who(int tid) const {
     return absl::StrCat("block ", bid_, ", thread ", tid);
   }
@@ -157,7 +152,10 @@ class Launch {
     return s;
   }
   void WriteWord(int64_t w, int tid, int line);
-  void LandGroup(Thread& t, const std::vector<AsyncCopy>& group, int line);
+  // Checks and records a read of shared word `w` by thread `tid` at `line`;
+  // the error, or "".
+  std::string ReadWord(int64_t w, int tid, int line);
+  void LandGroup(const std::vector<AsyncCopy>& group);
 
   absl::Status RunBlock(int64_t bid);
   // After every runnable thread has blocked: completes warp collectives and
@@ -291,30 +289,8 @@ void Launch::SharedAccess(int64_t off, int bytes, int write, int line) {
   for (int64_t w = off / 4; w <= (off + bytes - 1) / 4; ++w) {
     Word& s = ShadowWord(w);
     if (!write) {
-      if (s.state == 2) {
-        Fail(line, absl::StrCat(
-                       "read of shared memory (byte ", w * 4,
-                       ") before its cp.async completed: the copy issued at "
-                       "line ", s.write_line, " by thread ", s.writer,
-                       " lands only at a cp.async.wait_group that covers it"));
-      }
-      if (s.state == 0) {
-        Fail(line, absl::StrCat("read of uninitialized shared memory (byte ",
-                                w * 4, "): no thread wrote it (poison)"));
-      }
-      if (s.write_epoch == epoch_ && s.writer != me) {
-        Fail(line, absl::StrCat("shared-memory race: byte ", w * 4,
-                                " read here was written by thread ", s.writer,
-                                " at line ", s.write_line,
-                                " with no barrier in between"));
-      }
-      if (s.read_epoch != epoch_) {
-        s.read_epoch = epoch_;
-        s.reader = me;
-        s.read_line = line;
-      } else if (s.reader != me) {
-        s.reader = kManyReaders;
-      }
+      std::string error = ReadWord(w, me, line);
+      if (!error.empty()) Fail(line, error);
       continue;
     }
     if (s.state == 2 && s.writer != me) {
@@ -337,6 +313,33 @@ void Launch::SharedAccess(int64_t off, int bytes, int write, int line) {
     }
     WriteWord(w, me, line);
   }
+}
+
+std::string Launch::ReadWord(int64_t w, int tid, int line) {
+  Word& s = ShadowWord(w);
+  if (s.state == 2) {
+    return absl::StrCat("read of shared memory (byte ", w * 4,
+                        ") before its cp.async completed: the copy issued at "
+                        "line ", s.write_line, " by thread ", s.writer,
+                        " lands only at a cp.async.wait_group that covers it");
+  }
+  if (s.state == 0) {
+    return absl::StrCat("read of uninitialized shared memory (byte ", w * 4,
+                        "): no thread wrote it (poison)");
+  }
+  if (s.write_epoch == epoch_ && s.writer != tid) {
+    return absl::StrCat("shared-memory race: byte ", w * 4,
+                        " read here was written by thread ", s.writer,
+                        " at line ", s.write_line, " with no barrier in between");
+  }
+  if (s.read_epoch != epoch_) {
+    s.read_epoch = epoch_;
+    s.reader = tid;
+    s.read_line = line;
+  } else if (s.reader != tid) {
+    s.reader = kManyReaders;
+  }
+  return "";
 }
 
 void Launch::WriteWord(int64_t w, int tid, int line) {
@@ -423,8 +426,7 @@ void Launch::CpAsyncCommit(int line) {
   t.open_group.clear();
 }
 
-void Launch::LandGroup(Thread& t, const std::vector<AsyncCopy>& group,
-                       int line) {
+void Launch::LandGroup(const std::vector<AsyncCopy>& group) {
   for (const AsyncCopy& c : group) {
     std::memcpy(shared_.data() + c.off, c.src, c.bytes);
     for (int64_t w = c.off / 4; w <= (c.off + c.bytes - 1) / 4; ++w) {
@@ -436,7 +438,7 @@ void Launch::LandGroup(Thread& t, const std::vector<AsyncCopy>& group,
 void Launch::CpAsyncWait(int pending, int line) {
   Thread& t = Me();
   while (static_cast<int>(t.committed.size()) > pending) {
-    LandGroup(t, t.committed.front(), line);
+    LandGroup(t.committed.front());
     t.committed.pop_front();
   }
 }
@@ -454,31 +456,31 @@ bool Launch::ResolveWarp(int warp) {
   int lead = first;
   while (threads_[lead].state != State::kWarp) ++lead;
   const Thread& l = threads_[lead];
-  auto fail = [&](int tid, const std::string& what) {
+  auto fail = [&](const std::string& what) {
     Record(l.line, lead, what);
     aborting_ = true;
     return false;
   };
   if (last - first < 32) {
-    return fail(lead, "warp collective in a partial warp (the block size is "
+    return fail("warp collective in a partial warp (the block size is "
                       "not a multiple of 32)");
   }
   if (at_warp + done + barrier < last - first) return false;  // not yet
   for (int i = first; i < last; ++i) {
     const Thread& t = threads_[i];
     if (t.state == State::kDone) {
-      return fail(lead, absl::StrCat("warp collective not reached by lane ",
+      return fail(absl::StrCat("warp collective not reached by lane ",
                                      i - first, " (thread ", i,
                                      " exited): every lane of the mask must "
                                      "take part"));
     }
     if (t.state == State::kBarrier) {
-      return fail(lead, absl::StrCat("divergent warp: lane ", i - first,
+      return fail(absl::StrCat("divergent warp: lane ", i - first,
                                      " waits at the barrier at line ", t.line,
                                      " while this lane is at a collective"));
     }
     if (t.request.kind != l.request.kind || t.line != l.line) {
-      return fail(lead, absl::StrCat("divergent warp: lane ", i - first,
+      return fail(absl::StrCat("divergent warp: lane ", i - first,
                                      " is at another collective (line ", t.line,
                                      ")"));
     }
@@ -493,25 +495,12 @@ bool Launch::ResolveWarp(int warp) {
           return std::string("ldmatrix row outside the declared shared memory");
         }
         for (int64_t w = off / 4; w <= (off + bytes - 1) / 4; ++w) {
-          Word& s = ShadowWord(w);
-          if (s.state == 2) return std::string("ldmatrix of a cp.async in flight");
-          if (s.state == 0) return std::string("ldmatrix of uninitialized shared memory");
-          if (s.write_epoch == epoch_ && s.writer != current_) {
-            return absl::StrCat("shared-memory race: ldmatrix reads byte ", w * 4,
-                                " written by thread ", s.writer, " at line ",
-                                s.write_line, " with no barrier in between");
-          }
-          if (s.read_epoch != epoch_) {
-            s.read_epoch = epoch_;
-            s.reader = current_;
-            s.read_line = l.line;
-          } else if (s.reader != current_) {
-            s.reader = kManyReaders;
-          }
+          std::string error = ReadWord(w, current_, l.line);
+          if (!error.empty()) return absl::StrCat("ldmatrix: ", error);
         }
         return std::string();
       });
-  if (!error.empty()) return fail(lead, error);
+  if (!error.empty()) return fail(error);
   for (int i = first; i < last; ++i) threads_[i].state = State::kRunnable;
   return true;
 }

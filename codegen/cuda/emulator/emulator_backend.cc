@@ -3,15 +3,10 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda/cuda_candidates.h"
 #include "codegen/cuda/emulator/emulator.h"
-#include "fusion/precision.h"
 #include "util/status_macros.h"
 
 namespace xtune::cuda {
 namespace {
-
-const Computation& Fused(const Instruction& fusion) {
-  return *fusion.called_computations()[0];
-}
 
 class EmulatorKernel : public Kernel {
  public:
@@ -95,40 +90,10 @@ absl::StatusOr<std::unique_ptr<EmulatorBackend>> EmulatorBackend::Create(
       std::move(device), std::move(compiler), options.excess_precision));
 }
 
-std::string EmulatorBackend::DeviceDescription() const {
-  return CudaDeviceString(device_);
-}
-
-std::vector<KernelConfig> EmulatorBackend::Candidates(const Instruction& fusion,
-                                                      bool exhaustive) const {
-  return CudaCandidates(Fused(fusion), device_, exhaustive);
-}
-
-KernelConfig EmulatorBackend::DefaultConfig(const Instruction& fusion) const {
-  return CudaDefaultConfig(Fused(fusion), device_);
-}
-
-absl::StatusOr<CudaKernelSource> EmulatorBackend::Source(
-    const Instruction& fusion, const KernelConfig& config) const {
-  if (config.kind() == "cuda_gemm") {
-    return absl::UnimplementedError(
-        "gemm fusions: the generated CUDA gemm is not written yet and the "
-        "emulator cannot run cuBLASLt; the evaluator computes them");
-  }
-  XTUNE_RETURN_IF_ERROR(CheckConfig(fusion, config));
-  std::unique_ptr<Module> rounded;
-  if (!excess_precision_) rounded = RoundEveryLowPrecisionResult(Fused(fusion));
-  const Computation& fused = rounded ? *rounded->entry() : Fused(fusion);
-  CudaKernelOptions options;
-  options.round_low_precision_accumulators = !excess_precision_;
-  options.name = fusion.name();
-  return CudaKernel(fused, config, options);
-}
-
 absl::StatusOr<std::unique_ptr<Kernel>> EmulatorBackend::Compile(
     const Instruction& fusion, const KernelConfig& config) {
   XTUNE_ASSIGN_OR_RETURN(CudaKernelSource source, Source(fusion, config));
-  return CompileForEmulator(*compiler_, fusion.name(), source, device_);
+  return CompileForEmulator(*compiler_, fusion.name(), source, device());
 }
 
 BackendRegistration EmulatorBackendRegistration() {

@@ -16,11 +16,12 @@
 #include "codegen/backend_factory.h"
 #include "codegen/cpu/host_compiler.h"
 #include "codegen/cuda/cuda_kernels.h"
+#include "codegen/cuda/gpu_backend.h"
 #include "codegen/cuda/gpu_device_info.h"
 
 namespace xtune::cuda {
 
-class EmulatorBackend : public Backend {
+class EmulatorBackend : public GpuBackend {
  public:
   // Errors: those of GpuTargetFromOptions; Unavailable without a C++
   // compiler.
@@ -28,30 +29,17 @@ class EmulatorBackend : public Backend {
       const BackendOptions& options);
 
   std::string name() const override { return "cuda_emulator"; }
-  std::string DeviceDescription() const override;
-  std::vector<KernelConfig> Candidates(const Instruction& fusion,
-                                       bool exhaustive) const override;
-  KernelConfig DefaultConfig(const Instruction& fusion) const override;
   absl::StatusOr<std::unique_ptr<Kernel>> Compile(
       const Instruction& fusion, const KernelConfig& config) override;
   bool ChecksOnly() const override { return true; }
-  bool ExcessPrecision() const override { return excess_precision_; }
-
-  // The generated kernel (body after the prelude) for inspection and tests.
-  absl::StatusOr<CudaKernelSource> Source(const Instruction& fusion,
-                                          const KernelConfig& config) const;
-  const GpuDeviceInfo& device() const { return device_; }
 
  private:
   EmulatorBackend(GpuDeviceInfo device, std::unique_ptr<cpu::HostCompiler> c,
                   bool excess_precision)
-      : device_(std::move(device)),
-        compiler_(std::move(c)),
-        excess_precision_(excess_precision) {}
+      : GpuBackend(std::move(device), excess_precision),
+        compiler_(std::move(c)) {}
 
-  GpuDeviceInfo device_;
   std::unique_ptr<cpu::HostCompiler> compiler_;
-  bool excess_precision_;
 };
 
 // Compiles `body` (a kernel from cuda_kernels.h, or a test's own in the

@@ -3,36 +3,12 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "util/float_formats.h"
 
 #define XT_EMU_ABI_ONLY
 #include "codegen/cuda/prelude/xt_emu.h"
 
 namespace xtune::cuda {
-
-float HalfToFloat(uint16_t h) {
-  uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  uint32_t e = (h >> 10) & 0x1Fu, m = h & 0x3FFu, bits;
-  if (e == 0x1Fu) {
-    bits = sign | 0x7F800000u | (m << 13);
-  } else if (e != 0) {
-    bits = sign | ((e + 112u) << 23) | (m << 13);
-  } else if (m == 0) {
-    bits = sign;
-  } else {
-    float f = static_cast<float>(m) * 5.9604644775390625e-8f;
-    return sign ? -f : f;
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-float BfloatToFloat(uint16_t b) {
-  uint32_t bits = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
 
 float AsTf32(uint32_t bits) {
   bits &= ~0x1FFFu;
@@ -53,8 +29,9 @@ std::string Mma(const std::vector<WarpRequest*>& lanes, int kind) {
   const int k = tf32 ? 8 : 16;
   float a[16][16] = {}, b[16][8] = {}, c[16][8] = {};
   auto value = [&](uint32_t reg, int half) {
-    if (kind == XT_EMU_MMA_M16N8K16_F16) return HalfToFloat(Half(reg, half));
-    return BfloatToFloat(Half(reg, half));
+    uint16_t bits = Half(reg, half);
+    return static_cast<float>(kind == XT_EMU_MMA_M16N8K16_F16 ? F16FromBits(bits)
+                                                               : BF16FromBits(bits));
   };
   for (int lane = 0; lane < 32; ++lane) {
     const WarpRequest& q = *lanes[lane];

@@ -54,10 +54,8 @@ using SharedReadCheck =
 std::string CompleteWarpOp(const std::vector<WarpRequest*>& lanes,
                            const uint8_t* shared, const SharedReadCheck& check);
 
-// f16 and bf16 as f32 (exact), and an f32 as tf32 (the low 13 mantissa
-// bits dropped, as the tensor cores read .tf32 operands).
-float HalfToFloat(uint16_t h);
-float BfloatToFloat(uint16_t b);
+// An f32 as tf32: the low 13 mantissa bits dropped, as the tensor cores
+// read .tf32 operands.
 float AsTf32(uint32_t bits);
 
 }  // namespace xtune::cuda

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "util/float_formats.h"
 
 #define XT_EMU_ABI_ONLY
 #include "codegen/cuda/prelude/xt_emu.h"
@@ -15,18 +16,8 @@
 namespace xtune::cuda {
 namespace {
 
-uint16_t F16(float f) {  // exact for the small integers used here
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  if ((x & 0x7FFFFFFF) == 0) return static_cast<uint16_t>(x >> 16);
-  uint32_t e = ((x >> 23) & 0xFF) - 112;
-  return static_cast<uint16_t>(((x >> 16) & 0x8000) | (e << 10) | ((x >> 13) & 0x3FF));
-}
-uint16_t Bf16(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  return static_cast<uint16_t>(x >> 16);
-}
+uint16_t F16(float f) { return F16ToBits(f); }
+uint16_t Bf16(float f) { return BF16ToBits(f); }
 uint32_t Pack(uint16_t lo, uint16_t hi) { return lo | (static_cast<uint32_t>(hi) << 16); }
 uint32_t Bits(float f) {
   uint32_t x;

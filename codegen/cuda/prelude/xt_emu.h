@@ -1,4 +1,5 @@
-// xtune CUDA kernel prelude, part 1 of 2, emulator build: the device
+// xtune CUDA kernel prelude, emulator build, followed by
+// codegen/prelude/xt_scalar.h: the device
 // vocabulary of generated kernels (see xt_gpu.cuh) as C++ for the host
 // compiler. Every primitive calls the emulator runtime
 // (codegen/cuda/emulator/emulator.cc) through XtEmuApi, which runs each

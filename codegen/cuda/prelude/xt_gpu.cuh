@@ -1,4 +1,5 @@
-// xtune CUDA kernel prelude, part 1 of 2, GPU build (NVRTC): the device
+// xtune CUDA kernel prelude, GPU build (NVRTC), followed by
+// codegen/prelude/xt_scalar.h: the device
 // vocabulary of generated kernels as CUDA intrinsics and inline PTX. Its
 // twin for the CPU emulator is xt_emu.h; a kernel uses only what both
 // define. No CUDA headers: NVRTC compiles this without an include path.

@@ -1,9 +1,9 @@
-// xtune CUDA kernel prelude, part 2 of 2: the scalar helpers every
-// generated kernel may call (f16/bf16 conversions, XLA's integer and
-// min/max semantics), written once for both builds of a kernel. The part
-// before this one (xt_gpu.cuh for NVRTC, xt_emu.h for the emulator)
-// defines XT_DEVICE, the integer types, xt_f32_bits / xt_bits_f32 and the
-// device vocabulary.
+// The scalar helpers every generated kernel may call, on every backend
+// (f16/bf16 conversions, XLA's integer and min/max semantics, reduction
+// combiners): one text, embedded as kXtScalarHelpers (codegen/kernel_text.h)
+// and appended after each backend's prelude, which defines XT_DEVICE, the
+// integer types, memcpy, rintf and xt_f32_bits / xt_bits_f32
+// (codegen/cpu/prelude.cc, codegen/cuda/prelude/xt_gpu.cuh and xt_emu.h).
 
 XT_DEVICE float xt_h2f(uint16_t h) {
   uint32_t sign = (uint32_t)(h & 0x8000u) << 16;

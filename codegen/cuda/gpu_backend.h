@@ -1,0 +1,44 @@
+// What the backends `cuda` and `cuda_emulator` share: the GPU they compile
+// for (its device string keys the cache), the search spaces
+// (cuda_candidates.h), and the kernel a (fusion, config) generates,
+// rounding f16/bf16 results and accumulators without excess precision.
+#ifndef XTUNE_CODEGEN_CUDA_GPU_BACKEND_H_
+#define XTUNE_CODEGEN_CUDA_GPU_BACKEND_H_
+
+#include <string>
+#include <vector>
+
+#include "codegen/backend.h"
+#include "codegen/cuda/cuda_kernels.h"
+#include "codegen/cuda/gpu_device_info.h"
+
+namespace xtune::cuda {
+
+class GpuBackend : public Backend {
+ public:
+  std::string DeviceDescription() const override;
+  std::vector<KernelConfig> Candidates(const Instruction& fusion,
+                                       bool exhaustive) const override;
+  KernelConfig DefaultConfig(const Instruction& fusion) const override;
+  bool ExcessPrecision() const override { return excess_precision_; }
+
+  // The generated kernel (body after the prelude) for a config that passes
+  // CheckConfig. Unimplemented for gemm fusions (the evaluator computes
+  // them) and for what the generators cannot do.
+  absl::StatusOr<CudaKernelSource> Source(const Instruction& fusion,
+                                          const KernelConfig& config) const;
+
+  const GpuDeviceInfo& device() const { return device_; }
+
+ protected:
+  GpuBackend(GpuDeviceInfo device, bool excess_precision)
+      : device_(std::move(device)), excess_precision_(excess_precision) {}
+
+ private:
+  GpuDeviceInfo device_;
+  bool excess_precision_;
+};
+
+}  // namespace xtune::cuda
+
+#endif  // XTUNE_CODEGEN_CUDA_GPU_BACKEND_H_
