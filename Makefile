@@ -17,7 +17,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 empty :=
 space := $(empty) $(empty)
 
-.PHONY: all deps build test test-asan test-tsan test-fuzz demo golden clean
+.PHONY: gpu-bundle all deps build test test-asan test-tsan test-fuzz demo golden clean
 
 all: build
 
@@ -67,3 +67,7 @@ golden: build
 
 clean:
 	rm -rf build build-asan build-tsan build-release build-fuzz
+
+# What a GPU machine without our Debian packages runs (scripts/gpu_check.sh).
+gpu-bundle: build
+	scripts/make_gpu_bundle.sh build build/gpu-bundle

@@ -11,6 +11,7 @@
 #include "fusion/fusion_pass.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "codegen/cuda/test_source_dir.h"
 #include "ir/parser.h"
 #include "util/file.h"
 #include "util/status_matchers.h"
@@ -36,7 +37,7 @@ std::unique_ptr<CudaBackend> Make(const std::string& target,
 }
 
 std::unique_ptr<Module> Fused(const std::string& rel) {
-  auto m = ParseModuleFile(std::string(XTUNE_SOURCE_DIR) + "/" + rel);
+  auto m = ParseModuleFile(TestSourceDir() + "/" + rel);
   EXPECT_THAT(m, IsOk());
   auto f = FuseModule(**m);
   EXPECT_THAT(f, IsOk());

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "codegen/cuda/test_source_dir.h"
 #include "util/file.h"
 #include "util/status_matchers.h"
 
@@ -25,7 +26,7 @@ std::string DeviceOf(const char* target) {
 TEST(GpuDeviceInfoTest, A100MatchesXlasTestCache) {
   ASSERT_OK_AND_ASSIGN(
       std::string cache,
-      ReadFile(absl::StrCat(XTUNE_XLA_DATA_DIR, "/test_autotune_cache.textproto")));
+      ReadFile(TestSourceDir() + "/tests/data/test_autotune_cache.textproto"));
   std::string device = DeviceOf("a100");
   EXPECT_EQ(device,
             "CUDA: 8.0, Cores: 108, GPU clock: 1.41 GHz, Memory bandwidth: "

@@ -12,6 +12,7 @@
 #include "fusion/fusion_pass.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "codegen/cuda/test_source_dir.h"
 #include "ir/parser.h"
 #include "runtime/compare.h"
 #include "runtime/random_inputs.h"
@@ -42,7 +43,7 @@ std::vector<std::string> Modules() {
   std::vector<std::string> files;
   for (const char* dir : {"/examples", "/tests/data", "/tests/golden"}) {
     for (const auto& e :
-         std::filesystem::directory_iterator(std::string(XTUNE_SOURCE_DIR) + dir)) {
+         std::filesystem::directory_iterator(TestSourceDir() + dir)) {
       std::string p = e.path().string();
       if (e.path().extension() == ".hlo" && p.find(".fused.") == std::string::npos) {
         files.push_back(p);
