@@ -27,7 +27,8 @@ struct AbortThread {};
 constexpr int kManyReaders = -2;
 constexpr int64_t kStackBytes = 256 << 10;
 
-// Shadow state of one shared 4-byte word. Valid only when `serial` is the
+// Shadow state of one shared byte (so two threads may own the halves of a
+// word, as on the hardware). Valid only when `serial` is the
 // current block's; otherwise the word is poison, untouched by this block.
 struct Word {
   uint64_t serial = 0;
@@ -107,7 +108,7 @@ class Launch {
       : kernel_(kernel), grid_(grid), block_(block), limits_(limits),
         stacks_(block), threads_(block),
         shared_(static_cast<size_t>(limits.shared_bytes_per_block) + 16),
-        shadow_(static_cast<size_t>(limits.shared_bytes_per_block) / 4 + 4) {}
+        shadow_(static_cast<size_t>(limits.shared_bytes_per_block) + 16) {}
 
   absl::Status Run(absl::Span<const EmulatorArg> args);
 
@@ -286,7 +287,7 @@ void Launch::SharedAccess(int64_t off, int bytes, int write, int line) {
                             " outside the ", shared_used_, " declared"));
   }
   int me = current_;
-  for (int64_t w = off / 4; w <= (off + bytes - 1) / 4; ++w) {
+  for (int64_t w = off; w < off + bytes; ++w) {
     Word& s = ShadowWord(w);
     if (!write) {
       std::string error = ReadWord(w, me, line);
@@ -294,19 +295,19 @@ void Launch::SharedAccess(int64_t off, int bytes, int write, int line) {
       continue;
     }
     if (s.state == 2 && s.writer != me) {
-      Fail(line, absl::StrCat("shared-memory race: byte ", w * 4,
+      Fail(line, absl::StrCat("shared-memory race: byte ", w,
                               " is the destination of a cp.async in flight "
                               "(thread ", s.writer, ", line ", s.write_line, ")"));
     }
     if (s.write_epoch == epoch_ && s.writer != me) {
-      Fail(line, absl::StrCat("shared-memory race: byte ", w * 4,
+      Fail(line, absl::StrCat("shared-memory race: byte ", w,
                               " written here was written by thread ", s.writer,
                               " at line ", s.write_line,
                               " with no barrier in between"));
     }
     if (s.read_epoch == epoch_ && s.reader != me) {
       Fail(line, absl::StrCat(
-                     "shared-memory race: byte ", w * 4, " written here was read by ",
+                     "shared-memory race: byte ", w, " written here was read by ",
                      s.reader == kManyReaders ? std::string("other threads")
                                               : absl::StrCat("thread ", s.reader),
                      " at line ", s.read_line, " with no barrier in between"));
@@ -318,17 +319,17 @@ void Launch::SharedAccess(int64_t off, int bytes, int write, int line) {
 std::string Launch::ReadWord(int64_t w, int tid, int line) {
   Word& s = ShadowWord(w);
   if (s.state == 2) {
-    return absl::StrCat("read of shared memory (byte ", w * 4,
+    return absl::StrCat("read of shared memory (byte ", w,
                         ") before its cp.async completed: the copy issued at "
                         "line ", s.write_line, " by thread ", s.writer,
                         " lands only at a cp.async.wait_group that covers it");
   }
   if (s.state == 0) {
-    return absl::StrCat("read of uninitialized shared memory (byte ", w * 4,
+    return absl::StrCat("read of uninitialized shared memory (byte ", w,
                         "): no thread wrote it (poison)");
   }
   if (s.write_epoch == epoch_ && s.writer != tid) {
-    return absl::StrCat("shared-memory race: byte ", w * 4,
+    return absl::StrCat("shared-memory race: byte ", w,
                         " read here was written by thread ", s.writer,
                         " at line ", s.write_line, " with no barrier in between");
   }
@@ -404,12 +405,12 @@ void Launch::CpAsync(int64_t off, const void* src, int bytes, int line) {
     Fail(line, absl::StrCat("cp.async destination ", off, " outside the ",
                             shared_used_, " shared bytes declared"));
   }
-  for (int64_t w = off / 4; w <= (off + bytes - 1) / 4; ++w) {
+  for (int64_t w = off; w < off + bytes; ++w) {
     Word& s = ShadowWord(w);
     if ((s.state == 2 || s.write_epoch == epoch_ || s.read_epoch == epoch_) &&
         ((s.state == 2 || s.write_epoch == epoch_) ? s.writer : s.reader) !=
             current_) {
-      Fail(line, absl::StrCat("shared-memory race: cp.async into byte ", w * 4,
+      Fail(line, absl::StrCat("shared-memory race: cp.async into byte ", w,
                               " that another thread touched with no barrier "
                               "in between"));
     }
@@ -429,7 +430,7 @@ void Launch::CpAsyncCommit(int line) {
 void Launch::LandGroup(const std::vector<AsyncCopy>& group) {
   for (const AsyncCopy& c : group) {
     std::memcpy(shared_.data() + c.off, c.src, c.bytes);
-    for (int64_t w = c.off / 4; w <= (c.off + c.bytes - 1) / 4; ++w) {
+    for (int64_t w = c.off; w < c.off + c.bytes; ++w) {
       WriteWord(w, current_, c.line);
     }
   }
@@ -494,7 +495,7 @@ bool Launch::ResolveWarp(int warp) {
         if (off < 0 || off + bytes > shared_used_) {
           return std::string("ldmatrix row outside the declared shared memory");
         }
-        for (int64_t w = off / 4; w <= (off + bytes - 1) / 4; ++w) {
+        for (int64_t w = off; w < off + bytes; ++w) {
           std::string error = ReadWord(w, current_, l.line);
           if (!error.empty()) return absl::StrCat("ldmatrix: ", error);
         }

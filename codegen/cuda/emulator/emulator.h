@@ -12,8 +12,9 @@
 // - a barrier that some thread of the block does not reach (it exited, or
 //   waits at another barrier) and warp collectives not reached by every
 //   lane are errors;
-// - two threads touching one shared 4-byte word, one of them writing, with
-//   no barrier between them is a race, as are two threads writing one
+// - two threads touching one shared byte, one of them writing, with no
+//   barrier between them is a race (per byte: threads may own the halves
+//   of a word, as on the hardware), as are two threads writing one
 //   output element, and an output element left unwritten.
 // Errors name the kernel, the line of the generated source, the block and
 // the thread. Blocks run in order on the calling thread.

@@ -123,6 +123,38 @@ INSTANTIATE_TEST_SUITE_P(
       return name + (std::get<1>(info.param) ? "_excess" : "_exact");
     });
 
+// Every candidate (not only the default) of the layer norm and of the
+// column sums, so every generator path (vector widths, unrolls, several
+// warps or rows a block) runs in the emulator.
+TEST(EmulatorBackendTest, EveryCandidateOfTheLayerNormAndColumnSums) {
+  EmulatorBackend& backend = Backend(true);
+  for (const char* rel : {"/examples/layer_norm.hlo", "/tests/golden/column_reduce.hlo"}) {
+    absl::StatusOr<std::unique_ptr<Module>> m = ParseModuleFile(TestSourceDir() + rel);
+    ASSERT_THAT(m, IsOk());
+    absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
+    ASSERT_THAT(fused, IsOk());
+    for (const auto& inst : (*fused)->entry()->instructions()) {
+      if (inst->opcode() != Opcode::kFusion) continue;
+      std::vector<Literal> args;
+      for (int64_t i = 0; i < inst->operand_count(); ++i) {
+        args.push_back(RandomLiteral(inst->operand(i)->shape(), 100 + i));
+      }
+      absl::StatusOr<Literal> expected =
+          EvaluateComputation(*inst->called_computations()[0], args);
+      ASSERT_THAT(expected, IsOk());
+      for (const KernelConfig& c : backend.Candidates(*inst, false)) {
+        absl::StatusOr<std::unique_ptr<Kernel>> kernel = backend.Compile(*inst, c);
+        ASSERT_THAT(kernel, IsOk()) << inst->name() << " " << c.ToString();
+        Literal out(inst->shape());
+        ASSERT_THAT((*kernel)->Run(HostBuffers(args), HostBuffer(out)), IsOk())
+            << inst->name() << " " << c.ToString();
+        EXPECT_THAT(CompareLiterals(*expected, out, inst->name() + " " + c.ToString()),
+                    IsOk());
+      }
+    }
+  }
+}
+
 TEST(EmulatorBackendTest, DeviceIsTheNamedTarget) {
   EXPECT_EQ(Backend(true).DeviceDescription(),
             "CUDA: 9.0, Cores: 132, GPU clock: 1.98 GHz, Memory bandwidth: 4800 "

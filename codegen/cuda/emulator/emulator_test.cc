@@ -11,8 +11,10 @@
 #include "codegen/cuda/cuda_kernels.h"
 #include "codegen/cuda/emulator/emulator_backend.h"
 #include "codegen/cuda/gpu_device_info.h"
+#include "codegen/cuda/nvrtc.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "util/float_formats.h"
 #include "util/status_macros.h"
 #include "util/status_matchers.h"
 
@@ -248,6 +250,116 @@ TEST_F(EmulatorTest, BadLaunchIsInvalidArgument) {
   EXPECT_THAT(Run(kGoodReduce, 1, 2048, 2048, 1),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("block of 2048 threads")));
+}
+
+// Every tensor-core and async primitive of the vocabulary in one kernel:
+// cp.async of A (16x16) and B^T (8x16) into shared memory, conversion to
+// f16 / bf16, ldmatrix x4 (A), x2 (B^T) and x2.trans (B as k x n), mma
+// m16n8k16 f16 and bf16 and m16n8k8 tf32, plus a shuffle and a ballot.
+// Integers keep every product exact, so the emulator must give the plain
+// matrix products; NVRTC must compile the same text for sm_80 and sm_90a.
+constexpr char kVocabulary[] = R"cu(
+XT_KERNEL(32) k(XT_IN(float) in, XT_OUT(float) out) {
+  XT_SHARED(float, sf, 384);
+  XT_SHARED(uint16_t, sa, 256);
+  XT_SHARED(uint16_t, sb, 128);
+  XT_SHARED(uint16_t, sk, 128);
+  XT_SHARED(uint16_t, ba, 256);
+  const int l = xt_lane();
+  for (int j = 0; j < 3; ++j) XT_CP_ASYNC16(sf, (l + 32 * j) * 4, in, (l + 32 * j) * 4);
+  XT_CP_ASYNC_COMMIT();
+  XT_CP_ASYNC_WAIT(0);
+  XT_SYNC();
+  for (int e = l; e < 256; e += 32) {
+    XT_S(sa)[e] = xt_f2h(XT_S(sf)[e]);
+    XT_S(ba)[e] = xt_f2bf(XT_S(sf)[e]);
+  }
+  for (int e = l; e < 128; e += 32) {
+    XT_S(sb)[e] = xt_f2h(XT_S(sf)[256 + e]);
+    // B as k x n: element (k, n) = B^T(n, k).
+    XT_S(sk)[e] = xt_f2bf(XT_S(sf)[256 + (e % 8) * 16 + e / 8]);
+  }
+  XT_SYNC();
+  const int g = l / 4, t = l % 4;
+  uint32_t a[4], b[2], bt[2], ab[4];
+  const float c[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  float d[4];
+  XT_LDMATRIX_X4(a, sa, ((l % 8) + 8 * ((l / 8) % 2)) * 16 + 8 * (l / 16));
+  XT_LDMATRIX_X2(b, sb, (l % 8) * 16 + 8 * ((l / 8) % 2));
+  XT_MMA_M16N8K16_F16(d, a, b, c);
+  for (int i = 0; i < 4; ++i) XT_G(out)[(g + 8 * (i / 2)) * 8 + 2 * t + (i & 1)] = d[i];
+  XT_LDMATRIX_X4(ab, ba, ((l % 8) + 8 * ((l / 8) % 2)) * 16 + 8 * (l / 16));
+  XT_LDMATRIX_X2_T(bt, sk, (l % 8) * 8 + 64 * ((l / 8) % 2));
+  XT_MMA_M16N8K16_BF16(d, ab, bt, c);
+  for (int i = 0; i < 4; ++i) XT_G(out)[128 + (g + 8 * (i / 2)) * 8 + 2 * t + (i & 1)] = d[i];
+  // tf32, k = 8: A[:, 0:8] times B[0:8, :], registers straight from shared.
+  uint32_t a32[4], b32[2];
+  a32[0] = xt_f32_bits(XT_S(sf)[g * 16 + t]);
+  a32[1] = xt_f32_bits(XT_S(sf)[(g + 8) * 16 + t]);
+  a32[2] = xt_f32_bits(XT_S(sf)[g * 16 + t + 4]);
+  a32[3] = xt_f32_bits(XT_S(sf)[(g + 8) * 16 + t + 4]);
+  b32[0] = xt_f32_bits(XT_S(sf)[256 + g * 16 + t]);
+  b32[1] = xt_f32_bits(XT_S(sf)[256 + g * 16 + t + 4]);
+  XT_MMA_M16N8K8_TF32(d, a32, b32, c);
+  for (int i = 0; i < 4; ++i) XT_G(out)[256 + (g + 8 * (i / 2)) * 8 + 2 * t + (i & 1)] = d[i];
+  float s = (float)l;
+  for (int o = 16; o > 0; o >>= 1) s += XT_SHFL_XOR(s, o);
+  unsigned odd = XT_BALLOT(l % 2 == 1);
+  XT_G(out)[384 + l] = l == 0 ? s : (float)(odd == 0xAAAAAAAAu);
+}
+)cu";
+
+TEST_F(EmulatorTest, TensorCoreVocabularyMatchesMatrixProducts) {
+  // Run fills in[i] = i: entries up to 383 are exact in f16 and tf32, bf16
+  // rounds them, and every product sum stays an integer below 2^24.
+  std::vector<float> out;
+  ASSERT_THAT(Run(kVocabulary, 1, 32, 384, 416, &out), IsOk());
+  // The reference: A(r, k) = in[r*16+k], B(k, n) = in[256 + n*16 + k],
+  // each as stored after f16 (f16 path) or bf16 rounding.
+  auto f16 = [](float v) { return static_cast<float>(RoundToF16(v)); };
+  auto bf16 = [](float v) { return static_cast<float>(RoundToBF16(v)); };
+  for (int r = 0; r < 16; ++r) {
+    for (int n = 0; n < 8; ++n) {
+      double want16 = 0, wantb = 0, want32 = 0;
+      for (int kk = 0; kk < 16; ++kk) {
+        float a = static_cast<float>(r * 16 + kk), b = static_cast<float>(256 + n * 16 + kk);
+        want16 += static_cast<double>(f16(a)) * f16(b);
+        wantb += static_cast<double>(bf16(a)) * bf16(b);
+        if (kk < 8) want32 += static_cast<double>(a) * b;
+      }
+      EXPECT_NEAR(out[r * 8 + n], want16, want16 * 1e-6) << r << "," << n;
+      EXPECT_NEAR(out[128 + r * 8 + n], wantb, wantb * 1e-6) << r << "," << n;
+      EXPECT_NEAR(out[256 + r * 8 + n], want32, want32 * 1e-6) << r << "," << n;
+    }
+  }
+  EXPECT_EQ(out[384], 31 * 32 / 2);
+  EXPECT_EQ(out[385], 1.0f);
+}
+
+TEST(VocabularyTest, NvrtcCompilesTheTensorCoreKernelForSm80AndSm90a) {
+  absl::StatusOr<std::unique_ptr<Nvrtc>> nvrtc = Nvrtc::Load();
+  ASSERT_THAT(nvrtc, IsOk());
+  std::string source = GpuPrelude() + "#line 1 \"vocabulary.cu\"\n" + kVocabulary;
+  for (const char* arch : {"sm_80", "sm_90a"}) {
+    absl::StatusOr<NvrtcOutput> out = (*nvrtc)->Compile(source, "vocabulary", arch);
+    ASSERT_THAT(out, IsOk()) << arch;
+    EXPECT_THAT(out->ptx, HasSubstr("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"));
+    EXPECT_THAT(out->ptx, HasSubstr("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
+    EXPECT_THAT(out->ptx, HasSubstr("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"));
+    EXPECT_THAT(out->ptx, HasSubstr("ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
+    EXPECT_THAT(out->ptx, HasSubstr("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16"));
+    EXPECT_THAT(out->ptx, HasSubstr("cp.async.cg.shared.global"));
+    EXPECT_THAT(out->ptx, HasSubstr("cp.async.wait_group 0"));
+    bool found = false;
+    for (const KernelResources& r : out->resources) {
+      if (r.function != "k") continue;
+      found = true;
+      EXPECT_GT(r.registers, 0);
+      EXPECT_EQ(r.spill_store_bytes, 0) << arch;
+      EXPECT_EQ(r.shared_bytes, 384 * 4 + 2 * (256 + 128 + 128 + 256)) << arch;
+    }
+    EXPECT_TRUE(found) << out->log;
+  }
 }
 
 }  // namespace
