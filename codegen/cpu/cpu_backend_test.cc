@@ -198,6 +198,43 @@ ENTRY e {
   EXPECT_GT(checked, 10);
 }
 
+// A NaN constant keeps its sign in the generated code: TOTALORDER puts
+// -nan below nan (the elemental emitter once printed both as nan).
+TEST(CpuBackendTest, NanConstantsKeepTheirSign) {
+  absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(R"hlo(HloModule m
+ENTRY e {
+  p = f32[3] parameter(0)
+  a = f32[3] constant({-nan, nan, -nan})
+  b = f32[3] constant({nan, nan, -nan})
+  s = f32[3] add(a, p)
+  ROOT eq = pred[3] compare(a, b), direction=EQ, type=TOTALORDER
+})hlo",
+                                                          "t.hlo");
+  ASSERT_THAT(m, IsOk());
+  absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
+  ASSERT_THAT(fused, IsOk());
+  int checked = 0;
+  for (const auto& inst : (*fused)->entry()->instructions()) {
+    if (inst->opcode() != Opcode::kFusion) continue;
+    std::vector<Literal> args;
+    for (int64_t i = 0; i < inst->operand_count(); ++i) {
+      args.push_back(RandomLiteral(inst->operand(i)->shape(), 3 + i));
+    }
+    absl::StatusOr<Literal> want =
+        EvaluateComputation(*inst->called_computations()[0], args);
+    ASSERT_THAT(want, IsOk());
+    absl::StatusOr<std::unique_ptr<Kernel>> k =
+        Backend().Compile(*inst, Backend().DefaultConfig(*inst));
+    ASSERT_THAT(k, IsOk());
+    Literal out(inst->shape());
+    ASSERT_THAT((*k)->Run(HostBuffers(args), HostBuffer(out)), IsOk());
+    EXPECT_EQ(out.bytes(), want->bytes());
+    EXPECT_EQ(want->bytes(), (std::vector<uint8_t>{0, 1, 1}));
+    ++checked;
+  }
+  EXPECT_EQ(checked, 1);
+}
+
 TEST(CpuBackendTest, DeviceDescriptionNamesWhatMatters) {
   std::string d = Backend().DeviceDescription();
   EXPECT_THAT(d, HasSubstr("CPU: "));

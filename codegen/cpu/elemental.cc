@@ -108,7 +108,11 @@ std::string ElementalEmitter::Literal(double v, DType t) {
   if (t == DType::kPred) return v != 0 ? "true" : "false";
   if (!IsFloat(t)) return IntLiteral(static_cast<int64_t>(v));
   bool f = t != DType::kF64;
-  if (std::isnan(v)) return f ? "__builtin_nanf(\"\")" : "__builtin_nan(\"\")";
+  if (std::isnan(v)) {
+    // The sign of a NaN matters to TOTALORDER comparisons (-nan < nan).
+    std::string nan = f ? "__builtin_nanf(\"\")" : "__builtin_nan(\"\")";
+    return std::signbit(v) ? "(-" + nan + ")" : nan;
+  }
   if (std::isinf(v)) {
     std::string inf = f ? "__builtin_inff()" : "__builtin_inf()";
     return v < 0 ? "(-" + inf + ")" : inf;
