@@ -116,7 +116,12 @@ void ThreadPool::ParallelFor(int64_t n, int max_parallelism,
       queue_.push_back([state] { state->Work(); });
     }
   }
+  // The caller works as one of the pool's threads meanwhile, so loops
+  // nested in its share run inline too, as they do on the workers.
+  const ThreadPool* outer = current_pool;
+  current_pool = this;
   state->Work();
+  current_pool = outer;
   MutexLock lock(&state->mu);
   state->mu.Await(absl::Condition(&state->finished));
 }
