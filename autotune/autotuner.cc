@@ -90,7 +90,9 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   for (const KeyGroup& g : groups) {
     XTUNE_ASSIGN_OR_RETURN(Decision d,
                            Decide(*backend_, *cache_, options_, g, &stats));
+    bool missed = false;
     if (no_tuning && d.kind == Decision::Kind::kTune) {
+      missed = true;
       d.kind = Decision::Kind::kDecided;
       d.source = ConfigSource::kDefault;
       d.config = backend_->DefaultConfig(*g.first);
@@ -121,6 +123,7 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
       decided.source = d.source;
       decided.config = d.config;
       decided.chosen_seconds = d.seconds;
+      decided.missed = missed;
       assign(g, decided);
     }
   }
@@ -200,6 +203,7 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
     XTUNE_ASSIGN_OR_RETURN(
         FusionTuning decided,
         ChooseAndRecord(*backend_, *cache_, options_, trial, &stats));
+    decided.missed = decided.source == ConfigSource::kTuned;
     assign(*trial.group, decided);
     result.logs.push_back(std::move(trial.log));
     trial.kernels.clear();  // unload the candidates

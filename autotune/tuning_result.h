@@ -26,6 +26,9 @@ struct FusionTuning {
   std::optional<double> default_seconds;  // the default config's median
   int candidates = 0;                     // tried
   int failed = 0;  // failed to compile, crashed, hung or were wrong
+  // Not in the cache: tuned, or (a backend that does not tune) given the
+  // default config. What --cache_report lists as missed.
+  bool missed = false;
 };
 
 struct TuningStats {

@@ -121,7 +121,7 @@ absl::StatusOr<CompiledModule> CompileModule(
   if (session != nullptr) failures_before = session->chain().counts();
   XTUNE_ASSIGN_OR_RETURN(out.tuning, tuner.Tune(*fused));
   for (const FusionTuning& ft : out.tuning.fusions) {
-    if (ft.source == ConfigSource::kTuned) {
+    if (ft.missed) {
       out.misses.push_back(
           {ft.fusion->name(), KeyOf(*backend, *ft.fusion)});
     }

@@ -373,5 +373,52 @@ ENTRY main {
   EXPECT_THAT(forced.output, HasSubstr("0 candidates compiled"));
 }
 
+// The CUDA backends from the command line, without a GPU: a deviceless
+// compile for the H200 keeps every non-gemm kernel (cubin and manifest) and
+// reports the fusions the cache missed; the emulator checks every candidate
+// at compile time and runs with --verify; bad targets are exit 1 and leave
+// the cache file as it was.
+TEST_F(CliTest, CudaBackendsWithoutAGpu) {
+  std::string module = std::string(XTUNE_SOURCE_DIR) + "/examples/layer_norm.hlo";
+  std::string kernels = dir_ + "/kernels";
+  Result compiled = RunXtune("compile " + module +
+                             " --backend=cuda --xtune_gpu_target=h200"
+                             " --xtune_dump_kernels_to=" + kernels +
+                             " --cache_report=" + dir_ + "/report.txt");
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
+  EXPECT_THAT(compiled.output, HasSubstr("cannot run kernels here, so it uses the default config"));
+  absl::StatusOr<std::string> manifest = ReadFile(kernels + "/manifest.txt");
+  ASSERT_THAT(manifest, IsOk());
+  EXPECT_THAT(*manifest, HasSubstr("fusion=reduce_fusion arch=sm_90a config=cuda_row_reduce:"));
+  EXPECT_TRUE(std::filesystem::exists(kernels + "/reduce_fusion.cubin"));
+  absl::StatusOr<std::string> report = ReadFile(dir_ + "/report.txt");
+  ASSERT_THAT(report, IsOk());
+  EXPECT_THAT(*report, HasSubstr("missed: 1"));
+  EXPECT_THAT(*report, HasSubstr("- fusion: reduce_fusion"));
+
+  std::string cache = Write("cache.txt", "version: 3\n");
+  Result checked = RunXtune("compile " + module + " --backend=cuda_emulator"
+                            " --xla_gpu_dump_autotune_results_to=" + cache);
+  ASSERT_EQ(checked.exit_code, 0) << checked.output;
+  EXPECT_THAT(checked.output, HasSubstr("candidates run once and checked, not timed"));
+  EXPECT_THAT(checked.output, HasSubstr(" 0 wrong, 0 failed to run"));
+  Result run = RunXtune("run " + module + " --backend=cuda_emulator --verify");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("verify: every output matches"));
+
+  absl::StatusOr<std::string> before = ReadFile(cache);
+  ASSERT_THAT(before, IsOk());
+  for (const char* bad : {"--xtune_gpu_target=v100",
+                          "--xla_gpu_target_config_filename=/nonexistent.txtpb",
+                          "--xtune_gpu_target=h100 --xla_gpu_target_config_filename=x"}) {
+    Result r = RunXtune("compile " + module + " --backend=cuda " + bad +
+                        " --xla_gpu_dump_autotune_results_to=" + cache);
+    EXPECT_EQ(r.exit_code, 1) << bad << "\n" << r.output;
+  }
+  EXPECT_THAT(RunXtune("compile " + module + " --backend=cuda --xtune_gpu_target=v100").output,
+              HasSubstr("unknown GPU target 'v100' (shipped: a100"));
+  EXPECT_EQ(ReadFile(cache).value_or(""), *before);
+}
+
 }  // namespace
 }  // namespace xtune

@@ -1,5 +1,7 @@
 #include "codegen/cuda/gpu_backend.h"
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "codegen/cuda/cuda_candidates.h"
 #include "fusion/precision.h"
 #include "util/status_macros.h"
@@ -26,14 +28,42 @@ KernelConfig GpuBackend::DefaultConfig(const Instruction& fusion) const {
   return CudaDefaultConfig(Fused(fusion), device_);
 }
 
+absl::Status GpuBackend::CheckKindAndParameters(
+    const Instruction& fusion, const KernelConfig& config) const {
+  KernelConfig def = DefaultConfig(fusion);
+  if (config.kind() != def.kind()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "fusion '", fusion.name(), "' takes ", def.kind(), " configs, not ",
+        config.kind()));
+  }
+  std::vector<std::string> want, got;
+  for (const auto& p : def.params()) want.push_back(p.first);
+  for (const auto& p : config.params()) got.push_back(p.first);
+  if (want != got) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        config.ToString(), ": ", def.kind(), " takes the parameters ",
+        absl::StrJoin(want, ","), " in that order"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status GpuBackend::CheckConfig(const Instruction& fusion,
+                                     const KernelConfig& config) const {
+  absl::StatusOr<CudaKernelSource> source = Source(fusion, config);
+  if (!source.ok() && source.status().code() == absl::StatusCode::kUnimplemented) {
+    return absl::OkStatus();  // the evaluator runs it: any config of the kind
+  }
+  return source.status();
+}
+
 absl::StatusOr<CudaKernelSource> GpuBackend::Source(
     const Instruction& fusion, const KernelConfig& config) const {
+  XTUNE_RETURN_IF_ERROR(CheckKindAndParameters(fusion, config));
   if (config.kind() == "cuda_gemm") {
     return absl::UnimplementedError(
         "gemm fusions: neither the generated CUDA gemm nor cuBLASLt is "
         "implemented yet; the evaluator computes them");
   }
-  XTUNE_RETURN_IF_ERROR(CheckConfig(fusion, config));
   // Without excess precision the generators see a copy that rounds every
   // f16/bf16 result (the key and the config stay the original's).
   std::unique_ptr<Module> rounded;

@@ -21,10 +21,15 @@ class GpuBackend : public Backend {
                                        bool exhaustive) const override;
   KernelConfig DefaultConfig(const Instruction& fusion) const override;
   bool ExcessPrecision() const override { return excess_precision_; }
+  // Any config of the fusion's kind, with that kind's parameters, that the
+  // generator takes: configs from a cache made elsewhere (another xtune, a
+  // GPU's exhaustive search) need not be in this search space.
+  absl::Status CheckConfig(const Instruction& fusion,
+                           const KernelConfig& config) const override;
 
-  // The generated kernel (body after the prelude) for a config that passes
-  // CheckConfig. Unimplemented for gemm fusions (the evaluator computes
-  // them) and for what the generators cannot do.
+  // The generated kernel (body after the prelude). InvalidArgument for a
+  // config CheckConfig rejects; Unimplemented for gemm fusions (the
+  // evaluator computes them) and for what the generators cannot do.
   absl::StatusOr<CudaKernelSource> Source(const Instruction& fusion,
                                           const KernelConfig& config) const;
 
@@ -35,6 +40,10 @@ class GpuBackend : public Backend {
       : device_(std::move(device)), excess_precision_(excess_precision) {}
 
  private:
+  // The config's kind is the fusion's and its parameters are the kind's.
+  absl::Status CheckKindAndParameters(const Instruction& fusion,
+                                      const KernelConfig& config) const;
+
   GpuDeviceInfo device_;
   bool excess_precision_;
 };

@@ -155,6 +155,42 @@ TEST(EmulatorBackendTest, EveryCandidateOfTheLayerNormAndColumnSums) {
   }
 }
 
+// Configs from a cache made elsewhere need not be in this search space,
+// only legal for the generator.
+TEST(EmulatorBackendTest, CheckConfigTakesAnyLegalConfigOfTheKind) {
+  absl::StatusOr<std::unique_ptr<Module>> m =
+      ParseModuleFile(TestSourceDir() + "/examples/layer_norm.hlo");
+  ASSERT_THAT(m, IsOk());
+  absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
+  ASSERT_THAT(fused, IsOk());
+  const Instruction* f = nullptr;
+  for (const auto& inst : (*fused)->entry()->instructions()) {
+    if (inst->opcode() == Opcode::kFusion) f = inst.get();
+  }
+  ASSERT_NE(f, nullptr);
+  EmulatorBackend& b = Backend(true);
+  KernelConfig outside("cuda_row_reduce", {{"block_size", 256},
+                                           {"rows_per_block", 1},
+                                           {"vector_width", 2},
+                                           {"unroll", 2}});
+  std::vector<KernelConfig> all = b.Candidates(*f, true);
+  EXPECT_EQ(std::find(all.begin(), all.end(), outside), all.end());
+  EXPECT_THAT(b.CheckConfig(*f, outside), IsOk());
+  KernelConfig bad = outside;
+  bad.Set("block_size", 48);
+  EXPECT_THAT(b.CheckConfig(*f, bad),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("multiple of 32")));
+  EXPECT_THAT(b.CheckConfig(*f, KernelConfig("cuda_loop", {{"block_size", 256},
+                                                          {"vector_width", 1},
+                                                          {"unroll", 1}})),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("takes cuda_row_reduce configs")));
+  KernelConfig extra = outside;
+  extra.Set("stages", 2);
+  EXPECT_THAT(b.CheckConfig(*f, extra),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("takes the parameters")));
+}
+
 TEST(EmulatorBackendTest, DeviceIsTheNamedTarget) {
   EXPECT_EQ(Backend(true).DeviceDescription(),
             "CUDA: 9.0, Cores: 132, GPU clock: 1.98 GHz, Memory bandwidth: 4800 "
