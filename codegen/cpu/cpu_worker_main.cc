@@ -27,6 +27,7 @@
 #include "util/sha256.h"
 #include "util/shared_memory.h"
 #include "util/thread_pool.h"
+#include "util/worker_channel.h"
 
 // In a sanitizer build the worker must still die of the signal a kernel
 // raises (the profiler reports "crashed with signal 11"), not be turned
@@ -45,47 +46,11 @@ namespace {
 constexpr int kRequestFd = 3;
 constexpr int kSharedFd = 4;
 
-bool ReadAll(void* data, size_t n) {
-  char* p = static_cast<char*>(data);
-  while (n > 0) {
-    ssize_t r = read(kRequestFd, p, n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    p += r;
-    n -= static_cast<size_t>(r);
-  }
-  return true;
-}
-
-bool WriteAll(const void* data, size_t n) {
-  const char* p = static_cast<const char*>(data);
-  while (n > 0) {
-    ssize_t w = write(kRequestFd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
-}
-
-// One length-prefixed message; false at EOF or on an absurd length.
-bool ReadMessage(std::string* out) {
-  int64_t n = 0;
-  if (!ReadAll(&n, sizeof(n)) || n < 0 || n > (int64_t{64} << 20)) return false;
-  out->resize(static_cast<size_t>(n));
-  return ReadAll(out->data(), out->size());
-}
+bool ReadMessage(std::string* out) { return ReadWorkerMessage(kRequestFd, out); }
 
 bool Reply(int64_t status, const std::vector<double>& seconds,
            const std::string& message) {
-  WireWriter w;
-  w.Int(status);
-  w.Int(static_cast<int64_t>(seconds.size()));
-  w.Str(message);
-  for (double s : seconds) w.Double(s);
-  int64_t n = static_cast<int64_t>(w.bytes().size());
-  return WriteAll(&n, sizeof(n)) && WriteAll(w.bytes().data(), w.bytes().size());
+  return WriteWorkerReply(kRequestFd, status, seconds, message);
 }
 
 // Evicts the kernel's buffers from every cache level before a timed run,

@@ -9,12 +9,9 @@
 
 namespace xtune::cpu {
 
-// The first executable of:
-//   $XTUNE_CPU_WORKER (when set: only it, an error when it is not there),
-//   <dir of this program>/xtune_cpu_worker,
-//   <dir of this program>/../libexec/xtune/xtune_cpu_worker  (installed),
-//   the worker of the build tree this library was built in,
-//   <install prefix>/libexec/xtune/xtune_cpu_worker.
+// FindWorkerProgram (util/worker_path.h) for xtune_cpu_worker and
+// $XTUNE_CPU_WORKER: beside this program, in ../libexec/xtune, the worker
+// of the build tree this library was built in, then the installed one.
 // Unavailable listing the places looked at.
 absl::StatusOr<std::string> FindCpuWorker();
 
