@@ -21,8 +21,11 @@ limit=$((64 << 20))
 programs=(
   "$build/xtune"
   "$build/codegen/cpu/xtune_cpu_worker"
+  "$build/codegen/cuda/xtune_gpu_worker"
   "$build/codegen/cuda/cuda_codegen_test"
   "$build/codegen/cuda/cuda_emulator_test"
+  "$build/codegen/cuda/cuda_gpu_test"
+  "$build/bench/gpu_loop_reduction"
 )
 for p in "${programs[@]}"; do
   [ -x "$p" ] || { echo "make_gpu_bundle: $p is missing: build first (make build)" >&2; exit 1; }
@@ -46,6 +49,7 @@ done | sort -u | while read -r name path; do
 done
 
 cp "$root/scripts/gpu_check.sh" "$bundle/gpu_check.sh"
+cp "$root/bench/gpu_loop_reduction_jax.py" "$bundle/gpu_loop_reduction_jax.py"
 cp -r "$root/examples" "$bundle/examples"
 cp -r "$root/tests/data" "$root/tests/golden" "$bundle/tests/"
 

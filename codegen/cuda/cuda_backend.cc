@@ -8,6 +8,8 @@
 #include "absl/strings/str_split.h"
 #include "codegen/cuda/cuda_candidates.h"
 #include "codegen/cuda/driver.h"
+#include "codegen/cuda/gpu_kernel.h"
+#include "codegen/cuda/gpu_profiler.h"
 #include "util/file.h"
 #include "util/status_macros.h"
 
@@ -20,15 +22,19 @@ class CompiledOnlyKernel : public Kernel {
   explicit CompiledOnlyKernel(std::string what) : what_(std::move(what)) {}
   absl::Status Run(absl::Span<const DeviceBuffer>, DeviceBuffer) override {
     return absl::UnavailableError(absl::StrCat(
-        what_, ": compiled to cubin only; launching kernels on a GPU is not "
-        "implemented yet (use --backend=cuda_emulator to run them)"));
+        what_, ": compiled for a target GPU (--xtune_gpu_target or "
+        "--xla_gpu_target_config_filename), not this machine's: cannot run it "
+        "here (use --backend=cuda_emulator, or drop the target on a machine "
+        "with that GPU)"));
   }
 
  private:
   std::string what_;
 };
 
-absl::StatusOr<GpuDeviceInfo> ChooseDevice(const BackendOptions& options) {
+// The GPU to compile for, and the driver when it is the machine's.
+absl::StatusOr<GpuDeviceInfo> ChooseDevice(const BackendOptions& options,
+                                           std::shared_ptr<Driver>* driver_out) {
   if (!options.gpu_target.empty() || !options.gpu_target_config_file.empty()) {
     return GpuTargetFromOptions(options, "");
   }
@@ -39,20 +45,24 @@ absl::StatusOr<GpuDeviceInfo> ChooseDevice(const BackendOptions& options) {
         "; to compile without a GPU, name one with --xtune_gpu_target=NAME "
         "(a100, h100, h200, b200, ...) or --xla_gpu_target_config_filename"));
   }
-  return (*driver)->Describe(0);
+  absl::StatusOr<GpuDeviceInfo> info = (*driver)->Describe(0);
+  if (info.ok() && driver_out != nullptr) *driver_out = std::move(*driver);
+  return info;
 }
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(
     const BackendOptions& options) {
-  XTUNE_ASSIGN_OR_RETURN(GpuDeviceInfo device, ChooseDevice(options));
+  std::shared_ptr<Driver> driver;
+  XTUNE_ASSIGN_OR_RETURN(GpuDeviceInfo device, ChooseDevice(options, &driver));
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Nvrtc> nvrtc, Nvrtc::Load());
   if (!options.dump_kernels_to.empty()) {
     XTUNE_RETURN_IF_ERROR(CreateDirectories(options.dump_kernels_to));
   }
   return std::unique_ptr<CudaBackend>(
-      new CudaBackend(std::move(device), std::move(nvrtc), options));
+      new CudaBackend(std::move(device), std::move(driver), std::move(nvrtc),
+                      options));
 }
 
 absl::StatusOr<NvrtcOutput> CudaBackend::CompileToCubin(
@@ -117,14 +127,65 @@ absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::Compile(
   std::string source;
   XTUNE_ASSIGN_OR_RETURN(NvrtcOutput out, CompileToCubin(fusion, config, &source));
   if (!dump_to_.empty()) XTUNE_RETURN_IF_ERROR(Dump(fusion, config, source, out));
+  if (driver_ != nullptr) {
+    XTUNE_ASSIGN_OR_RETURN(CudaKernelSource kernel, Source(fusion, config));
+    return std::unique_ptr<Kernel>(new GpuKernel(
+        driver_, fusion.name(), std::move(out.cubin), kernel.grid, kernel.block,
+        static_cast<int>(fusion.operand_count())));
+  }
   return std::unique_ptr<Kernel>(new CompiledOnlyKernel(
       absl::StrCat(fusion.name(), " (", device().Arch(), ")")));
+}
+
+absl::StatusOr<std::unique_ptr<Profiler>> CudaBackend::CreateProfiler() {
+  // Compiling for a target, nothing is timed (CanRunKernels() is false, so
+  // the autotuner never profiles); the in-process default would only
+  // relay each kernel's Unavailable.
+  if (driver_ == nullptr) return Backend::CreateProfiler();
+  return std::unique_ptr<Profiler>(new GpuProfiler("", FlushBytes()));
+}
+
+absl::StatusOr<DeviceBuffer> CudaBackend::Allocate(int64_t bytes) {
+  if (driver_ == nullptr) return Backend::Allocate(bytes);
+  XTUNE_ASSIGN_OR_RETURN(uint64_t address, driver_->Allocate(bytes));
+  DeviceBuffer b{reinterpret_cast<void*>(address), bytes};
+  if (absl::Status s = driver_->Memset(address, 0, bytes); !s.ok()) {
+    Free(b);
+    return s;
+  }
+  return b;
+}
+
+absl::Status CudaBackend::CopyToDevice(const void* host, DeviceBuffer buffer) {
+  if (driver_ == nullptr) return Backend::CopyToDevice(host, buffer);
+  return driver_->CopyToDevice(reinterpret_cast<uint64_t>(buffer.opaque), host,
+                               buffer.bytes);
+}
+
+absl::Status CudaBackend::CopyFromDevice(DeviceBuffer buffer, void* host) {
+  if (driver_ == nullptr) return Backend::CopyFromDevice(buffer, host);
+  return driver_->CopyFromDevice(host, reinterpret_cast<uint64_t>(buffer.opaque),
+                                 buffer.bytes);
+}
+
+void CudaBackend::Free(DeviceBuffer buffer) {
+  if (driver_ == nullptr) return Backend::Free(buffer);
+  if (buffer.opaque != nullptr) {
+    driver_->Free(reinterpret_cast<uint64_t>(buffer.opaque)).IgnoreError();
+  }
+}
+
+std::optional<DeviceBuffer> CudaBackend::HostAlias(const void* data,
+                                                   int64_t bytes) {
+  if (driver_ == nullptr) return Backend::HostAlias(data, bytes);
+  return std::nullopt;
 }
 
 BackendRegistration CudaBackendRegistration() {
   return {"cuda",
           "kernels generated as CUDA C++, compiled by NVRTC for the machine's "
-          "GPU or a named target (--xtune_gpu_target); compile-only so far",
+          "GPU (run and tuned there) or a named target (--xtune_gpu_target: "
+          "compiled only)",
           [](const BackendOptions& options)
               -> absl::StatusOr<std::unique_ptr<Backend>> {
             XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<CudaBackend> b,
@@ -132,7 +193,8 @@ BackendRegistration CudaBackendRegistration() {
             return std::unique_ptr<Backend>(std::move(b));
           },
           [](const BackendOptions& options) -> absl::StatusOr<std::string> {
-            XTUNE_ASSIGN_OR_RETURN(GpuDeviceInfo d, ChooseDevice(options));
+            XTUNE_ASSIGN_OR_RETURN(GpuDeviceInfo d,
+                                   ChooseDevice(options, nullptr));
             return CudaDeviceString(d);
           }};
 }

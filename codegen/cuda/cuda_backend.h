@@ -8,9 +8,11 @@
 // timed), and --xtune_dump_kernels_to=DIR keeps each kernel's .cu, .ptx,
 // .cubin and a manifest line.
 //
-// Not yet: launching kernels (module load, launch, device buffers), the
-// GPU profiler worker and cuBLASLt; until then Kernel::Run is Unavailable
-// and gemm fusions run on the evaluator.
+// With the machine's GPU (no target named) kernels run on device 0: buffers
+// are device memory, Kernel::Run launches the cubin (gpu_kernel.h), and the
+// autotuner times candidates in xtune_gpu_worker (gpu_profiler.h). With a
+// target, kernels are compiled only (Run is Unavailable). Not yet: cuBLASLt;
+// gemm fusions run on the evaluator.
 #ifndef XTUNE_CODEGEN_CUDA_CUDA_BACKEND_H_
 #define XTUNE_CODEGEN_CUDA_CUDA_BACKEND_H_
 
@@ -20,6 +22,7 @@
 #include "codegen/backend.h"
 #include "codegen/backend_factory.h"
 #include "codegen/cuda/cuda_kernels.h"
+#include "codegen/cuda/driver.h"
 #include "codegen/cuda/gpu_backend.h"
 #include "codegen/cuda/gpu_device_info.h"
 #include "codegen/cuda/nvrtc.h"
@@ -37,7 +40,23 @@ class CudaBackend : public GpuBackend {
   std::string name() const override { return "cuda"; }
   absl::StatusOr<std::unique_ptr<Kernel>> Compile(
       const Instruction& fusion, const KernelConfig& config) override;
-  bool CanRunKernels() const override { return false; }
+  // Whether kernels run here: the GPU is the machine's, not a target.
+  bool CanRunKernels() const override { return driver_ != nullptr; }
+  absl::StatusOr<std::unique_ptr<Profiler>> CreateProfiler() override;
+  // Twice the L2: a flush between timed runs evicts every line.
+  int64_t FlushBytes() const override { return 2 * device().l2_cache_size; }
+
+  // Device memory when the GPU is the machine's, else host memory (kernels
+  // compiled for a target never run).
+  absl::StatusOr<DeviceBuffer> Allocate(int64_t bytes) override;
+  absl::Status CopyToDevice(const void* host, DeviceBuffer buffer) override;
+  absl::Status CopyFromDevice(DeviceBuffer buffer, void* host) override;
+  void Free(DeviceBuffer buffer) override;
+  std::optional<DeviceBuffer> HostAlias(const void* data,
+                                        int64_t bytes) override;
+
+  // The driver when the GPU is the machine's, else null.
+  const std::shared_ptr<Driver>& driver() const { return driver_; }
 
   // NVRTC's output for (fusion, config), resources checked against the
   // device's limits: InvalidArgument when they are exceeded.
@@ -46,14 +65,16 @@ class CudaBackend : public GpuBackend {
                                              std::string* source) const;
 
  private:
-  CudaBackend(GpuDeviceInfo device, std::unique_ptr<Nvrtc> nvrtc,
-              const BackendOptions& options)
+  CudaBackend(GpuDeviceInfo device, std::shared_ptr<Driver> driver,
+              std::unique_ptr<Nvrtc> nvrtc, const BackendOptions& options)
       : GpuBackend(std::move(device), options.excess_precision),
+        driver_(std::move(driver)),
         nvrtc_(std::move(nvrtc)),
         dump_to_(options.dump_kernels_to) {}
   absl::Status Dump(const Instruction& fusion, const KernelConfig& config,
                     const std::string& source, const NvrtcOutput& out);
 
+  std::shared_ptr<Driver> driver_;
   std::unique_ptr<Nvrtc> nvrtc_;
   std::string dump_to_;
   Mutex dump_mu_;

@@ -5,14 +5,35 @@
 #ifndef XTUNE_CODEGEN_CUDA_TEST_SOURCE_DIR_H_
 #define XTUNE_CODEGEN_CUDA_TEST_SOURCE_DIR_H_
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
+#include <vector>
 
 namespace xtune::cuda {
 
 inline std::string TestSourceDir() {
   const char* dir = std::getenv("XTUNE_SOURCE_DIR");
   return dir != nullptr && *dir != 0 ? dir : XTUNE_SOURCE_DIR;
+}
+
+// The unfused .hlo files of examples/, tests/data/ and tests/golden/,
+// sorted.
+inline std::vector<std::string> TestModuleFiles() {
+  std::vector<std::string> files;
+  for (const char* dir : {"/examples", "/tests/data", "/tests/golden"}) {
+    for (const auto& e :
+         std::filesystem::directory_iterator(TestSourceDir() + dir)) {
+      std::string p = e.path().string();
+      if (e.path().extension() == ".hlo" &&
+          p.find(".fused.") == std::string::npos) {
+        files.push_back(p);
+      }
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 }  // namespace xtune::cuda

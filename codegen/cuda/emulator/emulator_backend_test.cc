@@ -39,21 +39,6 @@ EmulatorBackend& Backend(bool excess) {
   return *b;
 }
 
-std::vector<std::string> Modules() {
-  std::vector<std::string> files;
-  for (const char* dir : {"/examples", "/tests/data", "/tests/golden"}) {
-    for (const auto& e :
-         std::filesystem::directory_iterator(TestSourceDir() + dir)) {
-      std::string p = e.path().string();
-      if (e.path().extension() == ".hlo" && p.find(".fused.") == std::string::npos) {
-        files.push_back(p);
-      }
-    }
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
 class DefaultCandidateTest
     : public ::testing::TestWithParam<std::tuple<std::string, bool>> {};
 
@@ -113,7 +98,7 @@ TEST_P(DefaultCandidateTest, MatchesTheEvaluator) {
 
 INSTANTIATE_TEST_SUITE_P(
     Modules, DefaultCandidateTest,
-    ::testing::Combine(::testing::ValuesIn(Modules()), ::testing::Bool()),
+    ::testing::Combine(::testing::ValuesIn(TestModuleFiles()), ::testing::Bool()),
     [](const auto& info) {
       std::string name =
           std::filesystem::path(std::get<0>(info.param)).stem().string();

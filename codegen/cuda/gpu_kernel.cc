@@ -1,0 +1,49 @@
+#include "codegen/cuda/gpu_kernel.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "util/status_macros.h"
+
+namespace xtune::cuda {
+
+GpuKernel::~GpuKernel() {
+  if (loaded_) driver_->UnloadModule(function_);
+}
+
+absl::Status GpuKernel::Run(absl::Span<const DeviceBuffer> inputs,
+                            DeviceBuffer output) {
+  if (static_cast<int>(inputs.size()) != inputs_) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name_, " takes ", inputs_, " inputs, got ", inputs.size()));
+  }
+  if (!loaded_) {
+    absl::StatusOr<Driver::Function> f =
+        driver_->LoadFunction(cubin_, kKernelFunction);
+    if (!f.ok()) {
+      return absl::Status(f.status().code(),
+                          absl::StrCat(name_, ": ", f.status().message()));
+    }
+    function_ = *f;
+    loaded_ = true;
+  }
+  // cuLaunchKernel takes a pointer to each argument: here, device addresses.
+  std::vector<uint64_t> addresses;
+  addresses.reserve(inputs.size() + 1);
+  for (const DeviceBuffer& b : inputs) {
+    addresses.push_back(reinterpret_cast<uint64_t>(b.opaque));
+  }
+  addresses.push_back(reinterpret_cast<uint64_t>(output.opaque));
+  std::vector<void*> params;
+  for (uint64_t& a : addresses) params.push_back(&a);
+  absl::Status s = driver_->Launch(function_, grid_, block_, params.data());
+  if (s.ok()) s = driver_->Synchronize();  // a fault is this kernel's
+  if (!s.ok()) {
+    return absl::Status(s.code(), absl::StrCat(name_, " (grid ", grid_,
+                                               ", block ", block_,
+                                               "): ", s.message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace xtune::cuda
