@@ -10,6 +10,7 @@
 #include "codegen/cuda/driver.h"
 #include "codegen/cuda/gpu_kernel.h"
 #include "codegen/cuda/gpu_profiler.h"
+#include "codegen/cuda/library_gemm_kernel.h"
 #include "util/file.h"
 #include "util/status_macros.h"
 
@@ -60,27 +61,39 @@ absl::StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(
   if (!options.dump_kernels_to.empty()) {
     XTUNE_RETURN_IF_ERROR(CreateDirectories(options.dump_kernels_to));
   }
-  return std::unique_ptr<CudaBackend>(
+  std::unique_ptr<CudaBackend> backend(
       new CudaBackend(std::move(device), std::move(driver), std::move(nvrtc),
                       options));
+  if (backend->driver_ != nullptr) {
+    absl::StatusOr<std::unique_ptr<CublasLt>> lt = CublasLt::Load();
+    if (lt.ok()) {
+      backend->cublaslt_ = std::move(*lt);
+    } else {
+      backend->cublaslt_error_ = std::string(lt.status().message());
+    }
+  }
+  return backend;
+}
+
+CudaBackend::~CudaBackend() {
+  if (workspace_ != 0) driver_->Free(workspace_).IgnoreError();
 }
 
 absl::StatusOr<NvrtcOutput> CudaBackend::CompileToCubin(
-    const Instruction& fusion, const KernelConfig& config,
-    std::string* source) const {
-  XTUNE_ASSIGN_OR_RETURN(CudaKernelSource kernel, Source(fusion, config));
+    const std::string& name, const KernelConfig& config,
+    const CudaKernelSource& kernel, std::string* source) const {
   *source = absl::StrCat("// xtune kernel for ", DeviceDescription(), "\n// ",
                          config.ToString(), "; grid ", kernel.grid, ", block ",
                          kernel.block, "\n", GpuPrelude(), kernel.body);
   XTUNE_ASSIGN_OR_RETURN(NvrtcOutput out,
-                         nvrtc_->Compile(*source, fusion.name(), device().Arch()));
+                         nvrtc_->Compile(*source, name, device().Arch()));
   for (const KernelResources& r : out.resources) {
-    if (r.function != "xt_kernel") continue;
+    if (r.function != kKernelFunction) continue;
     int64_t regs_per_block = static_cast<int64_t>(r.registers) * kernel.block;
     if (regs_per_block > device().registers_per_block_limit ||
         r.shared_bytes > device().shared_memory_per_block_optin) {
       return absl::InvalidArgumentError(absl::StrCat(
-          fusion.name(), " with ", config.ToString(), ": ", r.registers,
+          name, " with ", config.ToString(), ": ", r.registers,
           " registers x ", kernel.block, " threads and ", r.shared_bytes,
           " bytes of shared memory exceed the device's ",
           device().registers_per_block_limit, " registers and ",
@@ -90,28 +103,28 @@ absl::StatusOr<NvrtcOutput> CudaBackend::CompileToCubin(
   return out;
 }
 
-absl::Status CudaBackend::Dump(const Instruction& fusion,
+absl::Status CudaBackend::Dump(const std::string& name,
                                const KernelConfig& config,
                                const std::string& source,
                                const NvrtcOutput& out) {
-  std::string base = absl::StrCat(dump_to_, "/", fusion.name());
+  std::string base = absl::StrCat(dump_to_, "/", name);
   XTUNE_RETURN_IF_ERROR(WriteFileAtomically(base + ".cu", source));
   XTUNE_RETURN_IF_ERROR(WriteFileAtomically(base + ".ptx", out.ptx));
   XTUNE_RETURN_IF_ERROR(WriteFileAtomically(base + ".cubin", out.cubin));
-  std::string line = absl::StrCat("fusion=", fusion.name(), " arch=",
-                                  device().Arch(), " config=", config.ToString());
+  std::string line = absl::StrCat("fusion=", name, " arch=", device().Arch(),
+                                  " config=", config.ToString());
   for (const KernelResources& r : out.resources) {
-    if (r.function != "xt_kernel") continue;
+    if (r.function != kKernelFunction) continue;
     absl::StrAppend(&line, " registers=", r.registers, " shared_bytes=",
                     r.shared_bytes, " spill_store_bytes=", r.spill_store_bytes,
                     " spill_load_bytes=", r.spill_load_bytes);
   }
-  // The manifest: one line per fusion, rewritten whole (sorted by fusion).
+  // The manifest: one line per kernel, rewritten whole (sorted by name).
   MutexLock lock(&dump_mu_);
   std::string path = dump_to_ + "/manifest.txt";
   std::vector<std::string> lines;
   absl::StatusOr<std::string> old = ReadFile(path);
-  std::string prefix = absl::StrCat("fusion=", fusion.name(), " ");
+  std::string prefix = absl::StrCat("fusion=", name, " ");
   if (old.ok()) {
     for (absl::string_view l : absl::StrSplit(*old, '\n', absl::SkipEmpty())) {
       if (!absl::StartsWith(l, prefix)) lines.emplace_back(l);
@@ -122,19 +135,91 @@ absl::Status CudaBackend::Dump(const Instruction& fusion,
   return WriteFileAtomically(path, absl::StrJoin(lines, "\n") + "\n");
 }
 
+absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::CompileKernel(
+    const Instruction& fusion, const std::string& name,
+    const KernelConfig& config, const CudaKernelSource& kernel, int inputs) {
+  std::string source;
+  XTUNE_ASSIGN_OR_RETURN(NvrtcOutput out,
+                         CompileToCubin(name, config, kernel, &source));
+  if (!dump_to_.empty()) XTUNE_RETURN_IF_ERROR(Dump(name, config, source, out));
+  if (driver_ != nullptr) {
+    return std::unique_ptr<Kernel>(new GpuKernel(
+        driver_, name, std::move(out.cubin), kernel.grid, kernel.block, inputs));
+  }
+  return std::unique_ptr<Kernel>(
+      new CompiledOnlyKernel(absl::StrCat(name, " (", device().Arch(), ")")));
+}
+
+absl::StatusOr<uint64_t> CudaBackend::Workspace() {
+  MutexLock lock(&workspace_mu_);
+  if (workspace_ == 0) {
+    XTUNE_ASSIGN_OR_RETURN(workspace_,
+                           driver_->Allocate(CublasLt::kWorkspaceBytes));
+  }
+  return workspace_;
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::CompileLibraryGemm(
+    const Instruction& fusion, const KernelConfig& config) {
+  XTUNE_ASSIGN_OR_RETURN(LibraryGemm g, LibrarySource(fusion, config));
+  if (driver_ != nullptr && cublaslt_ == nullptr) {
+    return absl::UnimplementedError(absl::StrCat(
+        "cuBLASLt is not available (", cublaslt_error_, ")"));
+  }
+  const std::string& name = fusion.name();
+  const int params = static_cast<int>(fusion.operand_count());
+  XTUNE_ASSIGN_OR_RETURN(
+      std::unique_ptr<Kernel> pack_a,
+      CompileKernel(fusion, name + ".pack_a", config, g.pack_a, params));
+  XTUNE_ASSIGN_OR_RETURN(
+      std::unique_ptr<Kernel> pack_b,
+      CompileKernel(fusion, name + ".pack_b", config, g.pack_b, params));
+  std::unique_ptr<Kernel> epilogue;
+  if (g.has_epilogue) {
+    XTUNE_ASSIGN_OR_RETURN(epilogue, CompileKernel(fusion, name + ".epilogue",
+                                                   config, g.epilogue, params + 1));
+  }
+  if (driver_ == nullptr) {
+    return std::unique_ptr<Kernel>(
+        new CompiledOnlyKernel(absl::StrCat(name, " (", device().Arch(), ")")));
+  }
+  const int algorithm = static_cast<int>(config.Get("algorithm", 0));
+  auto gemm = [this, algorithm](const GemmShape& s, DeviceBuffer a,
+                                DeviceBuffer b, DeviceBuffer c) -> absl::Status {
+    XTUNE_ASSIGN_OR_RETURN(uint64_t workspace, Workspace());
+    XTUNE_RETURN_IF_ERROR(cublaslt_->Gemm(
+        s, algorithm, reinterpret_cast<uint64_t>(a.opaque),
+        reinterpret_cast<uint64_t>(b.opaque),
+        reinterpret_cast<uint64_t>(c.opaque), workspace));
+    return driver_->Synchronize();
+  };
+  return std::unique_ptr<Kernel>(new LibraryGemmKernel(
+      name, this, g.shape, std::move(pack_a), std::move(pack_b),
+      std::move(epilogue), gemm));
+}
+
 absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::Compile(
     const Instruction& fusion, const KernelConfig& config) {
-  std::string source;
-  XTUNE_ASSIGN_OR_RETURN(NvrtcOutput out, CompileToCubin(fusion, config, &source));
-  if (!dump_to_.empty()) XTUNE_RETURN_IF_ERROR(Dump(fusion, config, source, out));
-  if (driver_ != nullptr) {
-    XTUNE_ASSIGN_OR_RETURN(CudaKernelSource kernel, Source(fusion, config));
-    return std::unique_ptr<Kernel>(new GpuKernel(
-        driver_, fusion.name(), std::move(out.cubin), kernel.grid, kernel.block,
-        static_cast<int>(fusion.operand_count())));
+  if (config.kind() == "cuda_cublaslt") return CompileLibraryGemm(fusion, config);
+  XTUNE_ASSIGN_OR_RETURN(CudaKernelSource kernel, Source(fusion, config));
+  return CompileKernel(fusion, fusion.name(), config, kernel,
+                       static_cast<int>(fusion.operand_count()));
+}
+
+std::vector<KernelConfig> CudaBackend::Candidates(const Instruction& fusion,
+                                                  bool exhaustive) const {
+  std::vector<KernelConfig> out = GpuBackend::Candidates(fusion, exhaustive);
+  if (cublaslt_ == nullptr || out.size() != 1 ||
+      out[0].kind() != "cuda_cublaslt") {
+    return out;
   }
-  return std::unique_ptr<Kernel>(new CompiledOnlyKernel(
-      absl::StrCat(fusion.name(), " (", device().Arch(), ")")));
+  absl::StatusOr<LibraryGemm> g = LibrarySource(fusion, out[0]);
+  if (!g.ok()) return out;
+  absl::StatusOr<int> n = cublaslt_->AlgorithmCount(g->shape, exhaustive ? 16 : 4);
+  for (int a = 1; n.ok() && a < *n; ++a) {
+    out.push_back(KernelConfig("cuda_cublaslt", {{"algorithm", a}}));
+  }
+  return out;
 }
 
 absl::StatusOr<std::unique_ptr<Profiler>> CudaBackend::CreateProfiler() {
@@ -142,7 +227,7 @@ absl::StatusOr<std::unique_ptr<Profiler>> CudaBackend::CreateProfiler() {
   // the autotuner never profiles); the in-process default would only
   // relay each kernel's Unavailable.
   if (driver_ == nullptr) return Backend::CreateProfiler();
-  return std::unique_ptr<Profiler>(new GpuProfiler("", FlushBytes()));
+  return std::unique_ptr<Profiler>(new GpuProfiler("", FlushBytes(), this));
 }
 
 absl::StatusOr<DeviceBuffer> CudaBackend::Allocate(int64_t bytes) {

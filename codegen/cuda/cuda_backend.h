@@ -11,8 +11,11 @@
 // With the machine's GPU (no target named) kernels run on device 0: buffers
 // are device memory, Kernel::Run launches the cubin (gpu_kernel.h), and the
 // autotuner times candidates in xtune_gpu_worker (gpu_profiler.h). With a
-// target, kernels are compiled only (Run is Unavailable). Not yet: cuBLASLt;
-// gemm fusions run on the evaluator.
+// target, kernels are compiled only (Run is Unavailable). Gemm fusions are
+// the cuBLASLt candidate (library_gemm.h): generated pack and epilogue
+// kernels around cublasLtMatmul, one candidate per algorithm cuBLASLt's
+// heuristic proposes (GemmKey{algorithm}); compiling for a target compiles
+// their pack and epilogue kernels only.
 #ifndef XTUNE_CODEGEN_CUDA_CUDA_BACKEND_H_
 #define XTUNE_CODEGEN_CUDA_CUDA_BACKEND_H_
 
@@ -21,6 +24,7 @@
 
 #include "codegen/backend.h"
 #include "codegen/backend_factory.h"
+#include "codegen/cuda/cublaslt.h"
 #include "codegen/cuda/cuda_kernels.h"
 #include "codegen/cuda/driver.h"
 #include "codegen/cuda/gpu_backend.h"
@@ -36,6 +40,8 @@ class CudaBackend : public GpuBackend {
   // those of GpuTargetFromOptions.
   static absl::StatusOr<std::unique_ptr<CudaBackend>> Create(
       const BackendOptions& options);
+
+  ~CudaBackend() override;
 
   std::string name() const override { return "cuda"; }
   absl::StatusOr<std::unique_ptr<Kernel>> Compile(
@@ -58,10 +64,18 @@ class CudaBackend : public GpuBackend {
   // The driver when the GPU is the machine's, else null.
   const std::shared_ptr<Driver>& driver() const { return driver_; }
 
-  // NVRTC's output for (fusion, config), resources checked against the
-  // device's limits: InvalidArgument when they are exceeded.
-  absl::StatusOr<NvrtcOutput> CompileToCubin(const Instruction& fusion,
+  // With cuBLASLt (a GPU): one candidate per algorithm its heuristic
+  // proposes for a gemm fusion (4 at most, 16 exhaustive).
+  std::vector<KernelConfig> Candidates(const Instruction& fusion,
+                                       bool exhaustive) const override;
+
+  // NVRTC's output for one generated kernel named `name` (the fusion, or
+  // "<fusion>.pack_a" ...) of (fusion, config), resources checked against
+  // the device's limits: InvalidArgument when they are exceeded. `source`
+  // receives the whole program text.
+  absl::StatusOr<NvrtcOutput> CompileToCubin(const std::string& name,
                                              const KernelConfig& config,
+                                             const CudaKernelSource& kernel,
                                              std::string* source) const;
 
  private:
@@ -71,10 +85,23 @@ class CudaBackend : public GpuBackend {
         driver_(std::move(driver)),
         nvrtc_(std::move(nvrtc)),
         dump_to_(options.dump_kernels_to) {}
-  absl::Status Dump(const Instruction& fusion, const KernelConfig& config,
+  // Compiles and (with --xtune_dump_kernels_to) dumps one kernel; on a GPU
+  // the result runs it, else it is compiled only.
+  absl::StatusOr<std::unique_ptr<Kernel>> CompileKernel(
+      const Instruction& fusion, const std::string& name,
+      const KernelConfig& config, const CudaKernelSource& kernel, int inputs);
+  absl::StatusOr<std::unique_ptr<Kernel>> CompileLibraryGemm(
+      const Instruction& fusion, const KernelConfig& config);
+  absl::Status Dump(const std::string& name, const KernelConfig& config,
                     const std::string& source, const NvrtcOutput& out);
+  // cuBLASLt's scratch, made on first use.
+  absl::StatusOr<uint64_t> Workspace();
 
   std::shared_ptr<Driver> driver_;
+  std::unique_ptr<CublasLt> cublaslt_;  // with a GPU, when it loads
+  std::string cublaslt_error_;
+  Mutex workspace_mu_;
+  uint64_t workspace_ = 0;
   std::unique_ptr<Nvrtc> nvrtc_;
   std::string dump_to_;
   Mutex dump_mu_;

@@ -44,12 +44,13 @@ std::unique_ptr<Module> Fused(const std::string& rel) {
   return std::move(*f);
 }
 
-void ExpectWithinLimits(const CudaBackend& b, const Instruction& fusion,
-                        const KernelConfig& config) {
+void ExpectKernelWithinLimits(const CudaBackend& b, const std::string& name,
+                              const KernelConfig& config,
+                              const CudaKernelSource& kernel) {
   std::string source;
-  absl::StatusOr<NvrtcOutput> out = b.CompileToCubin(fusion, config, &source);
-  if (!out.ok() && out.status().code() == absl::StatusCode::kUnimplemented) return;
-  ASSERT_THAT(out, IsOk()) << fusion.name() << " " << config.ToString();
+  absl::StatusOr<NvrtcOutput> out = b.CompileToCubin(name, config, kernel, &source);
+  ASSERT_THAT(out, IsOk()) << name << " " << config.ToString();
+  const std::string& fusion_name = name;
   EXPECT_FALSE(out->cubin.empty());
   EXPECT_THAT(out->ptx, HasSubstr(".target " + b.device().Arch()));
   bool found = false;
@@ -58,10 +59,32 @@ void ExpectWithinLimits(const CudaBackend& b, const Instruction& fusion,
     found = true;
     EXPECT_GT(r.registers, 0);
     EXPECT_LE(r.registers, 255);
-    EXPECT_EQ(r.spill_store_bytes, 0) << fusion.name() << " " << config.ToString();
+    EXPECT_EQ(r.spill_store_bytes, 0) << fusion_name << " " << config.ToString();
     EXPECT_LE(r.shared_bytes, b.device().shared_memory_per_block_optin);
   }
   EXPECT_TRUE(found) << out->log;
+}
+
+// Every kernel of (fusion, config): one, or a gemm's pack and epilogue
+// kernels. Only fusions the generators cannot express are skipped.
+void ExpectWithinLimits(const CudaBackend& b, const Instruction& fusion,
+                        const KernelConfig& config) {
+  if (config.kind() == "cuda_cublaslt") {
+    absl::StatusOr<LibraryGemm> g = b.LibrarySource(fusion, config);
+    ASSERT_THAT(g, IsOk()) << fusion.name();
+    ExpectKernelWithinLimits(b, fusion.name() + ".pack_a", config, g->pack_a);
+    ExpectKernelWithinLimits(b, fusion.name() + ".pack_b", config, g->pack_b);
+    if (g->has_epilogue) {
+      ExpectKernelWithinLimits(b, fusion.name() + ".epilogue", config, g->epilogue);
+    }
+    return;
+  }
+  absl::StatusOr<CudaKernelSource> kernel = b.Source(fusion, config);
+  if (!kernel.ok() && kernel.status().code() == absl::StatusCode::kUnimplemented) {
+    return;  // tuple results, non-simple reductions: the evaluator
+  }
+  ASSERT_THAT(kernel, IsOk()) << fusion.name();
+  ExpectKernelWithinLimits(b, fusion.name(), config, *kernel);
 }
 
 TEST(CudaBackendTest, EveryDefaultKernelCompilesForSm80AndSm90a) {
@@ -135,15 +158,44 @@ TEST(CudaBackendTest, DumpsSourcePtxCubinAndManifest) {
   EXPECT_EQ(std::vector<std::string>(absl::StrSplit(*manifest, '\n', absl::SkipEmpty())).size(), 1u);
 }
 
-TEST(CudaBackendTest, GemmsAreUnimplementedAndNoTargetNoDriverIsUnavailable) {
-  std::unique_ptr<CudaBackend> b = Make("h100");
+// A gemm fusion is the cuBLASLt candidate: deviceless, its pack and
+// epilogue kernels are compiled and dumped; its config is XLA's GemmKey.
+TEST(CudaBackendTest, GemmsCompileTheirPackAndEpilogueKernelsAndNoDriverIsUnavailable) {
+  std::string dir = ::testing::TempDir() + "/cuda_gemm_dump";
+  std::filesystem::remove_all(dir);
+  std::unique_ptr<CudaBackend> b = Make("h100", dir);
   ASSERT_NE(b, nullptr);
   std::unique_ptr<Module> m = Fused("examples/mlp.hlo");
+  int gemms = 0;
   for (const auto& inst : m->entry()->instructions()) {
-    if (inst->opcode() != Opcode::kFusion || inst->name().find("gemm") == std::string::npos) continue;
-    EXPECT_THAT(b->Compile(*inst, b->DefaultConfig(*inst)),
-                StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("evaluator")));
+    if (inst->opcode() != Opcode::kFusion) continue;
+    KernelConfig def = b->DefaultConfig(*inst);
+    if (def.kind() != "cuda_cublaslt") continue;
+    ++gemms;
+    EXPECT_EQ(def.ToString(), "cuda_cublaslt:algorithm=0");
+    EXPECT_TRUE(b->IsLibraryCall(def));
+    xla::AutotuneResult r;
+    ASSERT_THAT(b->ConfigToResult(KernelConfig("cuda_cublaslt", {{"algorithm", 3}}), &r),
+                IsOk());
+    EXPECT_EQ(r.gemm().algorithm(), 3);
+    EXPECT_THAT(b->ConfigFromResult(r), IsOk());
+    EXPECT_EQ(b->ConfigFromResult(r)->Get("algorithm", -1), 3);
+    EXPECT_THAT(b->CheckConfig(*inst, KernelConfig("cuda_cublaslt", {{"algorithm", -1}})),
+                StatusIs(absl::StatusCode::kInvalidArgument));
+    absl::StatusOr<std::unique_ptr<Kernel>> k = b->Compile(*inst, def);
+    ASSERT_THAT(k, IsOk());
+    EXPECT_THAT((*k)->Run({}, DeviceBuffer()),
+                StatusIs(absl::StatusCode::kUnavailable));
+    for (const char* part : {".pack_a", ".pack_b"}) {
+      absl::StatusOr<std::string> cubin = ReadFile(dir + "/" + inst->name() + part + ".cubin");
+      ASSERT_THAT(cubin, IsOk()) << part;
+      EXPECT_EQ(cubin->substr(0, 4), "\x7f" "ELF");
+    }
   }
+  EXPECT_GT(gemms, 0);
+  absl::StatusOr<std::string> manifest = ReadFile(dir + "/manifest.txt");
+  ASSERT_THAT(manifest, IsOk());
+  EXPECT_THAT(*manifest, HasSubstr(".pack_a arch=sm_90a config=cuda_cublaslt:algorithm=0 registers="));
   if (!std::filesystem::exists("/usr/lib/x86_64-linux-gnu/libcuda.so.1")) {
     EXPECT_THAT(CudaBackend::Create(BackendOptions()),
                 StatusIs(absl::StatusCode::kUnavailable,

@@ -51,7 +51,7 @@ int64_t Elements(const Computation& fused) {
 
 std::string CudaKernelKind(const Computation& fused) {
   switch (cpu::ChooseKernelKind(fused)) {
-    case cpu::CpuKernelKind::kGemm: return "cuda_gemm";
+    case cpu::CpuKernelKind::kGemm: return "cuda_cublaslt";
     case cpu::CpuKernelKind::kRowReduce: return "cuda_row_reduce";
     case cpu::CpuKernelKind::kColReduce: return "cuda_col_reduce";
     default: return "cuda_loop";
@@ -61,7 +61,7 @@ std::string CudaKernelKind(const Computation& fused) {
 KernelConfig CudaDefaultConfig(const Computation& fused,
                                const GpuDeviceInfo& device) {
   std::string kind = CudaKernelKind(fused);
-  if (kind == "cuda_gemm") return KernelConfig("cuda_gemm", {});
+  if (kind == "cuda_cublaslt") return KernelConfig("cuda_cublaslt", {{"algorithm", 0}});
   if (kind == "cuda_row_reduce") {
     absl::StatusOr<cpu::RowFusion> f = cpu::AnalyzeRowFusion(fused);
     int64_t group = std::clamp<int64_t>(PowerOfTwoAtLeast(f->columns / 4), 32, 256);
@@ -78,7 +78,7 @@ std::vector<KernelConfig> CudaCandidates(const Computation& fused,
                                          bool exhaustive) {
   std::string kind = CudaKernelKind(fused);
   std::vector<KernelConfig> out = {CudaDefaultConfig(fused, device)};
-  if (kind == "cuda_gemm") return out;
+  if (kind == "cuda_cublaslt") return out;  // the GPU asks cuBLASLt for more
   const int64_t max_block = std::min(1024, device.threads_per_block_limit);
   std::vector<int64_t> widths = exhaustive ? std::vector<int64_t>{1, 2, 4, 8}
                                            : std::vector<int64_t>{1, 2, 4};

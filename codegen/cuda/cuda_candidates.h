@@ -16,8 +16,9 @@
 namespace xtune::cuda {
 
 // The kind a fusion's kernel has: "cuda_loop", "cuda_row_reduce",
-// "cuda_col_reduce", or "cuda_gemm" (not generated yet: the evaluator runs
-// it).
+// "cuda_col_reduce", or "cuda_cublaslt" for gemm fusions (the library
+// candidate, library_gemm.h; {algorithm} is XLA's GemmKey: the index in
+// cuBLASLt's heuristic list, default 0, the heuristic's first choice).
 std::string CudaKernelKind(const Computation& fused);
 
 std::vector<KernelConfig> CudaCandidates(const Computation& fused,

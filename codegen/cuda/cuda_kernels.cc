@@ -8,6 +8,7 @@
 #include "codegen/cpu/cpu_candidates.h"
 #include "codegen/cpu/elemental.h"
 #include "codegen/cpu/reduction_analysis.h"
+#include "codegen/cuda/kernel_frame.h"
 #include "codegen/kernel_text.h"
 #include "util/status_macros.h"
 
@@ -35,59 +36,12 @@ using cpu::CodeBuffer;
 using cpu::ElementalEmitter;
 using cpu::IndexExpr;
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-std::string Param(int64_t i) { return absl::StrCat("XT_G(xt_p", i, ")"); }
-
-// The kernel's signature, its emulator entry and the argument sizes.
-struct Frame {
-  std::string signature;
-  std::string entry;
-  std::vector<int> elem_bytes;
-};
-
 Frame MakeFrame(const Computation& fused, int block) {
-  Frame f;
-  std::vector<std::string> params, args;
+  std::vector<DType> inputs;
   for (int64_t i = 0; i < fused.parameter_count(); ++i) {
-    DType t = fused.parameter(i)->shape().dtype();
-    std::string type = ElementalEmitter::StorageType(t);
-    params.push_back(absl::StrCat("XT_IN(", type, ") xt_p", i));
-    args.push_back(absl::StrCat("XtG<const ", type, ">(&b[", i, "])"));
-    f.elem_bytes.push_back(static_cast<int>(DTypeByteSize(t)));
+    inputs.push_back(fused.parameter(i)->shape().dtype());
   }
-  DType out = fused.root()->shape().dtype();
-  std::string type = ElementalEmitter::StorageType(out);
-  params.push_back(absl::StrCat("XT_OUT(", type, ") xt_out"));
-  args.push_back(absl::StrCat("XtG<", type, ">(&b[", fused.parameter_count(), "])"));
-  f.elem_bytes.push_back(static_cast<int>(DTypeByteSize(out)));
-  f.signature = absl::StrCat("XT_KERNEL(", block, ") xt_kernel(",
-                             absl::StrJoin(params, ", "), ")");
-  f.entry = absl::StrCat(
-      "#ifdef XT_EMULATOR\n"
-      "extern \"C\" void xt_emu_entry(const XtEmuBuffer* b) {\n"
-      "  xt_kernel(", absl::StrJoin(args, ", "), ");\n"
-      "}\n"
-      "#endif\n");
-  return f;
-}
-
-ElementalEmitter MakeEmitter(const char* prefix) {
-  ElementalEmitter e(1, Param, prefix);
-  e.set_array_qualifier("XT_CONST_ARRAY");
-  return e;
-}
-
-CudaKernelSource Assemble(const CudaKernelOptions& options, const Frame& frame,
-                          const ElementalEmitter& emitter,
-                          const CodeBuffer& body, int64_t grid, int64_t block) {
-  CudaKernelSource out;
-  out.body = absl::StrCat("#line 1 \"", options.name, ".cu\"\n",
-                          emitter.globals(), body.text(), frame.entry);
-  out.grid = std::max<int64_t>(1, grid);
-  out.block = static_cast<int>(block);
-  out.elem_bytes = frame.elem_bytes;
-  return out;
+  return MakeKernelFrame(inputs, fused.root()->shape().dtype(), block);
 }
 
 // Declares `<prefix><d> = (lin / stride) % size` for the (d, size) pairs

@@ -49,6 +49,16 @@ absl::Status GpuBackend::CheckKindAndParameters(
 
 absl::Status GpuBackend::CheckConfig(const Instruction& fusion,
                                      const KernelConfig& config) const {
+  if (config.kind() == "cuda_cublaslt") {
+    XTUNE_RETURN_IF_ERROR(CheckKindAndParameters(fusion, config));
+    int64_t a = config.Get("algorithm", 0);
+    if (a < 0 || a >= 64) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          config.ToString(), ": the algorithm is an index in cuBLASLt's "
+          "heuristic list, from 0 to 63"));
+    }
+    return absl::OkStatus();
+  }
   absl::StatusOr<CudaKernelSource> source = Source(fusion, config);
   if (!source.ok() && source.status().code() == absl::StatusCode::kUnimplemented) {
     return absl::OkStatus();  // the evaluator runs it: any config of the kind
@@ -59,20 +69,61 @@ absl::Status GpuBackend::CheckConfig(const Instruction& fusion,
 absl::StatusOr<CudaKernelSource> GpuBackend::Source(
     const Instruction& fusion, const KernelConfig& config) const {
   XTUNE_RETURN_IF_ERROR(CheckKindAndParameters(fusion, config));
-  if (config.kind() == "cuda_gemm") {
+  if (config.kind() == "cuda_cublaslt") {
     return absl::UnimplementedError(
-        "gemm fusions: neither the generated CUDA gemm nor cuBLASLt is "
-        "implemented yet; the evaluator computes them");
+        "gemm fusions run as the cuBLASLt candidate (LibrarySource)");
   }
-  // Without excess precision the generators see a copy that rounds every
-  // f16/bf16 result (the key and the config stay the original's).
   std::unique_ptr<Module> rounded;
-  if (!excess_precision_) rounded = RoundEveryLowPrecisionResult(Fused(fusion));
-  const Computation& fused = rounded ? *rounded->entry() : Fused(fusion);
+  const Computation& fused = Generated(fusion, &rounded);
   CudaKernelOptions options;
   options.round_low_precision_accumulators = !excess_precision_;
   options.name = fusion.name();
   return CudaKernel(fused, config, options);
+}
+
+const Computation& GpuBackend::Generated(const Instruction& fusion,
+                                         std::unique_ptr<Module>* holder) const {
+  // Without excess precision the generators see a copy that rounds every
+  // f16/bf16 result (the key and the config stay the original's).
+  if (!excess_precision_) *holder = RoundEveryLowPrecisionResult(Fused(fusion));
+  return *holder ? *(*holder)->entry() : Fused(fusion);
+}
+
+absl::StatusOr<LibraryGemm> GpuBackend::LibrarySource(
+    const Instruction& fusion, const KernelConfig& config) const {
+  XTUNE_RETURN_IF_ERROR(CheckConfig(fusion, config));
+  if (config.kind() != "cuda_cublaslt") {
+    return absl::InvalidArgumentError(
+        absl::StrCat(config.ToString(), " is not a cuBLASLt config"));
+  }
+  std::unique_ptr<Module> rounded;
+  const Computation& fused = Generated(fusion, &rounded);
+  CudaKernelOptions options;
+  options.name = fusion.name();
+  return LibraryGemmKernels(fused, options);
+}
+
+bool GpuBackend::IsLibraryCall(const KernelConfig& config) const {
+  return config.kind() == "cuda_cublaslt";
+}
+
+absl::Status GpuBackend::ConfigToResult(const KernelConfig& config,
+                                        xla::AutotuneResult* result) const {
+  if (config.kind() != "cuda_cublaslt") {
+    return Backend::ConfigToResult(config, result);
+  }
+  result->clear_key();
+  result->mutable_gemm()->set_algorithm(config.Get("algorithm", 0));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<KernelConfig> GpuBackend::ConfigFromResult(
+    const xla::AutotuneResult& result) const {
+  if (result.has_gemm()) {
+    return KernelConfig("cuda_cublaslt",
+                        {{"algorithm", result.gemm().algorithm()}});
+  }
+  return Backend::ConfigFromResult(result);
 }
 
 }  // namespace xtune::cuda

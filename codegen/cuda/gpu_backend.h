@@ -11,6 +11,7 @@
 #include "codegen/backend.h"
 #include "codegen/cuda/cuda_kernels.h"
 #include "codegen/cuda/gpu_device_info.h"
+#include "codegen/cuda/library_gemm.h"
 
 namespace xtune::cuda {
 
@@ -27,11 +28,24 @@ class GpuBackend : public Backend {
   absl::Status CheckConfig(const Instruction& fusion,
                            const KernelConfig& config) const override;
 
+  // cuda_cublaslt configs are library calls, stored as XLA's
+  // GemmKey{algorithm}; the others use the default codec.
+  bool IsLibraryCall(const KernelConfig& config) const override;
+  absl::Status ConfigToResult(const KernelConfig& config,
+                              xla::AutotuneResult* result) const override;
+  absl::StatusOr<KernelConfig> ConfigFromResult(
+      const xla::AutotuneResult& result) const override;
+
   // The generated kernel (body after the prelude). InvalidArgument for a
-  // config CheckConfig rejects; Unimplemented for gemm fusions (the
-  // evaluator computes them) and for what the generators cannot do.
+  // config CheckConfig rejects; Unimplemented for gemm fusions (see
+  // LibrarySource) and for what the generators cannot do.
   absl::StatusOr<CudaKernelSource> Source(const Instruction& fusion,
                                           const KernelConfig& config) const;
+  // The library candidate's kernels for a gemm fusion (library_gemm.h).
+  // InvalidArgument for a config that is not cuda_cublaslt; Unimplemented
+  // for dots it cannot express (the evaluator computes them).
+  absl::StatusOr<LibraryGemm> LibrarySource(const Instruction& fusion,
+                                            const KernelConfig& config) const;
 
   const GpuDeviceInfo& device() const { return device_; }
 
@@ -43,6 +57,11 @@ class GpuBackend : public Backend {
   // The config's kind is the fusion's and its parameters are the kind's.
   absl::Status CheckKindAndParameters(const Instruction& fusion,
                                       const KernelConfig& config) const;
+  // The fused computation the generators see: a copy rounding every
+  // f16/bf16 result without excess precision (`holder` keeps it), else the
+  // fusion's own.
+  const Computation& Generated(const Instruction& fusion,
+                               std::unique_ptr<Module>* holder) const;
 
   GpuDeviceInfo device_;
   bool excess_precision_;

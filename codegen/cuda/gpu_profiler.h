@@ -7,6 +7,12 @@
 // a fresh worker and context. Profile() is Unavailable when the worker
 // cannot reach a GPU.
 //
+// The cuBLASLt candidates of gemm fusions (LibraryGemmKernel) are timed in
+// this process, the same way (events around each run after a warm-up and
+// an L2 flush), as XLA times cuBLAS: cuBLASLt needs its own handle and
+// scratch, and the pack and epilogue kernels around it are the same
+// generated code the emulator checks.
+//
 // Thread-compatible: one thread uses a profiler at a time.
 #ifndef XTUNE_CODEGEN_CUDA_GPU_PROFILER_H_
 #define XTUNE_CODEGEN_CUDA_GPU_PROFILER_H_
@@ -18,12 +24,25 @@
 
 namespace xtune::cuda {
 
+class CudaBackend;
+
 class GpuProfiler : public WorkerProfiler {
  public:
   // `worker` is the program; "" finds it (FindGpuWorker()) when the first
   // worker starts.
-  GpuProfiler(std::string worker, int64_t flush_bytes)
-      : WorkerProfiler(std::move(worker)), flush_bytes_(flush_bytes) {}
+  // `backend` (may be null: library candidates are then refused) runs the
+  // cuBLASLt candidates in this process.
+  GpuProfiler(std::string worker, int64_t flush_bytes,
+              CudaBackend* backend = nullptr)
+      : WorkerProfiler(std::move(worker)),
+        flush_bytes_(flush_bytes),
+        backend_(backend) {}
+
+  absl::StatusOr<ProfileResult> Profile(Kernel& kernel,
+                                        const KernelConfig& config,
+                                        absl::Span<const Literal> inputs,
+                                        const Shape& output_shape,
+                                        const ProfileOptions& options) override;
 
  protected:
   absl::StatusOr<std::string> FindWorker() const override;
@@ -35,7 +54,13 @@ class GpuProfiler : public WorkerProfiler {
   }
 
  private:
+  absl::StatusOr<ProfileResult> ProfileHere(Kernel& kernel,
+                                            absl::Span<const Literal> inputs,
+                                            const Shape& output_shape,
+                                            const ProfileOptions& options);
+
   int64_t flush_bytes_;
+  CudaBackend* backend_;
 };
 
 // FindWorkerProgram (util/worker_path.h) for xtune_gpu_worker and

@@ -235,6 +235,59 @@ TEST(GpuProfilerTest, AFaultingKernelFailsAloneAndTheNextGetsAFreshWorker) {
   EXPECT_EQ(out[12345], in[12345] + 1.0f);
 }
 
+// Every algorithm cuBLASLt's heuristic proposes for the gemm fusions of the
+// examples (f32, bf16, batched) gives the evaluator's result, and the GPU
+// profiler times each (in this process).
+TEST(GpuLibraryGemmTest, EveryCublasLtCandidateMatchesAndIsTimed) {
+  XTUNE_SKIP_WITHOUT_GPU();
+  CudaBackend& gpu = *Gpu();
+  int timed = 0;
+  for (const char* rel : {"/examples/mlp.hlo", "/examples/mlp_bf16.hlo",
+                          "/examples/attention.hlo", "/tests/golden/gemm_patterns.hlo"}) {
+    absl::StatusOr<std::unique_ptr<Module>> m = ParseModuleFile(TestSourceDir() + rel);
+    ASSERT_THAT(m, IsOk());
+    absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
+    ASSERT_THAT(fused, IsOk());
+    for (const auto& inst : (*fused)->entry()->instructions()) {
+      if (inst->opcode() != Opcode::kFusion ||
+          gpu.DefaultConfig(*inst).kind() != "cuda_cublaslt") {
+        continue;
+      }
+      std::vector<Literal> args;
+      for (int64_t i = 0; i < inst->operand_count(); ++i) {
+        args.push_back(RandomLiteral(inst->operand(i)->shape(), 100 + i));
+      }
+      absl::StatusOr<Literal> expected =
+          EvaluateComputation(*inst->called_computations()[0], args);
+      ASSERT_THAT(expected, IsOk());
+      std::vector<KernelConfig> configs = gpu.Candidates(*inst, false);
+      std::cout << rel << " " << inst->name() << ": " << configs.size()
+                << " cuBLASLt algorithms\n";
+      std::unique_ptr<Profiler> profiler = *gpu.CreateProfiler();
+      for (const KernelConfig& c : configs) {
+        std::string what = inst->name() + " " + c.ToString();
+        absl::StatusOr<std::unique_ptr<Kernel>> k = gpu.Compile(*inst, c);
+        ASSERT_THAT(k, IsOk()) << what;
+        absl::StatusOr<Literal> out = RunOnGpu(gpu, **k, args, inst->shape());
+        ASSERT_THAT(out, IsOk()) << what;
+        EXPECT_THAT(CompareLiterals(*expected, *out, what), IsOk());
+        ProfileOptions options;
+        options.flush_bytes = gpu.FlushBytes();
+        absl::StatusOr<ProfileResult> r =
+            profiler->Profile(**k, c, args, inst->shape(), options);
+        ASSERT_THAT(r, IsOk()) << what;
+        EXPECT_THAT(CompareLiterals(*expected, r->output, what + " (profiled)"),
+                    IsOk());
+        std::vector<double> s = r->seconds;
+        std::sort(s.begin(), s.end());
+        std::cout << "  " << what << ": median " << s[s.size() / 2] * 1e6 << " us\n";
+        ++timed;
+      }
+    }
+  }
+  EXPECT_GT(timed, 0);
+}
+
 TEST(GpuKernelTest, AnImageForAnotherArchitectureIsRefused) {
   XTUNE_SKIP_WITHOUT_GPU();
   absl::StatusOr<std::unique_ptr<Nvrtc>> nvrtc = Nvrtc::Load();

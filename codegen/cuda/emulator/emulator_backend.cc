@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda/cuda_candidates.h"
 #include "codegen/cuda/emulator/emulator.h"
+#include "codegen/cuda/library_gemm_kernel.h"
 #include "util/status_macros.h"
 
 namespace xtune::cuda {
@@ -92,6 +93,38 @@ absl::StatusOr<std::unique_ptr<EmulatorBackend>> EmulatorBackend::Create(
 
 absl::StatusOr<std::unique_ptr<Kernel>> EmulatorBackend::Compile(
     const Instruction& fusion, const KernelConfig& config) {
+  if (config.kind() == "cuda_cublaslt") {
+    // The library candidate: its generated pack and epilogue kernels run
+    // emulated, cuBLASLt's gemm as HostGemm.
+    XTUNE_ASSIGN_OR_RETURN(LibraryGemm g, LibrarySource(fusion, config));
+    const std::string& name = fusion.name();
+    XTUNE_ASSIGN_OR_RETURN(
+        std::unique_ptr<Kernel> pack_a,
+        CompileForEmulator(*compiler_, name + ".pack_a", g.pack_a, device()));
+    XTUNE_ASSIGN_OR_RETURN(
+        std::unique_ptr<Kernel> pack_b,
+        CompileForEmulator(*compiler_, name + ".pack_b", g.pack_b, device()));
+    std::unique_ptr<Kernel> epilogue;
+    if (g.has_epilogue) {
+      XTUNE_ASSIGN_OR_RETURN(epilogue,
+                             CompileForEmulator(*compiler_, name + ".epilogue",
+                                                g.epilogue, device()));
+    }
+    auto gemm = [](const GemmShape& s, DeviceBuffer a, DeviceBuffer b,
+                   DeviceBuffer c) -> absl::Status {
+      int64_t esize = DTypeByteSize(s.pack_type);
+      if (a.bytes < s.batch * s.m * s.k * esize ||
+          b.bytes < s.batch * s.k * s.n * esize ||
+          c.bytes < s.batch * s.m * s.n * 4) {
+        return absl::InternalError("gemm buffers smaller than the gemm");
+      }
+      HostGemm(s, a.opaque, b.opaque, static_cast<float*>(c.opaque));
+      return absl::OkStatus();
+    };
+    return std::unique_ptr<Kernel>(new LibraryGemmKernel(
+        name, this, g.shape, std::move(pack_a), std::move(pack_b),
+        std::move(epilogue), gemm));
+  }
   XTUNE_ASSIGN_OR_RETURN(CudaKernelSource source, Source(fusion, config));
   return CompileForEmulator(*compiler_, fusion.name(), source, device());
 }

@@ -4,8 +4,9 @@
 // string is that GPU's, so it reads the cache entries a real GPU of that
 // type wrote; it never tunes (ChecksOnly): `xtune compile` checks every
 // candidate against the reference, `xtune run` uses the cached or default
-// config. Gemm fusions run on the evaluator until the generated gemm
-// exists. Buffers are host memory.
+// config. Gemm fusions run as the cuBLASLt candidate (library_gemm.h): its
+// generated pack and epilogue kernels emulated, the gemm itself by
+// HostGemm in f32. Buffers are host memory.
 #ifndef XTUNE_CODEGEN_CUDA_EMULATOR_EMULATOR_BACKEND_H_
 #define XTUNE_CODEGEN_CUDA_EMULATOR_EMULATOR_BACKEND_H_
 

@@ -1,0 +1,157 @@
+#include "codegen/cuda/library_gemm.h"
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "codegen/cpu/gemm_analysis.h"
+#include "codegen/cuda/kernel_frame.h"
+#include "util/float_formats.h"
+#include "util/status_macros.h"
+
+namespace xtune::cuda {
+namespace {
+
+using cpu::CodeBuffer;
+using cpu::ElementalEmitter;
+using cpu::IndexExpr;
+
+constexpr int kBlock = 256;
+
+std::vector<DType> ParameterTypes(const Computation& fused) {
+  std::vector<DType> types;
+  for (int64_t i = 0; i < fused.parameter_count(); ++i) {
+    types.push_back(fused.parameter(i)->shape().dtype());
+  }
+  return types;
+}
+
+// Declares xt_bi and the two inner indices of a row-major [batch, rows,
+// cols] element xt_lin.
+void Split(const std::string& rows, const std::string& cols, int64_t r,
+           int64_t c, CodeBuffer* body) {
+  body->Linef("const int64_t ", cols, " = xt_lin % ", c, ";");
+  body->Linef("const int64_t ", rows, " = (xt_lin / ", c, ") % ", r, ";");
+  body->Linef("const int64_t xt_bi = xt_lin / ", r * c, ";");
+}
+
+absl::StatusOr<CudaKernelSource> PackKernel(const Computation& fused,
+                                            const cpu::GemmFusion& g,
+                                            int operand, DType pack,
+                                            const CudaKernelOptions& options) {
+  const int64_t rows = operand == 0 ? g.m : g.k;
+  const int64_t cols = operand == 0 ? g.k : g.n;
+  const int64_t total = g.batch * rows * cols;
+  Frame frame = MakeKernelFrame(ParameterTypes(fused), pack, kBlock);
+  ElementalEmitter emitter = MakeEmitter("xt_const");
+  CodeBuffer body;
+  body.Open(frame.signature);
+  body.Linef("const int64_t xt_lin = (int64_t)xt_bid() * ", kBlock, " + xt_tid();");
+  body.Open(absl::StrCat("if (xt_lin < ", total, ")"));
+  if (operand == 0) {
+    Split("xt_mi", "xt_ki", rows, cols, &body);
+  } else {
+    Split("xt_ki", "xt_ni", rows, cols, &body);
+  }
+  std::vector<IndexExpr> index = cpu::DotOperandIndex(
+      *g.dot, operand, "xt_bi", operand == 0 ? "xt_mi" : "xt_ni", "xt_ki");
+  XTUNE_ASSIGN_OR_RETURN(std::string v,
+                         emitter.Emit(g.dot->operand(operand), index, &body));
+  body.Linef("XT_G(xt_out)[xt_lin] = ",
+             ElementalEmitter::ToStorage(absl::StrCat("(float)(", v, ")"), pack),
+             ";");
+  body.Close();
+  body.Close();
+  CudaKernelOptions named = options;
+  named.name = absl::StrCat(options.name, operand == 0 ? ".pack_a" : ".pack_b");
+  return Assemble(named, frame, emitter, body, CeilDiv(total, kBlock), kBlock);
+}
+
+absl::StatusOr<CudaKernelSource> EpilogueKernel(const Computation& fused,
+                                                const cpu::GemmFusion& g,
+                                                const CudaKernelOptions& options) {
+  const int64_t total = g.batch * g.m * g.n;
+  std::vector<DType> inputs = ParameterTypes(fused);
+  const int64_t c = static_cast<int64_t>(inputs.size());
+  inputs.push_back(DType::kF32);
+  DType out = fused.root()->shape().dtype();
+  Frame frame = MakeKernelFrame(inputs, out, kBlock);
+  ElementalEmitter emitter = MakeEmitter("xt_const");
+  CodeBuffer body;
+  body.Open(frame.signature);
+  body.Linef("const int64_t xt_lin = (int64_t)xt_bid() * ", kBlock, " + xt_tid();");
+  body.Open(absl::StrCat("if (xt_lin < ", total, ")"));
+  Split("xt_mi", "xt_ni", g.m, g.n, &body);
+  body.Linef("const float xt_acc = XT_G(xt_p", c, ")[xt_lin];");
+  emitter.Bind(g.dot, "xt_acc");
+  std::vector<IndexExpr> index =
+      cpu::DotResultIndex(*g.dot, "xt_bi", "xt_mi", "xt_ni", 0);
+  XTUNE_ASSIGN_OR_RETURN(std::string v, emitter.Emit(g.epilogue_root, index, &body));
+  body.Linef("XT_G(xt_out)[", cpu::PhysicalOffset(g.epilogue_root->shape(), index).base,
+             "] = ", ElementalEmitter::ToStorage(v, out), ";");
+  body.Close();
+  body.Close();
+  CudaKernelOptions named = options;
+  named.name = absl::StrCat(options.name, ".epilogue");
+  return Assemble(named, frame, emitter, body, CeilDiv(total, kBlock), kBlock);
+}
+
+float Load(const void* p, int64_t i, DType t) {
+  switch (t) {
+    case DType::kF16: {
+      uint16_t h;
+      std::memcpy(&h, static_cast<const uint16_t*>(p) + i, 2);
+      return static_cast<float>(F16FromBits(h));
+    }
+    case DType::kBF16: {
+      uint16_t h;
+      std::memcpy(&h, static_cast<const uint16_t*>(p) + i, 2);
+      return static_cast<float>(BF16FromBits(h));
+    }
+    default:
+      return static_cast<const float*>(p)[i];
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<LibraryGemm> LibraryGemmKernels(const Computation& fused,
+                                               const CudaKernelOptions& options) {
+  absl::StatusOr<cpu::GemmFusion> analyzed = cpu::AnalyzeGemmFusion(fused);
+  if (!analyzed.ok()) {
+    return absl::UnimplementedError(absl::StrCat(
+        "the cuBLASLt candidate cannot take this gemm fusion: ",
+        analyzed.status().message()));
+  }
+  const cpu::GemmFusion& g = *analyzed;
+  LibraryGemm out;
+  out.shape = {g.batch, g.m, g.n, g.k, DType::kF32};
+  DType a = g.dot->operand(0)->shape().dtype();
+  DType b = g.dot->operand(1)->shape().dtype();
+  if (a == b && (a == DType::kF16 || a == DType::kBF16)) out.shape.pack_type = a;
+  XTUNE_ASSIGN_OR_RETURN(out.pack_a,
+                         PackKernel(fused, g, 0, out.shape.pack_type, options));
+  XTUNE_ASSIGN_OR_RETURN(out.pack_b,
+                         PackKernel(fused, g, 1, out.shape.pack_type, options));
+  out.has_epilogue = !g.output_is_plain_f32;
+  if (out.has_epilogue) {
+    XTUNE_ASSIGN_OR_RETURN(out.epilogue, EpilogueKernel(fused, g, options));
+  }
+  return out;
+}
+
+void HostGemm(const GemmShape& s, const void* a, const void* b, float* c) {
+  for (int64_t bi = 0; bi < s.batch; ++bi) {
+    for (int64_t m = 0; m < s.m; ++m) {
+      for (int64_t n = 0; n < s.n; ++n) {
+        float acc = 0;
+        for (int64_t k = 0; k < s.k; ++k) {
+          acc += Load(a, (bi * s.m + m) * s.k + k, s.pack_type) *
+                 Load(b, (bi * s.k + k) * s.n + n, s.pack_type);
+        }
+        c[(bi * s.m + m) * s.n + n] = acc;
+      }
+    }
+  }
+}
+
+}  // namespace xtune::cuda

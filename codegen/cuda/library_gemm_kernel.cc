@@ -1,0 +1,59 @@
+#include "codegen/cuda/library_gemm_kernel.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "util/status_macros.h"
+
+namespace xtune::cuda {
+namespace {
+
+absl::Status Prefixed(const absl::Status& s, const std::string& what) {
+  if (s.ok()) return s;
+  return absl::Status(s.code(), absl::StrCat(what, ": ", s.message()));
+}
+
+}  // namespace
+
+LibraryGemmKernel::~LibraryGemmKernel() {
+  if (!allocated_) return;
+  backend_->Free(a_);
+  backend_->Free(b_);
+  backend_->Free(c_);
+}
+
+absl::Status LibraryGemmKernel::Run(absl::Span<const DeviceBuffer> inputs,
+                                    DeviceBuffer output) {
+  if (!allocated_) {
+    const int64_t esize = DTypeByteSize(shape_.pack_type);
+    const int64_t b = shape_.batch;
+    XTUNE_ASSIGN_OR_RETURN(a_, backend_->Allocate(b * shape_.m * shape_.k * esize));
+    absl::StatusOr<DeviceBuffer> bb =
+        backend_->Allocate(b * shape_.k * shape_.n * esize);
+    absl::StatusOr<DeviceBuffer> cc =
+        epilogue_ ? backend_->Allocate(b * shape_.m * shape_.n * 4)
+                  : absl::StatusOr<DeviceBuffer>(DeviceBuffer());
+    if (!bb.ok() || !cc.ok()) {
+      backend_->Free(a_);
+      if (bb.ok()) backend_->Free(*bb);
+      return bb.ok() ? cc.status() : bb.status();
+    }
+    b_ = *bb;
+    c_ = *cc;
+    allocated_ = true;
+  }
+  XTUNE_RETURN_IF_ERROR(
+      Prefixed(pack_a_->Run(inputs, a_), absl::StrCat(name_, " (packing A)")));
+  XTUNE_RETURN_IF_ERROR(
+      Prefixed(pack_b_->Run(inputs, b_), absl::StrCat(name_, " (packing B)")));
+  DeviceBuffer c = epilogue_ ? c_ : output;
+  XTUNE_RETURN_IF_ERROR(
+      Prefixed(gemm_(shape_, a_, b_, c), absl::StrCat(name_, " (gemm)")));
+  if (epilogue_ == nullptr) return absl::OkStatus();
+  std::vector<DeviceBuffer> with_c(inputs.begin(), inputs.end());
+  with_c.push_back(c_);
+  return Prefixed(epilogue_->Run(with_c, output),
+                  absl::StrCat(name_, " (epilogue)"));
+}
+
+}  // namespace xtune::cuda

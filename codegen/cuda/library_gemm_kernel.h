@@ -1,0 +1,60 @@
+// LibraryGemmKernel: the library candidate of a gemm fusion run as its
+// three steps (library_gemm.h): the pack kernels, the gemm, the epilogue
+// kernel. The steps are Kernels of the backend that made them (GPU
+// launches, or emulated kernels), the gemm a function (cuBLASLt, or the
+// emulator's HostGemm); scratch buffers come from that backend, are made on
+// the first Run and kept until the kernel goes away.
+//
+// Thread-compatible (Kernel's contract).
+#ifndef XTUNE_CODEGEN_CUDA_LIBRARY_GEMM_KERNEL_H_
+#define XTUNE_CODEGEN_CUDA_LIBRARY_GEMM_KERNEL_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "codegen/backend.h"
+#include "codegen/cuda/library_gemm.h"
+
+namespace xtune::cuda {
+
+class LibraryGemmKernel : public Kernel {
+ public:
+  // C = A x B for `shape`; each a buffer of the backend.
+  using GemmFn = std::function<absl::Status(const GemmShape& shape,
+                                            DeviceBuffer a, DeviceBuffer b,
+                                            DeviceBuffer c)>;
+  // `epilogue` is null when the gemm writes the fusion's output itself.
+  LibraryGemmKernel(std::string name, Backend* backend, GemmShape shape,
+                    std::unique_ptr<Kernel> pack_a,
+                    std::unique_ptr<Kernel> pack_b,
+                    std::unique_ptr<Kernel> epilogue, GemmFn gemm)
+      : name_(std::move(name)),
+        backend_(backend),
+        shape_(shape),
+        pack_a_(std::move(pack_a)),
+        pack_b_(std::move(pack_b)),
+        epilogue_(std::move(epilogue)),
+        gemm_(std::move(gemm)) {}
+  ~LibraryGemmKernel() override;
+
+  // Errors: the steps' own, each prefixed with the fusion and the step;
+  // ResourceExhausted when the scratch buffers cannot be had.
+  absl::Status Run(absl::Span<const DeviceBuffer> inputs,
+                   DeviceBuffer output) override;
+
+  const GemmShape& shape() const { return shape_; }
+
+ private:
+  std::string name_;
+  Backend* backend_;
+  GemmShape shape_;
+  std::unique_ptr<Kernel> pack_a_, pack_b_, epilogue_;
+  GemmFn gemm_;
+  bool allocated_ = false;
+  DeviceBuffer a_, b_, c_;
+};
+
+}  // namespace xtune::cuda
+
+#endif  // XTUNE_CODEGEN_CUDA_LIBRARY_GEMM_KERNEL_H_
