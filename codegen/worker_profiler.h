@@ -38,14 +38,6 @@
 
 namespace xtune {
 
-// Where the session's buffers are in the shared memory.
-struct WorkerLayout {
-  int64_t shared_bytes = 0;
-  std::vector<std::pair<int64_t, int64_t>> inputs;  // offset, bytes
-  int64_t output_offset = 0;  // page-aligned
-  int64_t output_bytes = 0;
-};
-
 class WorkerProfiler : public Profiler {
  public:
   ~WorkerProfiler() override;

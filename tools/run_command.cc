@@ -48,6 +48,8 @@ flags:
                       precision --xla_allow_excess_precision (default true)
                       allows the kernels: f16/bf16 intermediates and
                       accumulators in f32, rounded at converts and stores
+                      (it evaluates the fused module, whose fusion outputs
+                      are stores)
   --verify_exact      the same against HLO semantics (every f16/bf16 result
                       rounded, reductions in their element type in order),
                       to see what excess precision changes
@@ -217,12 +219,18 @@ absl::Status Run(const ParsedArgs& args, bool* verify_failed) {
   }
   if (args.Has("verify") || args.Has("verify_exact")) {
     // Like with like: the reference allows the excess precision the
-    // kernels were allowed (--xla_allow_excess_precision).
+    // kernels were allowed (--xla_allow_excess_precision), on the fused
+    // module, whose fusion outputs are stored and so rounded to their type
+    // as the kernels store them (an f16 value two fusions share is rounded
+    // between them, not kept in f32).
     EvaluatorOptions eval_options;
     eval_options.excess_precision =
         backend_impl->ExcessPrecision() && !args.Has("verify_exact");
-    XTUNE_ASSIGN_OR_RETURN(Literal expected,
-                           Evaluate(*module, inputs, eval_options));
+    XTUNE_ASSIGN_OR_RETURN(
+        Literal expected,
+        Evaluate(eval_options.excess_precision ? compiled.executable->module()
+                                               : *module,
+                 inputs, eval_options));
     absl::Status match = CompareLiterals(expected, result, "output");
     if (!match.ok()) {
       *verify_failed = true;

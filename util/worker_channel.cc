@@ -1,9 +1,15 @@
 #include "util/worker_channel.h"
 
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
+#include <cstring>
 
+#include "absl/strings/str_cat.h"
 #include "util/status_macros.h"
 #include "util/wire.h"
 
@@ -90,6 +96,54 @@ bool WriteWorkerReply(int fd, int64_t status,
   int64_t n = static_cast<int64_t>(w.bytes().size());
   return WriteAll(fd, &n, sizeof(n)) &&
          WriteAll(fd, w.bytes().data(), w.bytes().size());
+}
+
+void EncodeWorkerLayout(const WorkerLayout& l, WireWriter* w) {
+  w->Int(l.shared_bytes);
+  w->Int(static_cast<int64_t>(l.inputs.size()));
+  for (const auto& [offset, bytes] : l.inputs) {
+    w->Int(offset);
+    w->Int(bytes);
+  }
+  w->Int(l.output_offset);
+  w->Int(l.output_bytes);
+}
+
+bool DecodeWorkerLayout(WireReader* r, WorkerLayout* l) {
+  l->shared_bytes = r->Int();
+  int64_t n = r->Int();
+  if (l->shared_bytes < 0 || n < 0 || n > 4096) return false;
+  for (int64_t i = 0; i < n && !r->failed(); ++i) {
+    int64_t offset = r->Int();
+    int64_t size = r->Int();
+    l->inputs.push_back({offset, size});
+  }
+  l->output_offset = r->Int();
+  l->output_bytes = r->Int();
+  if (r->failed()) return false;
+  auto inside = [&](int64_t offset, int64_t size) {
+    return offset >= 0 && size >= 0 && offset <= l->shared_bytes &&
+           size <= l->shared_bytes - offset;
+  };
+  for (const auto& [offset, size] : l->inputs) {
+    if (!inside(offset, size)) return false;
+  }
+  return inside(l->output_offset, l->output_bytes);
+}
+
+bool StartWorker(int argc, char** argv) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  return !(argc >= 2 && std::strncmp(argv[1], "--parent=", 9) == 0 &&
+           std::atoll(argv[1] + 9) != static_cast<long long>(getppid()));
+}
+
+absl::StatusOr<SharedMemory> MapWorkerMemory(int fd, int64_t bytes) {
+  struct stat st;
+  if (fstat(fd, &st) != 0 || st.st_size < bytes) {
+    return absl::InvalidArgumentError(
+        "the shared memory is smaller than the setup");
+  }
+  return SharedMemory::Map(fd, static_cast<size_t>(bytes));
 }
 
 }  // namespace xtune

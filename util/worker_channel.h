@@ -8,10 +8,13 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "util/shared_memory.h"
+#include "util/wire.h"
 #include "util/worker_process.h"
 
 namespace xtune {
@@ -27,6 +30,21 @@ enum WorkerStatus : int64_t {
   kWorkerBadRequest = 3,
   kWorkerNoDevice = 4,  // the worker cannot reach its device
 };
+
+// Where a fusion session's buffers are in the shared memory a worker maps
+// as fd 4: the inputs, then the output on a page of its own.
+struct WorkerLayout {
+  int64_t shared_bytes = 0;
+  std::vector<std::pair<int64_t, int64_t>> inputs;  // offset, bytes
+  int64_t output_offset = 0;
+  int64_t output_bytes = 0;
+};
+
+// `shared_bytes n {offset bytes}*n output_offset output_bytes`.
+void EncodeWorkerLayout(const WorkerLayout& layout, WireWriter* w);
+// False for a truncated layout, more than 4096 inputs, or a buffer outside
+// the shared memory.
+bool DecodeWorkerLayout(WireReader* r, WorkerLayout* layout);
 
 struct WorkerReply {
   int64_t status = 0;  // the worker protocol's status codes; 0 = ok
@@ -50,6 +68,13 @@ bool ReadWorkerMessage(int fd, std::string* out);
 bool WriteWorkerReply(int fd, int64_t status,
                       const std::vector<double>& seconds,
                       const std::string& message);
+// A worker's first call: it dies with the compiler that started it
+// (PR_SET_PDEATHSIG) and returns false when argv's --parent=PID is no
+// longer its parent (the compiler died before; not "parent is pid 1": the
+// compiler may be pid 1 in a container).
+bool StartWorker(int argc, char** argv);
+// Maps the session's shared memory (fd `fd`, at least `bytes` long).
+absl::StatusOr<SharedMemory> MapWorkerMemory(int fd, int64_t bytes);
 
 }  // namespace xtune
 

@@ -16,10 +16,7 @@ std::string CpuProfiler::SetupMessage(absl::Span<Kernel* const> kernels,
   WorkerSetup setup;
   setup.threads = threads_;
   setup.flush_bytes = flush_bytes_;
-  setup.shared_bytes = layout.shared_bytes;
-  setup.inputs = layout.inputs;
-  setup.output_offset = layout.output_offset;
-  setup.output_bytes = layout.output_bytes;
+  setup.layout = layout;
   for (Kernel* k : kernels) {
     WorkerKernel wk;
     auto* cpu = dynamic_cast<CpuKernel*>(k);

@@ -107,14 +107,7 @@ Loaded Load(const WorkerKernel& k) {
 }
 
 int Main(int argc, char** argv) {
-  // Die with the compiler that started us (it may be killed mid-command);
-  // if it is already gone, so are we. (Not "parent is pid 1": the compiler
-  // may be pid 1 in a container.)
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (argc >= 2 && std::strncmp(argv[1], "--parent=", 9) == 0 &&
-      std::atoll(argv[1] + 9) != static_cast<long long>(getppid())) {
-    return 1;
-  }
+  if (!StartWorker(argc, argv)) return 1;
   std::string message;
   WorkerSetup setup;
   if (!ReadMessage(&message)) return 0;
@@ -122,13 +115,9 @@ int Main(int argc, char** argv) {
     Reply(kWorkerBadRequest, {}, "malformed setup");
     return 2;
   }
-  struct stat st;
-  if (fstat(kSharedFd, &st) != 0 || st.st_size < setup.shared_bytes) {
-    Reply(kWorkerBadRequest, {}, "the shared memory is smaller than the setup");
-    return 2;
-  }
+  const WorkerLayout& layout = setup.layout;
   absl::StatusOr<SharedMemory> shared =
-      SharedMemory::Map(kSharedFd, static_cast<size_t>(setup.shared_bytes));
+      MapWorkerMemory(kSharedFd, layout.shared_bytes);
   if (!shared.ok()) {
     Reply(kWorkerBadRequest, {}, std::string(shared.status().message()));
     return 2;
@@ -138,17 +127,17 @@ int Main(int argc, char** argv) {
   // starts on its own page).
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   size_t input_bytes =
-      static_cast<size_t>(setup.output_offset) / page * page;
+      static_cast<size_t>(layout.output_offset) / page * page;
   if (input_bytes > 0) mprotect(shared->data(), input_bytes, PROT_READ);
   std::vector<const void*> inputs;
   std::vector<std::pair<const uint8_t*, size_t>> ranges;
-  for (const auto& [offset, bytes] : setup.inputs) {
+  for (const auto& [offset, bytes] : layout.inputs) {
     inputs.push_back(shared->data() + offset);
     ranges.push_back({shared->data() + offset, static_cast<size_t>(bytes)});
   }
-  void* output = shared->data() + setup.output_offset;
-  ranges.push_back({shared->data() + setup.output_offset,
-                    static_cast<size_t>(setup.output_bytes)});
+  void* output = shared->data() + layout.output_offset;
+  ranges.push_back({shared->data() + layout.output_offset,
+                    static_cast<size_t>(layout.output_bytes)});
   std::vector<char> scratch(static_cast<size_t>(std::max<int64_t>(0, setup.flush_bytes)));
   ThreadPool pool(static_cast<int>(setup.threads));
   XtContext context = MakeContext(&pool);

@@ -37,10 +37,7 @@ struct WorkerKernel {
 struct WorkerSetup {
   int64_t threads = 0;
   int64_t flush_bytes = 0;
-  int64_t shared_bytes = 0;
-  std::vector<std::pair<int64_t, int64_t>> inputs;  // offset, bytes
-  int64_t output_offset = 0;
-  int64_t output_bytes = 0;
+  WorkerLayout layout;
   std::vector<WorkerKernel> kernels;
 };
 
@@ -57,14 +54,7 @@ inline std::string EncodeSetup(const WorkerSetup& s) {
   w.Int(kSetupMagic);
   w.Int(s.threads);
   w.Int(s.flush_bytes);
-  w.Int(s.shared_bytes);
-  w.Int(static_cast<int64_t>(s.inputs.size()));
-  for (const auto& [offset, bytes] : s.inputs) {
-    w.Int(offset);
-    w.Int(bytes);
-  }
-  w.Int(s.output_offset);
-  w.Int(s.output_bytes);
+  EncodeWorkerLayout(s.layout, &w);
   w.Int(static_cast<int64_t>(s.kernels.size()));
   for (const WorkerKernel& k : s.kernels) {
     w.Str(k.path);
@@ -81,20 +71,10 @@ inline bool DecodeSetup(const std::string& bytes, WorkerSetup* s) {
   if (r.Int() != kSetupMagic) return false;
   s->threads = r.Int();
   s->flush_bytes = r.Int();
-  s->shared_bytes = r.Int();
   if (s->threads < 0 || s->threads > 4096 || s->flush_bytes < 0 ||
-      s->flush_bytes > (int64_t{1} << 32) || s->shared_bytes < 0) {
+      s->flush_bytes > (int64_t{1} << 32) || !DecodeWorkerLayout(&r, &s->layout)) {
     return false;
   }
-  int64_t n = r.Int();
-  if (n < 0 || n > 4096) return false;
-  for (int64_t i = 0; i < n && !r.failed(); ++i) {
-    int64_t offset = r.Int();
-    int64_t size = r.Int();
-    s->inputs.push_back({offset, size});
-  }
-  s->output_offset = r.Int();
-  s->output_bytes = r.Int();
   int64_t kernels = r.Int();
   if (kernels < 0 || kernels > 100000) return false;
   for (int64_t i = 0; i < kernels && !r.failed(); ++i) {
@@ -106,15 +86,7 @@ inline bool DecodeSetup(const std::string& bytes, WorkerSetup* s) {
     for (int64_t j = 0; j < values; ++j) k.values.push_back(r.Int());
     s->kernels.push_back(std::move(k));
   }
-  if (r.failed() || !r.done()) return false;
-  auto inside = [&](int64_t offset, int64_t size) {
-    return offset >= 0 && size >= 0 && offset <= s->shared_bytes &&
-           size <= s->shared_bytes - offset;
-  };
-  for (const auto& [offset, size] : s->inputs) {
-    if (!inside(offset, size)) return false;
-  }
-  return inside(s->output_offset, s->output_bytes);
+  return !r.failed() && r.done();
 }
 
 }  // namespace xtune::cpu

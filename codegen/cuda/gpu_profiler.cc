@@ -33,10 +33,7 @@ std::string GpuProfiler::SetupMessage(absl::Span<Kernel* const> kernels,
                                       std::vector<bool>* runnable) const {
   GpuWorkerSetup setup;
   setup.flush_bytes = flush_bytes_;
-  setup.shared_bytes = layout.shared_bytes;
-  setup.inputs = layout.inputs;
-  setup.output_offset = layout.output_offset;
-  setup.output_bytes = layout.output_bytes;
+  setup.layout = layout;
   for (Kernel* k : kernels) {
     GpuWorkerKernel wk;
     auto* gpu = dynamic_cast<GpuKernel*>(k);

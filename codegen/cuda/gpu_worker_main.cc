@@ -116,13 +116,7 @@ absl::StatusOr<std::vector<double>> Time(Session& s, const Driver::Function& f,
 }
 
 int Main(int argc, char** argv) {
-  // Die with the compiler that started us; if it is already gone, so are
-  // we (see cpu_worker_main.cc).
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (argc >= 2 && std::strncmp(argv[1], "--parent=", 9) == 0 &&
-      std::atoll(argv[1] + 9) != static_cast<long long>(getppid())) {
-    return 1;
-  }
+  if (!StartWorker(argc, argv)) return 1;
   std::string message;
   GpuWorkerSetup setup;
   if (!ReadWorkerMessage(kRequestFd, &message)) return 0;
@@ -130,13 +124,9 @@ int Main(int argc, char** argv) {
     Reply(kWorkerBadRequest, {}, "malformed setup");
     return 2;
   }
-  struct stat st;
-  if (fstat(kSharedFd, &st) != 0 || st.st_size < setup.shared_bytes) {
-    Reply(kWorkerBadRequest, {}, "the shared memory is smaller than the setup");
-    return 2;
-  }
+  const WorkerLayout& layout = setup.layout;
   absl::StatusOr<SharedMemory> shared =
-      SharedMemory::Map(kSharedFd, static_cast<size_t>(setup.shared_bytes));
+      MapWorkerMemory(kSharedFd, layout.shared_bytes);
   if (!shared.ok()) {
     Reply(kWorkerBadRequest, {}, std::string(shared.status().message()));
     return 2;
@@ -158,7 +148,7 @@ int Main(int argc, char** argv) {
       ready = a.status();
     }
   };
-  for (const auto& [offset, bytes] : setup.inputs) {
+  for (const auto& [offset, bytes] : layout.inputs) {
     uint64_t a = 0;
     allocate(bytes, &a);
     if (ready.ok() && bytes > 0) {
@@ -166,8 +156,8 @@ int Main(int argc, char** argv) {
     }
     s.inputs.push_back(a);
   }
-  s.output_bytes = setup.output_bytes;
-  allocate(setup.output_bytes, &s.output);
+  s.output_bytes = layout.output_bytes;
+  allocate(layout.output_bytes, &s.output);
   s.flush_bytes = setup.flush_bytes;
   if (s.flush_bytes > 0) allocate(s.flush_bytes, &s.flush);
   if (ready.ok()) {
@@ -217,8 +207,8 @@ int Main(int argc, char** argv) {
         Time(s, it->second.function, k, cmd);
     absl::Status copied =
         seconds.ok() ? s.driver->CopyFromDevice(
-                           shared->data() + setup.output_offset, s.output,
-                           setup.output_bytes)
+                           shared->data() + layout.output_offset, s.output,
+                           layout.output_bytes)
                      : seconds.status();
     if (!copied.ok()) {
       // A fault leaves the context unusable: report it and end.

@@ -4,8 +4,7 @@
 // output at the offsets named here) are WorkerProfiler's
 // (codegen/worker_profiler.h).
 //
-//   setup: kGpuSetupMagic flush_bytes shared_bytes
-//          inputs {offset bytes}... output_offset output_bytes
+//   setup: kGpuSetupMagic flush_bytes layout (util/worker_channel.h)
 //          kernels {name cubin grid block}...
 //
 // The worker copies the inputs to device memory once, loads each kernel's
@@ -19,6 +18,7 @@
 #include <vector>
 
 #include "util/wire.h"
+#include "util/worker_channel.h"
 
 namespace xtune::cuda {
 
@@ -33,10 +33,7 @@ struct GpuWorkerKernel {
 
 struct GpuWorkerSetup {
   int64_t flush_bytes = 0;  // an L2 flush writes this many bytes
-  int64_t shared_bytes = 0;
-  std::vector<std::pair<int64_t, int64_t>> inputs;  // offset, bytes
-  int64_t output_offset = 0;
-  int64_t output_bytes = 0;
+  WorkerLayout layout;
   std::vector<GpuWorkerKernel> kernels;
 };
 
@@ -44,14 +41,7 @@ inline std::string EncodeGpuSetup(const GpuWorkerSetup& s) {
   WireWriter w;
   w.Int(kGpuSetupMagic);
   w.Int(s.flush_bytes);
-  w.Int(s.shared_bytes);
-  w.Int(static_cast<int64_t>(s.inputs.size()));
-  for (const auto& [offset, bytes] : s.inputs) {
-    w.Int(offset);
-    w.Int(bytes);
-  }
-  w.Int(s.output_offset);
-  w.Int(s.output_bytes);
+  EncodeWorkerLayout(s.layout, &w);
   w.Int(static_cast<int64_t>(s.kernels.size()));
   for (const GpuWorkerKernel& k : s.kernels) {
     w.Str(k.name);
@@ -67,20 +57,10 @@ inline bool DecodeGpuSetup(const std::string& bytes, GpuWorkerSetup* s) {
   WireReader r(bytes);
   if (r.Int() != kGpuSetupMagic) return false;
   s->flush_bytes = r.Int();
-  s->shared_bytes = r.Int();
   if (s->flush_bytes < 0 || s->flush_bytes > (int64_t{1} << 32) ||
-      s->shared_bytes < 0) {
+      !DecodeWorkerLayout(&r, &s->layout)) {
     return false;
   }
-  int64_t n = r.Int();
-  if (n < 0 || n > 4096) return false;
-  for (int64_t i = 0; i < n && !r.failed(); ++i) {
-    int64_t offset = r.Int();
-    int64_t size = r.Int();
-    s->inputs.push_back({offset, size});
-  }
-  s->output_offset = r.Int();
-  s->output_bytes = r.Int();
   int64_t kernels = r.Int();
   if (kernels < 0 || kernels > 100000) return false;
   for (int64_t i = 0; i < kernels && !r.failed(); ++i) {
@@ -94,15 +74,7 @@ inline bool DecodeGpuSetup(const std::string& bytes, GpuWorkerSetup* s) {
     }
     s->kernels.push_back(std::move(k));
   }
-  if (r.failed() || !r.done()) return false;
-  auto inside = [&](int64_t offset, int64_t size) {
-    return offset >= 0 && size >= 0 && offset <= s->shared_bytes &&
-           size <= s->shared_bytes - offset;
-  };
-  for (const auto& [offset, size] : s->inputs) {
-    if (!inside(offset, size)) return false;
-  }
-  return inside(s->output_offset, s->output_bytes);
+  return !r.failed() && r.done();
 }
 
 }  // namespace xtune::cuda
