@@ -420,5 +420,32 @@ TEST_F(CliTest, CudaBackendsWithoutAGpu) {
   EXPECT_EQ(ReadFile(cache).value_or(""), *before);
 }
 
+// Gemm fusions on the CUDA backends: the cuBLASLt candidate's pack and
+// epilogue kernels are compiled for a target and run in the emulator; and
+// --verify's excess-precision reference rounds at fusion outputs as the
+// kernels do (half_types.hlo shares an f16 value between two fusions: the
+// unfused reference kept it in f32 and disagreed by one bf16 ulp).
+TEST_F(CliTest, CudaGemmFusionsAndExcessPrecisionVerify) {
+  std::string mlp = std::string(XTUNE_SOURCE_DIR) + "/examples/mlp_bf16.hlo";
+  std::string kernels = dir_ + "/gemm_kernels";
+  Result compiled = RunXtune("compile " + mlp +
+                             " --backend=cuda --xtune_gpu_target=a100"
+                             " --xtune_dump_kernels_to=" + kernels);
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
+  EXPECT_THAT(compiled.output, HasSubstr("cuda_cublaslt:algorithm=0"));
+  EXPECT_THAT(compiled.output, Not(HasSubstr("runs on the evaluator")));
+  absl::StatusOr<std::string> manifest = ReadFile(kernels + "/manifest.txt");
+  ASSERT_THAT(manifest, IsOk());
+  EXPECT_THAT(*manifest, HasSubstr(".pack_a arch=sm_80 config=cuda_cublaslt:algorithm=0"));
+  EXPECT_THAT(*manifest, HasSubstr(".epilogue arch=sm_80"));
+  Result run = RunXtune("run " + mlp + " --backend=cuda_emulator --verify");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, Not(HasSubstr("runs on the evaluator")));
+  std::string half = std::string(XTUNE_SOURCE_DIR) + "/tests/numpy/cases/half_types.hlo";
+  Result verified = RunXtune("run " + half + " --backend=cuda_emulator --verify");
+  EXPECT_EQ(verified.exit_code, 0) << verified.output;
+  EXPECT_THAT(verified.output, HasSubstr("verify: every output matches"));
+}
+
 }  // namespace
 }  // namespace xtune
