@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -137,6 +138,17 @@ absl::Status CreateDirectories(const std::string& path) {
         absl::StrCat("'", path, "' exists and is not a directory"));
   }
   return absl::OkStatus();
+}
+
+std::string KernelCacheRoot(const std::string& configured) {
+  if (!configured.empty()) return configured;
+  const char* env = getenv("XTUNE_CACHE_DIR");
+  if (env != nullptr && *env != '\0') return env;
+  env = getenv("XDG_CACHE_HOME");
+  if (env != nullptr && *env != '\0') return absl::StrCat(env, "/xtune");
+  env = getenv("HOME");
+  if (env != nullptr && *env != '\0') return absl::StrCat(env, "/.cache/xtune");
+  return "";
 }
 
 }  // namespace xtune

@@ -48,6 +48,11 @@ class FileLock {
 // Creates `path` and its missing parents (like `mkdir -p`).
 absl::Status CreateDirectories(const std::string& path);
 
+// The root of xtune's kernel caches (compiled CPU objects, cubins):
+// `configured` when not empty, else $XTUNE_CACHE_DIR, else
+// $XDG_CACHE_HOME/xtune, else $HOME/.cache/xtune; "" when none is set.
+std::string KernelCacheRoot(const std::string& configured = "");
+
 }  // namespace xtune
 
 #endif  // XTUNE_UTIL_FILE_H_

@@ -99,19 +99,6 @@ absl::StatusOr<std::string> ResolveCompiler(const std::string& requested) {
   return path;
 }
 
-// The configured cache root, or "" when neither the option nor any of the
-// environment variables names one.
-std::string ResolveCacheDir(const std::string& configured) {
-  if (!configured.empty()) return configured;
-  const char* env = getenv("XTUNE_CACHE_DIR");
-  if (env != nullptr && *env != '\0') return env;
-  env = getenv("XDG_CACHE_HOME");
-  if (env != nullptr && *env != '\0') return absl::StrCat(env, "/xtune");
-  env = getenv("HOME");
-  if (env != nullptr && *env != '\0') return absl::StrCat(env, "/.cache/xtune");
-  return "";
-}
-
 // Creates `path`, which must not exist yet, holding `contents`.
 absl::Status WriteNewFile(const std::string& path, absl::string_view contents) {
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -206,7 +193,7 @@ absl::StatusOr<std::unique_ptr<HostCompiler>> HostCompiler::Create(
       "xtune host kernel cache v", kCacheFormatVersion, "\n", compiler_path,
       "\n", version_line, "\n", absl::StrJoin(options.flags, "\n"));
 
-  std::string cache_dir = ResolveCacheDir(options.cache_dir);
+  std::string cache_dir = KernelCacheRoot(options.cache_dir);
   std::string kernel_dir;
   std::string temporary_cache;
   absl::Status writable =

@@ -86,7 +86,7 @@ absl::StatusOr<NvrtcOutput> CudaBackend::CompileToCubin(
                          config.ToString(), "; grid ", kernel.grid, ", block ",
                          kernel.block, "\n", GpuPrelude(), kernel.body);
   XTUNE_ASSIGN_OR_RETURN(NvrtcOutput out,
-                         nvrtc_->Compile(*source, name, device().Arch()));
+                         cubins_.Compile(*nvrtc_, *source, name, device().Arch()));
   for (const KernelResources& r : out.resources) {
     if (r.function != kKernelFunction) continue;
     int64_t regs_per_block = static_cast<int64_t>(r.registers) * kernel.block;

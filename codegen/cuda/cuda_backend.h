@@ -25,11 +25,13 @@
 #include "codegen/backend.h"
 #include "codegen/backend_factory.h"
 #include "codegen/cuda/cublaslt.h"
+#include "codegen/cuda/cubin_cache.h"
 #include "codegen/cuda/cuda_kernels.h"
 #include "codegen/cuda/driver.h"
 #include "codegen/cuda/gpu_backend.h"
 #include "codegen/cuda/gpu_device_info.h"
 #include "codegen/cuda/nvrtc.h"
+#include "util/file.h"
 #include "util/mutex.h"
 
 namespace xtune::cuda {
@@ -61,6 +63,10 @@ class CudaBackend : public GpuBackend {
   std::optional<DeviceBuffer> HostAlias(const void* data,
                                         int64_t bytes) override;
 
+  // NVRTC compiles are kept by content (cubin_cache.h) under the kernel
+  // cache root ($XTUNE_CACHE_DIR, ...).
+  const CubinCache& cubin_cache() const { return cubins_; }
+
   // The driver when the GPU is the machine's, else null.
   const std::shared_ptr<Driver>& driver() const { return driver_; }
 
@@ -84,6 +90,7 @@ class CudaBackend : public GpuBackend {
       : GpuBackend(std::move(device), options.excess_precision),
         driver_(std::move(driver)),
         nvrtc_(std::move(nvrtc)),
+        cubins_(KernelCacheRoot()),
         dump_to_(options.dump_kernels_to) {}
   // Compiles and (with --xtune_dump_kernels_to) dumps one kernel; on a GPU
   // the result runs it, else it is compiled only.
@@ -103,6 +110,7 @@ class CudaBackend : public GpuBackend {
   Mutex workspace_mu_;
   uint64_t workspace_ = 0;
   std::unique_ptr<Nvrtc> nvrtc_;
+  mutable CubinCache cubins_;
   std::string dump_to_;
   Mutex dump_mu_;
 };

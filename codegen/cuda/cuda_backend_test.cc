@@ -203,5 +203,56 @@ TEST(CudaBackendTest, GemmsCompileTheirPackAndEpilogueKernelsAndNoDriverIsUnavai
   }
 }
 
+// NVRTC's outputs are kept by content: the second compile of a kernel is a
+// hit with the same bytes and resources; an entry whose bytes changed is a
+// miss and is compiled again.
+TEST(CudaBackendTest, CubinsAreCachedByContentAndCheckedOnRead) {
+  std::string root = ::testing::TempDir() + "/cubin_cache_test";
+  std::filesystem::remove_all(root);
+  const char* old = getenv("XTUNE_CACHE_DIR");
+  std::string saved = old ? old : "";
+  setenv("XTUNE_CACHE_DIR", root.c_str(), 1);
+  std::unique_ptr<CudaBackend> b = Make("h200");
+  if (saved.empty()) {
+    unsetenv("XTUNE_CACHE_DIR");
+  } else {
+    setenv("XTUNE_CACHE_DIR", saved.c_str(), 1);
+  }
+  ASSERT_NE(b, nullptr);
+  std::unique_ptr<Module> m = Fused("examples/layer_norm.hlo");
+  const Instruction* fusion = nullptr;
+  for (const auto& inst : m->entry()->instructions()) {
+    if (inst->opcode() == Opcode::kFusion) fusion = inst.get();
+  }
+  ASSERT_NE(fusion, nullptr);
+  KernelConfig c = b->DefaultConfig(*fusion);
+  absl::StatusOr<CudaKernelSource> k = b->Source(*fusion, c);
+  ASSERT_THAT(k, IsOk());
+  std::string source;
+  absl::StatusOr<NvrtcOutput> first = b->CompileToCubin(fusion->name(), c, *k, &source);
+  ASSERT_THAT(first, IsOk());
+  EXPECT_EQ(b->cubin_cache().misses(), 1);
+  absl::StatusOr<NvrtcOutput> second = b->CompileToCubin(fusion->name(), c, *k, &source);
+  ASSERT_THAT(second, IsOk());
+  EXPECT_EQ(b->cubin_cache().hits(), 1);
+  EXPECT_EQ(second->cubin, first->cubin);
+  ASSERT_EQ(second->resources.size(), first->resources.size());
+  EXPECT_EQ(second->resources[0].registers, first->resources[0].registers);
+  // Corrupt the cached cubin: the digest no longer matches, so it is
+  // compiled again and the entry rewritten.
+  int corrupted = 0;
+  for (const auto& e : std::filesystem::directory_iterator(root + "/cubins")) {
+    if (e.path().extension() == ".cubin") {
+      ASSERT_THAT(WriteFileAtomically(e.path().string(), "not a cubin"), IsOk());
+      ++corrupted;
+    }
+  }
+  EXPECT_EQ(corrupted, 1);
+  absl::StatusOr<NvrtcOutput> third = b->CompileToCubin(fusion->name(), c, *k, &source);
+  ASSERT_THAT(third, IsOk());
+  EXPECT_EQ(b->cubin_cache().misses(), 2);
+  EXPECT_EQ(third->cubin, first->cubin);
+}
+
 }  // namespace
 }  // namespace xtune::cuda
