@@ -63,6 +63,15 @@ struct CublasLt::Api {
 
 // The descriptors of one shape and the algorithms proposed for it.
 struct CublasLt::Heuristic {
+  explicit Heuristic(const Api* api) : api(api) {}
+  ~Heuristic() {
+    if (a) api->layout_destroy(a);
+    if (b) api->layout_destroy(b);
+    if (c) api->layout_destroy(c);
+    if (desc) api->desc_destroy(desc);
+  }
+  const Api* api;
+  absl::Status error;  // why the heuristic offers nothing (kept, not retried)
   void* desc = nullptr;
   void* a = nullptr;  // cuBLAS's A: our B, column-major n x k
   void* b = nullptr;  // cuBLAS's B: our A, column-major k x m
@@ -75,21 +84,33 @@ absl::StatusOr<std::unique_ptr<CublasLt>> CublasLt::Load() {
   if (const char* env = std::getenv("XTUNE_CUBLASLT"); env != nullptr && *env) {
     tried = {env};
   } else {
-    tried = {"libcublasLt.so.13", "libcublasLt.so",
-             "/usr/local/cuda/lib64/libcublasLt.so.13",
-             "/usr/local/cuda/lib64/libcublasLt.so"};
+    // cuBLASLt 13 needs a CUDA 13 driver; 12 has the same entry points.
+    tried = {"libcublasLt.so.13", "/usr/local/cuda/lib64/libcublasLt.so.13",
+             "libcublasLt.so.12", "/usr/local/cuda/lib64/libcublasLt.so.12",
+             "libcublasLt.so", "/usr/local/cuda/lib64/libcublasLt.so"};
   }
   std::unique_ptr<CublasLt> lt(new CublasLt());
+  std::string refused;
   for (const std::string& name : tried) {
     lt->library_ = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (lt->library_ != nullptr) break;
+    if (lt->library_ == nullptr) continue;
+    // A library that loads but cannot make a handle (cuBLASLt 13 on a
+    // CUDA 12 driver) gives way to the next one.
+    absl::Status made = lt->Init();
+    if (made.ok()) return lt;
+    absl::StrAppend(&refused, refused.empty() ? "" : "; ", name, ": ",
+                    made.message());
+    lt->api_.reset();
+    lt->library_ = nullptr;  // left loaded: see ~CublasLt
   }
-  if (lt->library_ == nullptr) {
-    return absl::UnavailableError(absl::StrCat(
-        "cuBLASLt not found (tried ", absl::StrJoin(tried, ", "), ")"));
-  }
-  lt->api_ = std::make_unique<Api>();
-  Api& a = *lt->api_;
+  if (!refused.empty()) return absl::UnavailableError(refused);
+  return absl::UnavailableError(absl::StrCat(
+      "cuBLASLt not found (tried ", absl::StrJoin(tried, ", "), ")"));
+}
+
+absl::Status CublasLt::Init() {
+  api_ = std::make_unique<Api>();
+  Api& a = *api_;
   struct {
     const char* name;
     void** slot;
@@ -110,31 +131,24 @@ absl::StatusOr<std::unique_ptr<CublasLt>> CublasLt::Load() {
       {"cublasLtMatmul", reinterpret_cast<void**>(&a.matmul)},
   };
   for (auto& s : symbols) {
-    *s.slot = dlsym(lt->library_, s.name);
+    *s.slot = dlsym(library_, s.name);
     if (*s.slot == nullptr) {
       return absl::UnavailableError(absl::StrCat("cuBLASLt lacks ", s.name));
     }
   }
-  lt->version_ = static_cast<int64_t>(a.get_version());
-  if (Status s = a.create(&lt->handle_); s != kSuccess) {
-    lt->handle_ = nullptr;
-    return absl::UnavailableError(
-        absl::StrCat("cublasLtCreate: ", lt->Error(s)));
+  version_ = static_cast<int64_t>(a.get_version());
+  if (Status s = a.create(&handle_); s != kSuccess) {
+    handle_ = nullptr;
+    return absl::UnavailableError(absl::StrCat("cublasLtCreate: ", Error(s)));
   }
-  return lt;
+  return absl::OkStatus();
 }
 
 CublasLt::~CublasLt() {
-  if (api_ != nullptr) {
-    for (auto& [key, h] : heuristics_) {
-      if (h->a) api_->layout_destroy(h->a);
-      if (h->b) api_->layout_destroy(h->b);
-      if (h->c) api_->layout_destroy(h->c);
-      if (h->desc) api_->desc_destroy(h->desc);
-    }
-    if (handle_ != nullptr) api_->destroy(handle_);
-  }
-  if (library_ != nullptr) dlclose(library_);
+  heuristics_.clear();  // their descriptors go before the handle
+  if (api_ != nullptr && handle_ != nullptr) api_->destroy(handle_);
+  // The library stays loaded: its CUDA runtime may still be referenced by
+  // the process's context.
 }
 
 std::string CublasLt::Error(int status) const {
@@ -146,8 +160,22 @@ absl::StatusOr<const CublasLt::Heuristic*> CublasLt::Algorithms(
     const GemmShape& s) {
   auto key = std::make_tuple(s.batch, s.m, s.n, s.k, static_cast<int>(s.pack_type));
   auto it = heuristics_.find(key);
-  if (it != heuristics_.end()) return it->second.get();
-  auto h = std::make_unique<Heuristic>();
+  if (it != heuristics_.end()) {
+    if (!it->second->error.ok()) return it->second->error;
+    return it->second.get();
+  }
+  auto h = std::make_unique<Heuristic>(api_.get());
+  absl::Status made = Describe(s, h.get());
+  Heuristic* out = h.get();
+  heuristics_.emplace(key, std::move(h));
+  if (!made.ok()) {
+    out->error = made;
+    return made;
+  }
+  return out;
+}
+
+absl::Status CublasLt::Describe(const GemmShape& s, Heuristic* h) {
   const Api& a = *api_;
   auto check = [&](Status st, const char* what) -> absl::Status {
     if (st == kSuccess) return absl::OkStatus();
@@ -178,12 +206,13 @@ absl::StatusOr<const CublasLt::Heuristic*> CublasLt::Algorithms(
   void* pref = nullptr;
   XTUNE_RETURN_IF_ERROR(check(a.pref_create(&pref), "cublasLtMatmulPreferenceCreate"));
   uint64_t workspace = kWorkspaceBytes;
-  a.pref_set(pref, kPrefMaxWorkspaceBytes, &workspace, sizeof(workspace));
+  Status st = a.pref_set(pref, kPrefMaxWorkspaceBytes, &workspace, sizeof(workspace));
   std::vector<HeuristicResult> results(16);
   int returned = 0;
-  Status st = a.heuristic(handle_, h->desc, h->a, h->b, h->c, h->c, pref,
-                          static_cast<int>(results.size()), results.data(),
-                          &returned);
+  if (st == kSuccess) {
+    st = a.heuristic(handle_, h->desc, h->a, h->b, h->c, h->c, pref,
+                     static_cast<int>(results.size()), results.data(), &returned);
+  }
   a.pref_destroy(pref);
   XTUNE_RETURN_IF_ERROR(check(st, "cublasLtMatmulAlgoGetHeuristic"));
   for (int i = 0; i < returned; ++i) {
@@ -194,9 +223,7 @@ absl::StatusOr<const CublasLt::Heuristic*> CublasLt::Algorithms(
         "cuBLASLt proposes no algorithm for a ", s.batch, "x", s.m, "x", s.n,
         "x", s.k, " gemm"));
   }
-  const Heuristic* out = h.get();
-  heuristics_.emplace(key, std::move(h));
-  return out;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<int> CublasLt::AlgorithmCount(const GemmShape& shape, int max) {

@@ -32,8 +32,9 @@ class CublasLt {
   static constexpr int64_t kWorkspaceBytes = int64_t{32} << 20;
 
   // Loads libcublasLt ($XTUNE_CUBLASLT names another path; else the CUDA 13
-  // soname, unversioned, and /usr/local/cuda/lib64) and creates a handle
-  // (which needs a GPU). Unavailable naming what was tried or why the
+  // soname, then 12's, then unversioned, each also in /usr/local/cuda/lib64)
+  // and creates a handle (which needs a GPU); a library whose handle cannot
+  // be made gives way to the next. Unavailable naming what was tried or why the
   // handle could not be made.
   static absl::StatusOr<std::unique_ptr<CublasLt>> Load();
   ~CublasLt();
@@ -55,8 +56,12 @@ class CublasLt {
   CublasLt() = default;
   struct Api;
   struct Heuristic;
-  // The heuristic's algorithms for `shape` (cached), under mu_.
+  // dlsym()s the entry points and creates the handle.
+  absl::Status Init();
+  // The heuristic's algorithms for `shape` (cached, failures too), under
+  // mu_; Describe fills a new entry.
   absl::StatusOr<const Heuristic*> Algorithms(const GemmShape& shape);
+  absl::Status Describe(const GemmShape& shape, Heuristic* h);
   std::string Error(int status) const;
 
   void* library_ = nullptr;

@@ -89,7 +89,9 @@ absl::StatusOr<NvrtcOutput> CudaBackend::CompileToCubin(
                          cubins_.Compile(*nvrtc_, *source, name, device().Arch()));
   for (const KernelResources& r : out.resources) {
     if (r.function != kKernelFunction) continue;
-    int64_t regs_per_block = static_cast<int64_t>(r.registers) * kernel.block;
+    // Registers are allocated per warp, 8 a thread at a time (256 a warp).
+    int64_t regs_per_block = (r.registers + 7) / 8 * 8 *
+                             ((static_cast<int64_t>(kernel.block) + 31) / 32 * 32);
     if (regs_per_block > device().registers_per_block_limit ||
         r.shared_bytes > device().shared_memory_per_block_optin) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -187,15 +189,15 @@ absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::CompileLibraryGemm(
   auto gemm = [this, algorithm](const GemmShape& s, DeviceBuffer a,
                                 DeviceBuffer b, DeviceBuffer c) -> absl::Status {
     XTUNE_ASSIGN_OR_RETURN(uint64_t workspace, Workspace());
-    XTUNE_RETURN_IF_ERROR(cublaslt_->Gemm(
-        s, algorithm, reinterpret_cast<uint64_t>(a.opaque),
-        reinterpret_cast<uint64_t>(b.opaque),
-        reinterpret_cast<uint64_t>(c.opaque), workspace));
-    return driver_->Synchronize();
+    return cublaslt_->Gemm(s, algorithm, reinterpret_cast<uint64_t>(a.opaque),
+                           reinterpret_cast<uint64_t>(b.opaque),
+                           reinterpret_cast<uint64_t>(c.opaque), workspace);
   };
+  // The steps are queued on the default stream; Run waits once at the end.
+  auto finish = [driver = driver_]() { return driver->Synchronize(); };
   return std::unique_ptr<Kernel>(new LibraryGemmKernel(
       name, this, g.shape, std::move(pack_a), std::move(pack_b),
-      std::move(epilogue), gemm));
+      std::move(epilogue), gemm, finish));
 }
 
 absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::Compile(

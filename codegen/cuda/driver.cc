@@ -22,6 +22,8 @@ constexpr CUresult kSuccess = 0;
 constexpr CUresult kOutOfMemory = 2;
 constexpr CUresult kInvalidImage = 200;
 constexpr CUresult kNoBinaryForGpu = 209;
+constexpr CUresult kInvalidPtx = 218;
+constexpr CUresult kUnsupportedPtxVersion = 222;
 constexpr CUresult kNotFound = 500;
 
 // CUdevice_attribute values used here.
@@ -153,7 +155,7 @@ Driver::~Driver() {
     CUdevice dev = 0;
     if (api_->device_get(&dev, 0) == kSuccess) api_->primary_ctx_release(dev);
   }
-  if (handle_ != nullptr) dlclose(handle_);
+  // libcuda stays loaded: unloading the driver after cuInit is not safe.
 }
 
 std::string Driver::ErrorString(int result) const {
@@ -291,10 +293,12 @@ absl::StatusOr<Driver::Function> Driver::LoadFunction(const std::string& cubin,
   XTUNE_RETURN_IF_ERROR(Activate());
   Function f;
   CUresult r = api_->module_load_data(&f.module, cubin.data());
-  if (r == kNoBinaryForGpu || r == kInvalidImage) {
+  if (r == kNoBinaryForGpu || r == kInvalidImage || r == kInvalidPtx ||
+      r == kUnsupportedPtxVersion) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "the driver refuses the kernel image (compiled for another GPU?): "
-        "cuModuleLoadData: ", ErrorString(r)));
+        "the driver refuses the kernel image (compiled for another GPU, or "
+        "by an NVRTC newer than the driver?): cuModuleLoadData: ",
+        ErrorString(r)));
   }
   XTUNE_RETURN_IF_ERROR(Check(r, "cuModuleLoadData"));
   r = api_->module_get_function(&f.function, f.module, name.c_str());

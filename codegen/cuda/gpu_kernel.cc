@@ -13,6 +13,18 @@ GpuKernel::~GpuKernel() {
 
 absl::Status GpuKernel::Run(absl::Span<const DeviceBuffer> inputs,
                             DeviceBuffer output) {
+  absl::Status s = Enqueue(inputs, output);
+  if (s.ok()) s = driver_->Synchronize();  // a fault is this kernel's
+  if (!s.ok()) {
+    return absl::Status(s.code(), absl::StrCat(name_, " (grid ", grid_,
+                                               ", block ", block_,
+                                               "): ", s.message()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status GpuKernel::Enqueue(absl::Span<const DeviceBuffer> inputs,
+                                DeviceBuffer output) {
   if (static_cast<int>(inputs.size()) != inputs_) {
     return absl::InvalidArgumentError(absl::StrCat(
         name_, " takes ", inputs_, " inputs, got ", inputs.size()));
@@ -36,14 +48,7 @@ absl::Status GpuKernel::Run(absl::Span<const DeviceBuffer> inputs,
   addresses.push_back(reinterpret_cast<uint64_t>(output.opaque));
   std::vector<void*> params;
   for (uint64_t& a : addresses) params.push_back(&a);
-  absl::Status s = driver_->Launch(function_, grid_, block_, params.data());
-  if (s.ok()) s = driver_->Synchronize();  // a fault is this kernel's
-  if (!s.ok()) {
-    return absl::Status(s.code(), absl::StrCat(name_, " (grid ", grid_,
-                                               ", block ", block_,
-                                               "): ", s.message()));
-  }
-  return absl::OkStatus();
+  return driver_->Launch(function_, grid_, block_, params.data());
 }
 
 }  // namespace xtune::cuda

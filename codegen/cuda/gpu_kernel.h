@@ -38,6 +38,10 @@ class GpuKernel : public Kernel {
   // CUDA_ERROR_ILLEGAL_ADDRESS; the process's context is then unusable).
   absl::Status Run(absl::Span<const DeviceBuffer> inputs,
                    DeviceBuffer output) override;
+  // Run without waiting: the launch is queued on the default stream and a
+  // fault surfaces at the next synchronisation.
+  absl::Status Enqueue(absl::Span<const DeviceBuffer> inputs,
+                       DeviceBuffer output);
 
   const std::string& name() const { return name_; }
   const std::string& cubin() const { return cubin_; }

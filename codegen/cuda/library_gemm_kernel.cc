@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "codegen/cuda/gpu_kernel.h"
 #include "util/status_macros.h"
 
 namespace xtune::cuda {
@@ -22,8 +23,22 @@ LibraryGemmKernel::~LibraryGemmKernel() {
   backend_->Free(c_);
 }
 
+// GPU kernels are queued; other steps (emulated kernels) run.
+static absl::Status Step(Kernel& k, absl::Span<const DeviceBuffer> inputs,
+                  DeviceBuffer output) {
+  if (auto* gpu = dynamic_cast<GpuKernel*>(&k)) return gpu->Enqueue(inputs, output);
+  return k.Run(inputs, output);
+}
+
 absl::Status LibraryGemmKernel::Run(absl::Span<const DeviceBuffer> inputs,
                                     DeviceBuffer output) {
+  XTUNE_RETURN_IF_ERROR(Enqueue(inputs, output));
+  if (finish_ == nullptr) return absl::OkStatus();
+  return Prefixed(finish_(), name_);
+}
+
+absl::Status LibraryGemmKernel::Enqueue(absl::Span<const DeviceBuffer> inputs,
+                                        DeviceBuffer output) {
   if (!allocated_) {
     const int64_t esize = DTypeByteSize(shape_.pack_type);
     const int64_t b = shape_.batch;
@@ -43,16 +58,16 @@ absl::Status LibraryGemmKernel::Run(absl::Span<const DeviceBuffer> inputs,
     allocated_ = true;
   }
   XTUNE_RETURN_IF_ERROR(
-      Prefixed(pack_a_->Run(inputs, a_), absl::StrCat(name_, " (packing A)")));
+      Prefixed(Step(*pack_a_, inputs, a_), absl::StrCat(name_, " (packing A)")));
   XTUNE_RETURN_IF_ERROR(
-      Prefixed(pack_b_->Run(inputs, b_), absl::StrCat(name_, " (packing B)")));
+      Prefixed(Step(*pack_b_, inputs, b_), absl::StrCat(name_, " (packing B)")));
   DeviceBuffer c = epilogue_ ? c_ : output;
   XTUNE_RETURN_IF_ERROR(
       Prefixed(gemm_(shape_, a_, b_, c), absl::StrCat(name_, " (gemm)")));
   if (epilogue_ == nullptr) return absl::OkStatus();
   std::vector<DeviceBuffer> with_c(inputs.begin(), inputs.end());
   with_c.push_back(c_);
-  return Prefixed(epilogue_->Run(with_c, output),
+  return Prefixed(Step(*epilogue_, with_c, output),
                   absl::StrCat(name_, " (epilogue)"));
 }
 

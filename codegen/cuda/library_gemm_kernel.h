@@ -25,23 +25,32 @@ class LibraryGemmKernel : public Kernel {
                                             DeviceBuffer a, DeviceBuffer b,
                                             DeviceBuffer c)>;
   // `epilogue` is null when the gemm writes the fusion's output itself.
+  // `finish` (may be null) waits for the steps when they are queued rather
+  // than run (GPU kernels are enqueued, and `gemm` need not wait).
   LibraryGemmKernel(std::string name, Backend* backend, GemmShape shape,
                     std::unique_ptr<Kernel> pack_a,
                     std::unique_ptr<Kernel> pack_b,
-                    std::unique_ptr<Kernel> epilogue, GemmFn gemm)
+                    std::unique_ptr<Kernel> epilogue, GemmFn gemm,
+                    std::function<absl::Status()> finish = nullptr)
       : name_(std::move(name)),
         backend_(backend),
         shape_(shape),
         pack_a_(std::move(pack_a)),
         pack_b_(std::move(pack_b)),
         epilogue_(std::move(epilogue)),
-        gemm_(std::move(gemm)) {}
+        gemm_(std::move(gemm)),
+        finish_(std::move(finish)) {}
   ~LibraryGemmKernel() override;
 
   // Errors: the steps' own, each prefixed with the fusion and the step;
   // ResourceExhausted when the scratch buffers cannot be had.
   absl::Status Run(absl::Span<const DeviceBuffer> inputs,
                    DeviceBuffer output) override;
+  // The steps without the final wait (GPU kernels queued back to back), so
+  // a profiler's events bracket the device's work only; Run() = Enqueue()
+  // + finish.
+  absl::Status Enqueue(absl::Span<const DeviceBuffer> inputs,
+                       DeviceBuffer output);
 
   const GemmShape& shape() const { return shape_; }
 
@@ -51,6 +60,7 @@ class LibraryGemmKernel : public Kernel {
   GemmShape shape_;
   std::unique_ptr<Kernel> pack_a_, pack_b_, epilogue_;
   GemmFn gemm_;
+  std::function<absl::Status()> finish_;
   bool allocated_ = false;
   DeviceBuffer a_, b_, c_;
 };
