@@ -203,6 +203,21 @@ absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::CompileLibraryGemm(
 absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::Compile(
     const Instruction& fusion, const KernelConfig& config) {
   if (config.kind() == "cuda_cublaslt") return CompileLibraryGemm(fusion, config);
+  if (config.kind() == "triton_gemm") {
+    XTUNE_ASSIGN_OR_RETURN(TritonGemm g, TritonSource(fusion, config));
+    const int params = static_cast<int>(fusion.operand_count());
+    XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> main,
+                           CompileKernel(fusion, fusion.name(), config, g.main, params));
+    if (g.splits == 1) return main;
+    XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> finish,
+                           CompileKernel(fusion, fusion.name() + ".epilogue", config,
+                                         g.epilogue, params + 1));
+    if (driver_ == nullptr) return main;  // compiled only: either says so
+    auto wait = [driver = driver_]() { return driver->Synchronize(); };
+    return std::unique_ptr<Kernel>(new SplitKKernel(fusion.name(), this,
+                                                    g.partial_bytes, std::move(main),
+                                                    std::move(finish), wait));
+  }
   XTUNE_ASSIGN_OR_RETURN(CudaKernelSource kernel, Source(fusion, config));
   return CompileKernel(fusion, fusion.name(), config, kernel,
                        static_cast<int>(fusion.operand_count()));
@@ -211,11 +226,10 @@ absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::Compile(
 std::vector<KernelConfig> CudaBackend::Candidates(const Instruction& fusion,
                                                   bool exhaustive) const {
   std::vector<KernelConfig> out = GpuBackend::Candidates(fusion, exhaustive);
-  if (cublaslt_ == nullptr || out.size() != 1 ||
-      out[0].kind() != "cuda_cublaslt") {
+  if (cublaslt_ == nullptr || out.empty() || out.back().kind() != "cuda_cublaslt") {
     return out;
   }
-  absl::StatusOr<LibraryGemm> g = LibrarySource(fusion, out[0]);
+  absl::StatusOr<LibraryGemm> g = LibrarySource(fusion, out.back());
   if (!g.ok()) return out;
   absl::StatusOr<int> n = cublaslt_->AlgorithmCount(g->shape, exhaustive ? 16 : 4);
   for (int a = 1; n.ok() && a < *n; ++a) {

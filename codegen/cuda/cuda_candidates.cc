@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/cpu/cpu_candidates.h"
 #include "codegen/cpu/reduction_analysis.h"
+#include "codegen/cuda/triton_gemm.h"
 #include "util/file.h"
 #include "util/status_macros.h"
 
@@ -51,7 +52,7 @@ int64_t Elements(const Computation& fused) {
 
 std::string CudaKernelKind(const Computation& fused) {
   switch (cpu::ChooseKernelKind(fused)) {
-    case cpu::CpuKernelKind::kGemm: return "cuda_cublaslt";
+    case cpu::CpuKernelKind::kGemm: return "triton_gemm";
     case cpu::CpuKernelKind::kRowReduce: return "cuda_row_reduce";
     case cpu::CpuKernelKind::kColReduce: return "cuda_col_reduce";
     default: return "cuda_loop";
@@ -61,7 +62,7 @@ std::string CudaKernelKind(const Computation& fused) {
 KernelConfig CudaDefaultConfig(const Computation& fused,
                                const GpuDeviceInfo& device) {
   std::string kind = CudaKernelKind(fused);
-  if (kind == "cuda_cublaslt") return KernelConfig("cuda_cublaslt", {{"algorithm", 0}});
+  if (kind == "triton_gemm") return TritonGemmDefault(fused);
   if (kind == "cuda_row_reduce") {
     absl::StatusOr<cpu::RowFusion> f = cpu::AnalyzeRowFusion(fused);
     int64_t group = std::clamp<int64_t>(PowerOfTwoAtLeast(f->columns / 4), 32, 256);
@@ -77,8 +78,14 @@ std::vector<KernelConfig> CudaCandidates(const Computation& fused,
                                          const GpuDeviceInfo& device,
                                          bool exhaustive) {
   std::string kind = CudaKernelKind(fused);
+  if (kind == "triton_gemm") {
+    // XLA's Triton configs, then the library candidate (the GPU asks
+    // cuBLASLt for more algorithms).
+    std::vector<KernelConfig> out = TritonGemmCandidates(fused, device, exhaustive);
+    out.push_back(KernelConfig("cuda_cublaslt", {{"algorithm", 0}}));
+    return out;
+  }
   std::vector<KernelConfig> out = {CudaDefaultConfig(fused, device)};
-  if (kind == "cuda_cublaslt") return out;  // the GPU asks cuBLASLt for more
   const int64_t max_block = std::min(1024, device.threads_per_block_limit);
   std::vector<int64_t> widths = exhaustive ? std::vector<int64_t>{1, 2, 4, 8}
                                            : std::vector<int64_t>{1, 2, 4};

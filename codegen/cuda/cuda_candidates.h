@@ -16,9 +16,10 @@
 namespace xtune::cuda {
 
 // The kind a fusion's kernel has: "cuda_loop", "cuda_row_reduce",
-// "cuda_col_reduce", or "cuda_cublaslt" for gemm fusions (the library
-// candidate, library_gemm.h; {algorithm} is XLA's GemmKey: the index in
-// cuBLASLt's heuristic list, default 0, the heuristic's first choice).
+// "cuda_col_reduce", or "triton_gemm" for gemm fusions (triton_gemm.h,
+// XLA's TritonGemmKey), whose candidates also hold the library candidate
+// "cuda_cublaslt" (library_gemm.h; {algorithm} is XLA's GemmKey: the index
+// in cuBLASLt's heuristic list, 0 its first choice).
 std::string CudaKernelKind(const Computation& fused);
 
 std::vector<KernelConfig> CudaCandidates(const Computation& fused,

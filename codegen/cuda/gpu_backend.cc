@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "codegen/config_codec.h"
 #include "codegen/cuda/cuda_candidates.h"
 #include "fusion/precision.h"
 #include "util/status_macros.h"
@@ -31,6 +32,10 @@ KernelConfig GpuBackend::DefaultConfig(const Instruction& fusion) const {
 absl::Status GpuBackend::CheckKindAndParameters(
     const Instruction& fusion, const KernelConfig& config) const {
   KernelConfig def = DefaultConfig(fusion);
+  // A gemm fusion also takes the library candidate.
+  if (def.kind() == "triton_gemm" && config.kind() == "cuda_cublaslt") {
+    def = KernelConfig("cuda_cublaslt", {{"algorithm", 0}});
+  }
   if (config.kind() != def.kind()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "fusion '", fusion.name(), "' takes ", def.kind(), " configs, not ",
@@ -59,6 +64,13 @@ absl::Status GpuBackend::CheckConfig(const Instruction& fusion,
     }
     return absl::OkStatus();
   }
+  if (config.kind() == "triton_gemm") {
+    absl::StatusOr<TritonGemm> g = TritonSource(fusion, config);
+    if (!g.ok() && g.status().code() == absl::StatusCode::kUnimplemented) {
+      return absl::OkStatus();  // the evaluator runs it
+    }
+    return g.status();
+  }
   absl::StatusOr<CudaKernelSource> source = Source(fusion, config);
   if (!source.ok() && source.status().code() == absl::StatusCode::kUnimplemented) {
     return absl::OkStatus();  // the evaluator runs it: any config of the kind
@@ -69,9 +81,9 @@ absl::Status GpuBackend::CheckConfig(const Instruction& fusion,
 absl::StatusOr<CudaKernelSource> GpuBackend::Source(
     const Instruction& fusion, const KernelConfig& config) const {
   XTUNE_RETURN_IF_ERROR(CheckKindAndParameters(fusion, config));
-  if (config.kind() == "cuda_cublaslt") {
+  if (config.kind() == "cuda_cublaslt" || config.kind() == "triton_gemm") {
     return absl::UnimplementedError(
-        "gemm fusions run as the cuBLASLt candidate (LibrarySource)");
+        "gemm fusions have their own kernels (TritonSource, LibrarySource)");
   }
   std::unique_ptr<Module> rounded;
   const Computation& fused = Generated(fusion, &rounded);
@@ -103,12 +115,30 @@ absl::StatusOr<LibraryGemm> GpuBackend::LibrarySource(
   return LibraryGemmKernels(fused, options);
 }
 
+absl::StatusOr<TritonGemm> GpuBackend::TritonSource(
+    const Instruction& fusion, const KernelConfig& config) const {
+  XTUNE_RETURN_IF_ERROR(CheckKindAndParameters(fusion, config));
+  if (config.kind() != "triton_gemm") {
+    return absl::InvalidArgumentError(
+        absl::StrCat(config.ToString(), " is not a triton_gemm config"));
+  }
+  std::unique_ptr<Module> rounded;
+  const Computation& fused = Generated(fusion, &rounded);
+  CudaKernelOptions options;
+  options.name = fusion.name();
+  return TritonGemmKernels(fused, config, options);
+}
+
 bool GpuBackend::IsLibraryCall(const KernelConfig& config) const {
   return config.kind() == "cuda_cublaslt";
 }
 
 absl::Status GpuBackend::ConfigToResult(const KernelConfig& config,
                                         xla::AutotuneResult* result) const {
+  if (config.kind() == "triton_gemm") {
+    result->clear_key();
+    return ConfigToTritonKey(config, result);
+  }
   if (config.kind() != "cuda_cublaslt") {
     return Backend::ConfigToResult(config, result);
   }
@@ -119,6 +149,7 @@ absl::Status GpuBackend::ConfigToResult(const KernelConfig& config,
 
 absl::StatusOr<KernelConfig> GpuBackend::ConfigFromResult(
     const xla::AutotuneResult& result) const {
+  if (result.has_triton()) return ConfigFromTritonKey(result);
   if (result.has_gemm()) {
     return KernelConfig("cuda_cublaslt",
                         {{"algorithm", result.gemm().algorithm()}});

@@ -12,6 +12,7 @@
 #include "codegen/cuda/cuda_kernels.h"
 #include "codegen/cuda/gpu_device_info.h"
 #include "codegen/cuda/library_gemm.h"
+#include "codegen/cuda/triton_gemm.h"
 
 namespace xtune::cuda {
 
@@ -29,7 +30,8 @@ class GpuBackend : public Backend {
                            const KernelConfig& config) const override;
 
   // cuda_cublaslt configs are library calls, stored as XLA's
-  // GemmKey{algorithm}; the others use the default codec.
+  // GemmKey{algorithm}; triton_gemm configs are XLA's TritonGemmKey; the
+  // others use the default codec.
   bool IsLibraryCall(const KernelConfig& config) const override;
   absl::Status ConfigToResult(const KernelConfig& config,
                               xla::AutotuneResult* result) const override;
@@ -40,6 +42,11 @@ class GpuBackend : public Backend {
   // config CheckConfig rejects; Unimplemented for gemm fusions (see
   // LibrarySource) and for what the generators cannot do.
   absl::StatusOr<CudaKernelSource> Source(const Instruction& fusion,
+                                          const KernelConfig& config) const;
+  // The generated gemm's kernels (triton_gemm.h) for a triton_gemm config.
+  // InvalidArgument for a config the generator refuses; Unimplemented for
+  // dots it cannot express.
+  absl::StatusOr<TritonGemm> TritonSource(const Instruction& fusion,
                                           const KernelConfig& config) const;
   // The library candidate's kernels for a gemm fusion (library_gemm.h).
   // InvalidArgument for a config that is not cuda_cublaslt; Unimplemented

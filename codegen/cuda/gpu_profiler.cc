@@ -52,7 +52,8 @@ std::string GpuProfiler::SetupMessage(absl::Span<Kernel* const> kernels,
 absl::StatusOr<ProfileResult> GpuProfiler::Profile(
     Kernel& kernel, const KernelConfig& config, absl::Span<const Literal> inputs,
     const Shape& output_shape, const ProfileOptions& options) {
-  if (dynamic_cast<LibraryGemmKernel*>(&kernel) == nullptr) {
+  if (dynamic_cast<LibraryGemmKernel*>(&kernel) == nullptr &&
+      dynamic_cast<SplitKKernel*>(&kernel) == nullptr) {
     return WorkerProfiler::Profile(kernel, config, inputs, output_shape, options);
   }
   if (backend_ == nullptr || backend_->driver() == nullptr) {
@@ -65,7 +66,11 @@ absl::StatusOr<ProfileResult> GpuProfiler::Profile(
 absl::StatusOr<ProfileResult> GpuProfiler::ProfileHere(
     Kernel& kernel, absl::Span<const Literal> inputs, const Shape& output_shape,
     const ProfileOptions& options) {
-  auto& library = static_cast<LibraryGemmKernel&>(kernel);
+  // The steps of a composite kernel, queued without waiting.
+  auto enqueue = [&kernel](absl::Span<const DeviceBuffer> in, DeviceBuffer out) {
+    if (auto* l = dynamic_cast<LibraryGemmKernel*>(&kernel)) return l->Enqueue(in, out);
+    return static_cast<SplitKKernel&>(kernel).Enqueue(in, out);
+  };
   CudaBackend& b = *backend_;
   Driver& d = *b.driver();
   std::vector<DeviceBuffer> buffers;  // inputs, output, flush
@@ -122,7 +127,7 @@ absl::StatusOr<ProfileResult> GpuProfiler::ProfileHere(
       }
       // The steps queued back to back between the events, one wait after.
       XTUNE_RETURN_IF_ERROR(d.Record(start));
-      XTUNE_RETURN_IF_ERROR(library.Enqueue(in, out));
+      XTUNE_RETURN_IF_ERROR(enqueue(in, out));
       XTUNE_RETURN_IF_ERROR(d.Record(end));
       XTUNE_ASSIGN_OR_RETURN(float ms, d.ElapsedMilliseconds(start, end));
       result.seconds.push_back(ms * 1e-3);

@@ -7,8 +7,9 @@
 // a fresh worker and context. Profile() is Unavailable when the worker
 // cannot reach a GPU.
 //
-// The cuBLASLt candidates of gemm fusions (LibraryGemmKernel) are timed in
-// this process, the same way (events around each run after a warm-up and
+// The cuBLASLt candidates of gemm fusions (LibraryGemmKernel) and split-k
+// gemms (SplitKKernel, two kernels and a scratch buffer) are timed in this
+// process, the same way (events around each run after a warm-up and
 // an L2 flush), as XLA times cuBLAS: cuBLASLt needs its own handle and
 // scratch, and the pack and epilogue kernels around it are the same
 // generated code the emulator checks.

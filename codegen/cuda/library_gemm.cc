@@ -66,9 +66,11 @@ absl::StatusOr<CudaKernelSource> PackKernel(const Computation& fused,
   return Assemble(named, frame, emitter, body, CeilDiv(total, kBlock), kBlock);
 }
 
-absl::StatusOr<CudaKernelSource> EpilogueKernel(const Computation& fused,
-                                                const cpu::GemmFusion& g,
-                                                const CudaKernelOptions& options) {
+}  // namespace
+
+absl::StatusOr<CudaKernelSource> GemmEpilogueKernel(
+    const Computation& fused, const cpu::GemmFusion& g, int64_t splits,
+    const CudaKernelOptions& options) {
   const int64_t total = g.batch * g.m * g.n;
   std::vector<DType> inputs = ParameterTypes(fused);
   const int64_t c = static_cast<int64_t>(inputs.size());
@@ -81,7 +83,14 @@ absl::StatusOr<CudaKernelSource> EpilogueKernel(const Computation& fused,
   body.Linef("const int64_t xt_lin = (int64_t)xt_bid() * ", kBlock, " + xt_tid();");
   body.Open(absl::StrCat("if (xt_lin < ", total, ")"));
   Split("xt_mi", "xt_ni", g.m, g.n, &body);
-  body.Linef("const float xt_acc = XT_G(xt_p", c, ")[xt_lin];");
+  if (splits == 1) {
+    body.Linef("const float xt_acc = XT_G(xt_p", c, ")[xt_lin];");
+  } else {
+    // The split-k partials, summed in split order (deterministic).
+    body.Line("float xt_acc = 0.0f;");
+    body.Linef("for (int xt_s = 0; xt_s < ", splits, "; ++xt_s) xt_acc += XT_G(xt_p",
+               c, ")[xt_s * (int64_t)", total, " + xt_lin];");
+  }
   emitter.Bind(g.dot, "xt_acc");
   std::vector<IndexExpr> index =
       cpu::DotResultIndex(*g.dot, "xt_bi", "xt_mi", "xt_ni", 0);
@@ -94,6 +103,8 @@ absl::StatusOr<CudaKernelSource> EpilogueKernel(const Computation& fused,
   named.name = absl::StrCat(options.name, ".epilogue");
   return Assemble(named, frame, emitter, body, CeilDiv(total, kBlock), kBlock);
 }
+
+namespace {
 
 float Load(const void* p, int64_t i, DType t) {
   switch (t) {
@@ -134,7 +145,7 @@ absl::StatusOr<LibraryGemm> LibraryGemmKernels(const Computation& fused,
                          PackKernel(fused, g, 1, out.shape.pack_type, options));
   out.has_epilogue = !g.output_is_plain_f32;
   if (out.has_epilogue) {
-    XTUNE_ASSIGN_OR_RETURN(out.epilogue, EpilogueKernel(fused, g, options));
+    XTUNE_ASSIGN_OR_RETURN(out.epilogue, GemmEpilogueKernel(fused, g, 1, options));
   }
   return out;
 }

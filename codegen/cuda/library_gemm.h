@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
+#include "codegen/cpu/gemm_analysis.h"
 #include "codegen/cuda/cuda_kernels.h"
 #include "ir/computation.h"
 
@@ -39,6 +40,14 @@ struct LibraryGemm {
 // cpu::AnalyzeGemmFusion rejects).
 absl::StatusOr<LibraryGemm> LibraryGemmKernels(const Computation& fused,
                                                const CudaKernelOptions& options);
+
+// The kernel that finishes a gemm from its f32 product C (row-major
+// [batch, m, n]; with `splits` > 1, that many partial products one after
+// another, summed in order): applies the fusion's epilogue and stores its
+// result. Inputs: the fusion's parameters, then C.
+absl::StatusOr<CudaKernelSource> GemmEpilogueKernel(
+    const Computation& fused, const cpu::GemmFusion& g, int64_t splits,
+    const CudaKernelOptions& options);
 
 // The emulator's stand-in for cuBLASLt: C = A x B per batch, products and
 // sums in f32 in k order. `a` and `b` hold shape.pack_type elements.

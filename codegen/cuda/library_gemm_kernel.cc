@@ -71,4 +71,29 @@ absl::Status LibraryGemmKernel::Enqueue(absl::Span<const DeviceBuffer> inputs,
                   absl::StrCat(name_, " (epilogue)"));
 }
 
+SplitKKernel::~SplitKKernel() {
+  if (allocated_) backend_->Free(partials_);
+}
+
+absl::Status SplitKKernel::Run(absl::Span<const DeviceBuffer> inputs,
+                               DeviceBuffer output) {
+  XTUNE_RETURN_IF_ERROR(Enqueue(inputs, output));
+  if (wait_ == nullptr) return absl::OkStatus();
+  return Prefixed(wait_(), name_);
+}
+
+absl::Status SplitKKernel::Enqueue(absl::Span<const DeviceBuffer> inputs,
+                                   DeviceBuffer output) {
+  if (!allocated_) {
+    XTUNE_ASSIGN_OR_RETURN(partials_, backend_->Allocate(partial_bytes_));
+    allocated_ = true;
+  }
+  XTUNE_RETURN_IF_ERROR(Prefixed(Step(*main_, inputs, partials_),
+                                 absl::StrCat(name_, " (split-k partials)")));
+  std::vector<DeviceBuffer> with_partials(inputs.begin(), inputs.end());
+  with_partials.push_back(partials_);
+  return Prefixed(Step(*finish_, with_partials, output),
+                  absl::StrCat(name_, " (split-k sum and epilogue)"));
+}
+
 }  // namespace xtune::cuda

@@ -65,6 +65,39 @@ class LibraryGemmKernel : public Kernel {
   DeviceBuffer a_, b_, c_;
 };
 
+// SplitKKernel: a split-k gemm's two kernels: `main` writes f32 partials
+// into a scratch buffer of `partial_bytes` (made on the first Run, kept),
+// `finish` sums them and applies the epilogue (inputs: the fusion's, then
+// the partials). GPU kernels are queued and waited for once (`wait`, may
+// be null for emulated kernels).
+class SplitKKernel : public Kernel {
+ public:
+  SplitKKernel(std::string name, Backend* backend, int64_t partial_bytes,
+               std::unique_ptr<Kernel> main, std::unique_ptr<Kernel> finish,
+               std::function<absl::Status()> wait)
+      : name_(std::move(name)),
+        backend_(backend),
+        partial_bytes_(partial_bytes),
+        main_(std::move(main)),
+        finish_(std::move(finish)),
+        wait_(std::move(wait)) {}
+  ~SplitKKernel() override;
+  absl::Status Run(absl::Span<const DeviceBuffer> inputs,
+                   DeviceBuffer output) override;
+  // Run() without the final wait.
+  absl::Status Enqueue(absl::Span<const DeviceBuffer> inputs,
+                       DeviceBuffer output);
+
+ private:
+  std::string name_;
+  Backend* backend_;
+  int64_t partial_bytes_;
+  std::unique_ptr<Kernel> main_, finish_;
+  std::function<absl::Status()> wait_;
+  bool allocated_ = false;
+  DeviceBuffer partials_;
+};
+
 }  // namespace xtune::cuda
 
 #endif  // XTUNE_CODEGEN_CUDA_LIBRARY_GEMM_KERNEL_H_

@@ -125,6 +125,19 @@ absl::StatusOr<std::unique_ptr<Kernel>> EmulatorBackend::Compile(
         name, this, g.shape, std::move(pack_a), std::move(pack_b),
         std::move(epilogue), gemm));
   }
+  if (config.kind() == "triton_gemm") {
+    XTUNE_ASSIGN_OR_RETURN(TritonGemm g, TritonSource(fusion, config));
+    XTUNE_ASSIGN_OR_RETURN(
+        std::unique_ptr<Kernel> main,
+        CompileForEmulator(*compiler_, fusion.name(), g.main, device()));
+    if (g.splits == 1) return main;
+    XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> finish,
+                           CompileForEmulator(*compiler_, fusion.name() + ".epilogue",
+                                              g.epilogue, device()));
+    return std::unique_ptr<Kernel>(new SplitKKernel(
+        fusion.name(), this, g.partial_bytes, std::move(main), std::move(finish),
+        nullptr));
+  }
   XTUNE_ASSIGN_OR_RETURN(CudaKernelSource source, Source(fusion, config));
   return CompileForEmulator(*compiler_, fusion.name(), source, device());
 }

@@ -1,0 +1,407 @@
+#include "codegen/cuda/triton_gemm.h"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "codegen/cpu/code_buffer.h"
+#include "codegen/cpu/elemental.h"
+#include "codegen/cpu/gemm_analysis.h"
+#include "codegen/cuda/kernel_frame.h"
+#include "codegen/cuda/library_gemm.h"
+#include "util/status_macros.h"
+
+namespace xtune::cuda {
+namespace {
+
+using cpu::CodeBuffer;
+using cpu::ElementalEmitter;
+using cpu::IndexExpr;
+
+constexpr int64_t kMaxStaticShared = 48 * 1024;  // without opt-in
+constexpr int64_t kMaxAccumulators = 64;         // a thread's, in registers
+
+bool PowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+int64_t NextPowerOfTwo(int64_t v) {
+  int64_t p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+struct Tiling {
+  int64_t bm, bn, bk, splits, stages, warps;
+  int64_t threads, tm, tn, rm, rn;  // thread grid and micro-tile
+  int64_t kc;                       // K per split, a multiple of bk
+};
+
+absl::StatusOr<Tiling> Plan(const cpu::GemmFusion& g, const KernelConfig& c) {
+  Tiling t;
+  t.bm = c.Get("block_m", 0);
+  t.bn = c.Get("block_n", 0);
+  t.bk = c.Get("block_k", 0);
+  t.splits = c.Get("split_k", 0);
+  t.stages = c.Get("num_stages", 0);
+  t.warps = c.Get("num_warps", 0);
+  if (c.Get("num_ctas", 1) != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(c.ToString(), ": only num_ctas=1 (no clusters)"));
+  }
+  for (int64_t v : {t.bm, t.bn, t.bk, t.splits, t.warps}) {
+    if (!PowerOfTwo(v) || v > 1024) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          c.ToString(), ": block sizes, split_k and num_warps must be powers "
+          "of two up to 1024"));
+    }
+  }
+  if (t.stages < 1 || t.stages > 8 || t.warps > 32) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(c.ToString(), ": num_stages 1..8, num_warps up to 32"));
+  }
+  t.threads = t.warps * 32;
+  // A square-ish thread grid over the tile, columns fastest (coalesced
+  // stores along n).
+  int64_t side = 1;
+  while (side * side < t.threads) side *= 2;
+  t.tn = std::min(t.bn, side);
+  t.tm = t.threads / t.tn;
+  if (t.tm > t.bm) {
+    t.tm = t.bm;
+    t.tn = t.threads / t.tm;
+  }
+  if (t.tn > t.bn || t.tm * t.tn != t.threads) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        c.ToString(), ": ", t.threads, " threads for a ", t.bm, "x", t.bn,
+        " tile (more threads than outputs)"));
+  }
+  t.rm = t.bm / t.tm;
+  t.rn = t.bn / t.tn;
+  int64_t shared = (t.bm * t.bk + t.bk * t.bn) * 4;
+  if (shared > kMaxStaticShared || t.rm * t.rn > kMaxAccumulators) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        c.ToString(), ": ", shared, " bytes of shared memory and ",
+        t.rm * t.rn, " accumulators a thread (at most ", kMaxStaticShared,
+        " and ", kMaxAccumulators, " on the CUDA-core path)"));
+  }
+  int64_t per_split = (g.k + t.splits - 1) / t.splits;
+  t.kc = std::max<int64_t>(t.bk, (per_split + t.bk - 1) / t.bk * t.bk);
+  int64_t tiles = ((g.m + t.bm - 1) / t.bm) * ((g.n + t.bn - 1) / t.bn);
+  if (tiles * t.splits * g.batch > 0x7fffffff) {
+    return absl::InvalidArgumentError(absl::StrCat(c.ToString(), ": too many blocks"));
+  }
+  return t;
+}
+
+std::string StorageType(DType t) { return ElementalEmitter::StorageType(t); }
+
+// "XT_IN(float) xt_p0, ..." and "xt_p0, ..." for the fusion's parameters.
+std::pair<std::string, std::string> ParamLists(const Computation& fused) {
+  std::vector<std::string> decls, names;
+  for (int64_t i = 0; i < fused.parameter_count(); ++i) {
+    decls.push_back(absl::StrCat("XT_IN(", StorageType(fused.parameter(i)->shape().dtype()),
+                                 ") xt_p", i));
+    names.push_back(absl::StrCat("xt_p", i));
+  }
+  return {absl::StrJoin(decls, ", "), absl::StrJoin(names, ", ")};
+}
+
+// xt_load_a / xt_load_b: a thread's elements of the A (bm x bk) or B
+// (bk x bn) tile at k0, through the operand's producers, 0 outside.
+absl::Status EmitLoader(const Computation& fused, const cpu::GemmFusion& g,
+                        const Tiling& t, int operand, std::string* globals,
+                        CodeBuffer* out) {
+  const int64_t rows = operand == 0 ? t.bm : t.bk;
+  const int64_t cols = operand == 0 ? t.bk : t.bn;
+  const int64_t count = (rows * cols + t.threads - 1) / t.threads;
+  auto [decls, names] = ParamLists(fused);
+  out->Open(absl::StrCat("XT_DEVICE void xt_load_", operand == 0 ? "a" : "b", "(",
+                         decls, decls.empty() ? "" : ", ",
+                         "int64_t xt_bi, int64_t xt_r0, int64_t xt_c0, "
+                         "int64_t xt_k_end, float* xt_r)"));
+  out->Linef("for (int xt_i = 0; xt_i < ", count, "; ++xt_i)");
+  out->Open("");
+  out->Linef("const int64_t xt_e = xt_tid() + (int64_t)xt_i * ", t.threads, ";");
+  out->Line("float xt_v = 0.0f;");
+  // A: rows are m, columns k; B: rows are k, columns n.
+  std::string row = operand == 0 ? "xt_mi" : "xt_ki";
+  std::string col = operand == 0 ? "xt_ki" : "xt_ni";
+  out->Linef("const int64_t ", row, " = xt_r0 + xt_e / ", cols, ";");
+  out->Linef("const int64_t ", col, " = xt_c0 + xt_e % ", cols, ";");
+  std::string inside = operand == 0
+      ? absl::StrCat("xt_e < ", rows * cols, " && xt_mi < ", g.m, " && xt_ki < xt_k_end")
+      : absl::StrCat("xt_e < ", rows * cols, " && xt_ki < xt_k_end && xt_ni < ", g.n);
+  out->Open(absl::StrCat("if (", inside, ")"));
+  ElementalEmitter emitter = MakeEmitter(operand == 0 ? "xt_la" : "xt_lb");
+  std::vector<IndexExpr> index = cpu::DotOperandIndex(
+      *g.dot, operand, "xt_bi", operand == 0 ? "xt_mi" : "xt_ni", "xt_ki");
+  XTUNE_ASSIGN_OR_RETURN(std::string v,
+                         emitter.Emit(g.dot->operand(operand), index, out));
+  out->Linef("xt_v = (float)(", v, ");");
+  out->Close();
+  out->Line("xt_r[xt_i] = xt_v;");
+  out->Close();
+  out->Close();
+  *globals += emitter.globals();
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<TritonGemm> TritonGemmKernels(const Computation& fused,
+                                             const KernelConfig& config,
+                                             const CudaKernelOptions& options) {
+  absl::StatusOr<cpu::GemmFusion> analyzed = cpu::AnalyzeGemmFusion(fused);
+  if (!analyzed.ok()) {
+    return absl::UnimplementedError(absl::StrCat(
+        "the generated gemm cannot take this fusion: ", analyzed.status().message()));
+  }
+  const cpu::GemmFusion& g = *analyzed;
+  XTUNE_ASSIGN_OR_RETURN(Tiling t, Plan(g, config));
+  TritonGemm result;
+  result.splits = t.splits;
+  std::string globals;
+  CodeBuffer code;
+  XTUNE_RETURN_IF_ERROR(EmitLoader(fused, g, t, 0, &globals, &code));
+  XTUNE_RETURN_IF_ERROR(EmitLoader(fused, g, t, 1, &globals, &code));
+
+  std::vector<DType> inputs;
+  for (int64_t i = 0; i < fused.parameter_count(); ++i) {
+    inputs.push_back(fused.parameter(i)->shape().dtype());
+  }
+  DType out_type = t.splits > 1 ? DType::kF32 : fused.root()->shape().dtype();
+  Frame frame = MakeKernelFrame(inputs, out_type, static_cast<int>(t.threads));
+  auto [decls, names] = ParamLists(fused);
+  std::string args = names.empty() ? "" : names + ", ";
+  const int64_t ca = (t.bm * t.bk + t.threads - 1) / t.threads;
+  const int64_t cb = (t.bk * t.bn + t.threads - 1) / t.threads;
+  const int64_t tiles_m = (g.m + t.bm - 1) / t.bm;
+  const int64_t tiles_n = (g.n + t.bn - 1) / t.bn;
+
+  CodeBuffer& b = code;
+  b.Open(frame.signature);
+  b.Linef("XT_SHARED(float, xt_as, ", t.bm * t.bk, ");");
+  b.Linef("XT_SHARED(float, xt_bs, ", t.bk * t.bn, ");");
+  b.Line("int64_t xt_blk = xt_bid();");
+  b.Linef("const int64_t xt_tile_n = xt_blk % ", tiles_n, "; xt_blk /= ", tiles_n, ";");
+  b.Linef("const int64_t xt_tile_m = xt_blk % ", tiles_m, "; xt_blk /= ", tiles_m, ";");
+  b.Linef("const int64_t xt_split = xt_blk % ", t.splits, ";");
+  b.Linef("const int64_t xt_bi = xt_blk / ", t.splits, ";");
+  b.Linef("const int64_t xt_m0 = xt_tile_m * ", t.bm, ", xt_n0 = xt_tile_n * ", t.bn, ";");
+  b.Linef("const int64_t xt_k_begin = xt_split * ", t.kc, ";");
+  b.Linef("const int64_t xt_k_end = xt_k_begin + ", t.kc, " < ", g.k, " ? xt_k_begin + ",
+          t.kc, " : ", g.k, ";");
+  b.Linef("const int xt_tx = xt_tid() % ", t.tn, ", xt_ty = xt_tid() / ", t.tn, ";");
+  b.Linef("float xt_acc[", t.rm * t.rn, "];");
+  b.Linef("for (int xt_i = 0; xt_i < ", t.rm * t.rn, "; ++xt_i) xt_acc[xt_i] = 0.0f;");
+  b.Linef("float xt_ra[", ca, "], xt_rb[", cb, "];");
+  auto load = [&](const std::string& k0) {
+    b.Linef("xt_load_a(", args, "xt_bi, xt_m0, ", k0, ", xt_k_end, xt_ra);");
+    b.Linef("xt_load_b(", args, "xt_bi, ", k0, ", xt_n0, xt_k_end, xt_rb);");
+  };
+  auto store = [&]() {
+    b.Linef("for (int xt_i = 0; xt_i < ", ca, "; ++xt_i) {");
+    b.Linef("  const int64_t xt_e = xt_tid() + (int64_t)xt_i * ", t.threads, ";");
+    b.Linef("  if (xt_e < ", t.bm * t.bk, ") XT_S(xt_as)[xt_e] = xt_ra[xt_i];");
+    b.Line("}");
+    b.Linef("for (int xt_i = 0; xt_i < ", cb, "; ++xt_i) {");
+    b.Linef("  const int64_t xt_e = xt_tid() + (int64_t)xt_i * ", t.threads, ";");
+    b.Linef("  if (xt_e < ", t.bk * t.bn, ") XT_S(xt_bs)[xt_e] = xt_rb[xt_i];");
+    b.Line("}");
+  };
+  load("xt_k_begin");
+  store();
+  b.Open(absl::StrCat("for (int64_t xt_k0 = xt_k_begin; xt_k0 < xt_k_end; xt_k0 += ",
+                      t.bk, ")"));
+  b.Line("XT_SYNC();");
+  b.Linef("const bool xt_has_next = xt_k0 + ", t.bk, " < xt_k_end;");
+  if (t.stages >= 2) {
+    b.Line("// Prefetch the next step's tiles into registers before computing.");
+    b.Open("if (xt_has_next)");
+    load(absl::StrCat("xt_k0 + ", t.bk));
+    b.Close();
+  }
+  b.Linef("for (int xt_kk = 0; xt_kk < ", t.bk, "; ++xt_kk)");
+  b.Open("");
+  b.Linef("float xt_av[", t.rm, "], xt_bv[", t.rn, "];");
+  b.Linef("for (int xt_i = 0; xt_i < ", t.rm, "; ++xt_i) xt_av[xt_i] = XT_S(xt_as)[(xt_ty + xt_i * ",
+          t.tm, ") * ", t.bk, " + xt_kk];");
+  b.Linef("for (int xt_j = 0; xt_j < ", t.rn, "; ++xt_j) xt_bv[xt_j] = XT_S(xt_bs)[xt_kk * ",
+          t.bn, " + xt_tx + xt_j * ", t.tn, "];");
+  b.Linef("for (int xt_i = 0; xt_i < ", t.rm, "; ++xt_i)");
+  b.Linef("  for (int xt_j = 0; xt_j < ", t.rn, "; ++xt_j)");
+  b.Linef("    xt_acc[xt_i * ", t.rn, " + xt_j] += xt_av[xt_i] * xt_bv[xt_j];");
+  b.Close();
+  b.Line("XT_SYNC();");
+  b.Open("if (xt_has_next)");
+  if (t.stages < 2) load(absl::StrCat("xt_k0 + ", t.bk));
+  store();
+  b.Close();
+  b.Close();  // k loop
+  // The results of this thread's micro-tile.
+  b.Linef("for (int xt_i = 0; xt_i < ", t.rm, "; ++xt_i)");
+  b.Linef("for (int xt_j = 0; xt_j < ", t.rn, "; ++xt_j)");
+  b.Open("");
+  b.Linef("const int64_t xt_mi = xt_m0 + xt_ty + xt_i * ", t.tm, ";");
+  b.Linef("const int64_t xt_ni = xt_n0 + xt_tx + xt_j * ", t.tn, ";");
+  b.Open(absl::StrCat("if (xt_mi < ", g.m, " && xt_ni < ", g.n, ")"));
+  b.Linef("const float xt_accv = xt_acc[xt_i * ", t.rn, " + xt_j];");
+  if (t.splits > 1) {
+    b.Linef("XT_G(xt_out)[((xt_split * ", g.batch, " + xt_bi) * ", g.m, " + xt_mi) * ",
+            g.n, " + xt_ni] = xt_accv;");
+  } else {
+    ElementalEmitter epi = MakeEmitter("xt_ep");
+    epi.Bind(g.dot, "xt_accv");
+    std::vector<IndexExpr> index =
+        cpu::DotResultIndex(*g.dot, "xt_bi", "xt_mi", "xt_ni", 0);
+    XTUNE_ASSIGN_OR_RETURN(std::string v, epi.Emit(g.epilogue_root, index, &b));
+    b.Linef("XT_G(xt_out)[", cpu::PhysicalOffset(g.epilogue_root->shape(), index).base,
+            "] = ", ElementalEmitter::ToStorage(v, out_type), ";");
+    globals += epi.globals();
+  }
+  b.Close();
+  b.Close();
+  b.Close();  // kernel
+
+  result.main.body = absl::StrCat("#line 1 \"", options.name, ".cu\"\n", globals,
+                                  code.text(), frame.entry);
+  result.main.grid = std::max<int64_t>(1, tiles_m * tiles_n * t.splits * g.batch);
+  result.main.block = static_cast<int>(t.threads);
+  result.main.elem_bytes = frame.elem_bytes;
+  if (t.splits > 1) {
+    result.partial_bytes = t.splits * g.batch * g.m * g.n * 4;
+    CudaKernelOptions named = options;
+    XTUNE_ASSIGN_OR_RETURN(result.epilogue,
+                           GemmEpilogueKernel(fused, g, t.splits, named));
+  }
+  return result;
+}
+
+namespace {
+
+KernelConfig Triton(int64_t bm, int64_t bn, int64_t bk, int64_t sk, int64_t st,
+                    int64_t nw) {
+  return KernelConfig("triton_gemm", {{"block_m", bm},
+                                      {"block_n", bn},
+                                      {"block_k", bk},
+                                      {"split_k", sk},
+                                      {"num_stages", st},
+                                      {"num_warps", nw},
+                                      {"num_ctas", 1}});
+}
+
+// XLA's GetDefaultTritonConfigs (gemm_fusion_autotuner_cuda.cc): the base
+// list, the Ampere additions, the Hopper additions.
+std::vector<std::array<int64_t, 6>> XlaDefaultList(const GpuDeviceInfo& device) {
+  std::vector<std::array<int64_t, 6>> list = {
+      {32, 32, 256, 1, 1, 4}, {64, 32, 32, 16, 1, 4}, {32, 64, 64, 4, 1, 4},
+      {128, 128, 64, 4, 1, 4}, {16, 16, 256, 1, 1, 4}, {16, 128, 32, 16, 1, 4},
+      {16, 64, 128, 1, 1, 4}, {16, 128, 32, 8, 1, 4}, {16, 16, 512, 1, 1, 4},
+      {32, 16, 512, 1, 1, 4}, {64, 32, 64, 1, 2, 8}};
+  if (device.cc_major >= 8) {
+    for (const auto& c : std::vector<std::array<int64_t, 6>>{
+             {128, 256, 32, 1, 3, 8}, {256, 128, 32, 1, 3, 8}, {256, 64, 32, 1, 4, 4},
+             {64, 256, 32, 1, 4, 4}, {128, 64, 32, 1, 4, 4}, {64, 128, 32, 1, 4, 4},
+             {256, 128, 128, 1, 3, 8}, {256, 64, 128, 1, 4, 4}, {64, 256, 128, 1, 4, 4},
+             {128, 128, 128, 1, 4, 4}, {128, 64, 64, 1, 4, 4}, {64, 128, 64, 1, 4, 4},
+             {128, 32, 64, 1, 4, 4}, {64, 32, 64, 1, 4, 4}, {32, 128, 32, 1, 4, 4},
+             {128, 128, 32, 1, 4, 4}, {16, 16, 256, 1, 3, 4}, {128, 128, 64, 2, 1, 8},
+             {64, 64, 64, 1, 2, 4}, {16, 64, 256, 8, 1, 4}, {256, 256, 128, 1, 3, 8}}) {
+      list.push_back(c);
+    }
+  }
+  if (device.cc_major >= 9) {
+    for (const auto& c : std::vector<std::array<int64_t, 6>>{
+             {16, 32, 32, 8, 1, 2}, {16, 64, 128, 8, 1, 4}, {16, 64, 128, 16, 3, 4}}) {
+      list.push_back(c);
+    }
+  }
+  return list;
+}
+
+// XLA's exhaustive space (GetExhaustiveTritonConfigs, without clusters).
+std::vector<std::array<int64_t, 6>> XlaExhaustiveList() {
+  std::vector<std::array<int64_t, 6>> list;
+  for (int64_t st : {1, 2, 3, 4}) {
+    for (int64_t bm : {16, 32, 64, 128, 256}) {
+      for (int64_t bn : {16, 32, 64, 128, 256}) {
+        for (int64_t bk : {16, 32, 64, 128, 256}) {
+          for (int64_t nw : {2, 4, 8}) {
+            if (nw * 32 > std::min(bm * bk, bk * bn)) break;
+            for (int64_t sk : {1, 2, 4, 8, 16}) list.push_back({bm, bn, bk, sk, st, nw});
+          }
+        }
+      }
+    }
+  }
+  return list;
+}
+
+int BitWidth(DType t) { return static_cast<int>(DTypeByteSize(t)) * 8; }
+
+// The narrowest type the dot and the converts of the fusion touch.
+int MinBitWidth(const Computation& fused, const Instruction& dot) {
+  int bits = std::min({BitWidth(dot.shape().dtype()),
+                       BitWidth(dot.operand(0)->shape().dtype()),
+                       BitWidth(dot.operand(1)->shape().dtype())});
+  for (const auto& inst : fused.instructions()) {
+    if (inst->opcode() == Opcode::kConvert) {
+      bits = std::min({bits, BitWidth(inst->shape().dtype()),
+                       BitWidth(inst->operand(0)->shape().dtype())});
+    }
+  }
+  return std::max(bits, 1);
+}
+
+// XLA's adjustment of one config to the problem (GenerateTritonConfigs).
+std::array<int64_t, 6> Clamp(std::array<int64_t, 6> c, const cpu::GemmFusion& g,
+                             int min_bits, int cores) {
+  const int64_t kMinTile = 16;
+  c[0] = std::min(c[0], std::max(kMinTile, NextPowerOfTwo(g.m)));
+  c[1] = std::min(c[1], std::max(kMinTile, NextPowerOfTwo(g.n)));
+  c[2] = std::min(c[2], std::max(kMinTile, NextPowerOfTwo(g.k)));
+  const int64_t sufficient_tiles = 5 * static_cast<int64_t>(cores);
+  int64_t ratio = sufficient_tiles * c[0] * c[1] / std::max<int64_t>(1, g.batch * g.m * g.n);
+  int64_t max_split = 1;
+  while (max_split * 2 <= ratio) max_split *= 2;
+  c[3] = std::min(c[3], max_split);
+  const int64_t ldmatrix_bits = 256;
+  if (c[2] < ldmatrix_bits / min_bits) c[2] = ldmatrix_bits / min_bits;
+  return c;
+}
+
+}  // namespace
+
+KernelConfig TritonGemmDefault(const Computation& fused) {
+  absl::StatusOr<cpu::GemmFusion> g = cpu::AnalyzeGemmFusion(fused);
+  if (!g.ok()) return Triton(32, 32, 32, 1, 1, 4);
+  std::array<int64_t, 6> c =
+      Clamp({32, 32, 32, 1, 1, 4}, *g, MinBitWidth(fused, *g->dot), 1);
+  c[3] = 1;
+  return Triton(c[0], c[1], c[2], 1, c[4], c[5]);
+}
+
+std::vector<KernelConfig> TritonGemmCandidates(const Computation& fused,
+                                               const GpuDeviceInfo& device,
+                                               bool exhaustive) {
+  std::vector<KernelConfig> out = {TritonGemmDefault(fused)};
+  absl::StatusOr<cpu::GemmFusion> g = cpu::AnalyzeGemmFusion(fused);
+  if (!g.ok()) return out;
+  const Instruction& dot = *g->dot;
+  bool small = dot.operand(0)->shape().ElementCount() <= 32 * 32 &&
+               dot.operand(1)->shape().ElementCount() <= 32 * 32;
+  if (small) return out;
+  int bits = MinBitWidth(fused, dot);
+  std::set<std::array<int64_t, 6>> seen;
+  for (const auto& raw : exhaustive ? XlaExhaustiveList() : XlaDefaultList(device)) {
+    std::array<int64_t, 6> c = Clamp(raw, *g, bits, device.core_count);
+    if (!seen.insert(c).second) continue;
+    KernelConfig k = Triton(c[0], c[1], c[2], c[3], c[4], c[5]);
+    if (k == out[0] || !Plan(*g, k).ok()) continue;
+    out.push_back(k);
+  }
+  return out;
+}
+
+}  // namespace xtune::cuda
