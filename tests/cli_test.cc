@@ -420,8 +420,9 @@ TEST_F(CliTest, CudaBackendsWithoutAGpu) {
   EXPECT_EQ(ReadFile(cache).value_or(""), *before);
 }
 
-// Gemm fusions on the CUDA backends: the cuBLASLt candidate's pack and
-// epilogue kernels are compiled for a target and run in the emulator; and
+// Gemm fusions on the CUDA backends: the generated gemm (its default, XLA's
+// 32x32x32 tiling clamped to the problem) is compiled for a target and run
+// in the emulator; and
 // --verify's excess-precision reference rounds at fusion outputs as the
 // kernels do (half_types.hlo shares an f16 value between two fusions: the
 // unfused reference kept it in f32 and disagreed by one bf16 ulp).
@@ -432,12 +433,13 @@ TEST_F(CliTest, CudaGemmFusionsAndExcessPrecisionVerify) {
                              " --backend=cuda --xtune_gpu_target=a100"
                              " --xtune_dump_kernels_to=" + kernels);
   ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
-  EXPECT_THAT(compiled.output, HasSubstr("cuda_cublaslt:algorithm=0"));
+  EXPECT_THAT(compiled.output, HasSubstr("triton_gemm:block_m=16,block_n=32,block_k=32,"
+                                         "split_k=1,num_stages=1,num_warps=4,num_ctas=1"));
   EXPECT_THAT(compiled.output, Not(HasSubstr("runs on the evaluator")));
   absl::StatusOr<std::string> manifest = ReadFile(kernels + "/manifest.txt");
   ASSERT_THAT(manifest, IsOk());
-  EXPECT_THAT(*manifest, HasSubstr(".pack_a arch=sm_80 config=cuda_cublaslt:algorithm=0"));
-  EXPECT_THAT(*manifest, HasSubstr(".epilogue arch=sm_80"));
+  EXPECT_THAT(*manifest, HasSubstr("fusion=gemm_fusion arch=sm_80 config=triton_gemm:"));
+  EXPECT_THAT(*manifest, HasSubstr("spill_store_bytes=0"));
   Result run = RunXtune("run " + mlp + " --backend=cuda_emulator --verify");
   EXPECT_EQ(run.exit_code, 0) << run.output;
   EXPECT_THAT(run.output, Not(HasSubstr("runs on the evaluator")));

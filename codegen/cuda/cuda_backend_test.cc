@@ -158,8 +158,10 @@ TEST(CudaBackendTest, DumpsSourcePtxCubinAndManifest) {
   EXPECT_EQ(std::vector<std::string>(absl::StrSplit(*manifest, '\n', absl::SkipEmpty())).size(), 1u);
 }
 
-// A gemm fusion is the cuBLASLt candidate: deviceless, its pack and
-// epilogue kernels are compiled and dumped; its config is XLA's GemmKey.
+// A gemm fusion's default is the generated Triton-style gemm; the cuBLASLt
+// candidate is among its candidates. Deviceless, both compile and dump their
+// cubins (the library candidate's pack and epilogue kernels); the configs
+// are XLA's TritonGemmKey and GemmKey.
 TEST(CudaBackendTest, GemmsCompileTheirPackAndEpilogueKernelsAndNoDriverIsUnavailable) {
   std::string dir = ::testing::TempDir() + "/cuda_gemm_dump";
   std::filesystem::remove_all(dir);
@@ -170,23 +172,33 @@ TEST(CudaBackendTest, GemmsCompileTheirPackAndEpilogueKernelsAndNoDriverIsUnavai
   for (const auto& inst : m->entry()->instructions()) {
     if (inst->opcode() != Opcode::kFusion) continue;
     KernelConfig def = b->DefaultConfig(*inst);
-    if (def.kind() != "cuda_cublaslt") continue;
+    if (def.kind() != "triton_gemm") continue;
     ++gemms;
-    EXPECT_EQ(def.ToString(), "cuda_cublaslt:algorithm=0");
-    EXPECT_TRUE(b->IsLibraryCall(def));
+    EXPECT_FALSE(b->IsLibraryCall(def));
+    std::vector<KernelConfig> all = b->Candidates(*inst, false);
+    ASSERT_GE(all.size(), 2u);
+    EXPECT_EQ(all.front(), def);
+    KernelConfig lib = all.back();
+    EXPECT_EQ(lib.ToString(), "cuda_cublaslt:algorithm=0");
+    EXPECT_TRUE(b->IsLibraryCall(lib));
     xla::AutotuneResult r;
     ASSERT_THAT(b->ConfigToResult(KernelConfig("cuda_cublaslt", {{"algorithm", 3}}), &r),
                 IsOk());
     EXPECT_EQ(r.gemm().algorithm(), 3);
-    EXPECT_THAT(b->ConfigFromResult(r), IsOk());
     EXPECT_EQ(b->ConfigFromResult(r)->Get("algorithm", -1), 3);
+    ASSERT_THAT(b->ConfigToResult(def, &r), IsOk());
+    EXPECT_TRUE(r.has_triton());
+    EXPECT_EQ(r.triton().block_k(), def.Get("block_k", -1));
+    EXPECT_EQ(*b->ConfigFromResult(r), def);
     EXPECT_THAT(b->CheckConfig(*inst, KernelConfig("cuda_cublaslt", {{"algorithm", -1}})),
                 StatusIs(absl::StatusCode::kInvalidArgument));
-    absl::StatusOr<std::unique_ptr<Kernel>> k = b->Compile(*inst, def);
-    ASSERT_THAT(k, IsOk());
-    EXPECT_THAT((*k)->Run({}, DeviceBuffer()),
-                StatusIs(absl::StatusCode::kUnavailable));
-    for (const char* part : {".pack_a", ".pack_b"}) {
+    for (const KernelConfig& c : {def, lib}) {
+      absl::StatusOr<std::unique_ptr<Kernel>> k = b->Compile(*inst, c);
+      ASSERT_THAT(k, IsOk()) << c.ToString();
+      EXPECT_THAT((*k)->Run({}, DeviceBuffer()),
+                  StatusIs(absl::StatusCode::kUnavailable));
+    }
+    for (const char* part : {"", ".pack_a", ".pack_b"}) {
       absl::StatusOr<std::string> cubin = ReadFile(dir + "/" + inst->name() + part + ".cubin");
       ASSERT_THAT(cubin, IsOk()) << part;
       EXPECT_EQ(cubin->substr(0, 4), "\x7f" "ELF");
@@ -195,6 +207,7 @@ TEST(CudaBackendTest, GemmsCompileTheirPackAndEpilogueKernelsAndNoDriverIsUnavai
   EXPECT_GT(gemms, 0);
   absl::StatusOr<std::string> manifest = ReadFile(dir + "/manifest.txt");
   ASSERT_THAT(manifest, IsOk());
+  EXPECT_THAT(*manifest, HasSubstr(" arch=sm_90a config=triton_gemm:block_m="));
   EXPECT_THAT(*manifest, HasSubstr(".pack_a arch=sm_90a config=cuda_cublaslt:algorithm=0 registers="));
   if (!std::filesystem::exists("/usr/lib/x86_64-linux-gnu/libcuda.so.1")) {
     EXPECT_THAT(CudaBackend::Create(BackendOptions()),
