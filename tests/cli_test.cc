@@ -449,5 +449,37 @@ TEST_F(CliTest, CudaGemmFusionsAndExcessPrecisionVerify) {
   EXPECT_THAT(verified.output, HasSubstr("verify: every output matches"));
 }
 
+// XLA's cache entries run as they are: the fused module of the entry in
+// XLA's test cache (A100), compiled deviceless for the A100 with that file
+// loaded and require-complete, is a hit, and the entry's 32x32x32, 1-stage,
+// 4-warp kernel is compiled for sm_80; the same module under the emulator
+// matches the evaluator.
+TEST_F(CliTest, XlasTritonCacheEntryRunsAsItIs) {
+  std::string module = std::string(XTUNE_SOURCE_DIR) + "/tests/data/xla_triton_entry.hlo";
+  std::string cache = std::string(XTUNE_SOURCE_DIR) + "/tests/data/test_autotune_cache.textproto";
+  std::string kernels = dir_ + "/xla_entry_kernels";
+  std::string flags = " --xtune_gpu_target=a100 --xla_gpu_load_autotune_results_from=" +
+                      cache + " --xla_gpu_require_complete_aot_autotune_results";
+  Result compiled = RunXtune("compile " + module + " --backend=cuda" + flags +
+                             " --xtune_dump_kernels_to=" + kernels);
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
+  EXPECT_THAT(compiled.output, HasSubstr("1 from the cache"));
+  absl::StatusOr<std::string> manifest = ReadFile(kernels + "/manifest.txt");
+  ASSERT_THAT(manifest, IsOk());
+  EXPECT_THAT(*manifest, HasSubstr("fusion=gemm arch=sm_80 config=triton_gemm:block_m=32,"
+                                   "block_n=32,block_k=32,split_k=1,num_stages=1,"
+                                   "num_warps=4,num_ctas=1 registers="));
+  EXPECT_TRUE(std::filesystem::exists(kernels + "/gemm.cubin"));
+  Result run = RunXtune("run " + module + " --backend=cuda_emulator --verify" + flags);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("1 from the cache"));
+  EXPECT_THAT(run.output, HasSubstr("verify: every output matches"));
+  // For another GPU the entry does not apply: require-complete is a miss.
+  Result h100 = RunXtune("compile " + module + " --backend=cuda --xtune_gpu_target=h100"
+                         " --xla_gpu_load_autotune_results_from=" + cache +
+                         " --xla_gpu_require_complete_aot_autotune_results");
+  EXPECT_EQ(h100.exit_code, 1) << h100.output;
+}
+
 }  // namespace
 }  // namespace xtune

@@ -139,10 +139,20 @@ absl::Status CudaBackend::Dump(const std::string& name,
 
 absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::CompileKernel(
     const Instruction& fusion, const std::string& name,
-    const KernelConfig& config, const CudaKernelSource& kernel, int inputs) {
+    const KernelConfig& config, const CudaKernelSource& kernel, int inputs,
+    bool refuse_spills) {
   std::string source;
   XTUNE_ASSIGN_OR_RETURN(NvrtcOutput out,
                          CompileToCubin(name, config, kernel, &source));
+  for (const KernelResources& r : out.resources) {
+    if (refuse_spills && r.function == kKernelFunction &&
+        (r.spill_store_bytes > 0 || r.spill_load_bytes > 0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          name, " with ", config.ToString(), " spills registers (",
+          r.spill_store_bytes, " bytes stored, ", r.spill_load_bytes,
+          " loaded): dropped, as XLA drops spilling gemm kernels"));
+    }
+  }
   if (!dump_to_.empty()) XTUNE_RETURN_IF_ERROR(Dump(name, config, source, out));
   if (driver_ != nullptr) {
     return std::unique_ptr<Kernel>(new GpuKernel(
@@ -206,8 +216,12 @@ absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::Compile(
   if (config.kind() == "triton_gemm") {
     XTUNE_ASSIGN_OR_RETURN(TritonGemm g, TritonSource(fusion, config));
     const int params = static_cast<int>(fusion.operand_count());
-    XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> main,
-                           CompileKernel(fusion, fusion.name(), config, g.main, params));
+    // A spilling candidate is dropped, unless it is the default (which must
+    // always compile).
+    XTUNE_ASSIGN_OR_RETURN(
+        std::unique_ptr<Kernel> main,
+        CompileKernel(fusion, fusion.name(), config, g.main, params,
+                      /*refuse_spills=*/!(config == DefaultConfig(fusion))));
     if (g.splits == 1) return main;
     XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> finish,
                            CompileKernel(fusion, fusion.name() + ".epilogue", config,

@@ -93,10 +93,12 @@ class CudaBackend : public GpuBackend {
         cubins_(KernelCacheRoot()),
         dump_to_(options.dump_kernels_to) {}
   // Compiles and (with --xtune_dump_kernels_to) dumps one kernel; on a GPU
-  // the result runs it, else it is compiled only.
+  // the result runs it, else it is compiled only. `refuse_spills`:
+  // InvalidArgument when ptxas reports spilled registers.
   absl::StatusOr<std::unique_ptr<Kernel>> CompileKernel(
       const Instruction& fusion, const std::string& name,
-      const KernelConfig& config, const CudaKernelSource& kernel, int inputs);
+      const KernelConfig& config, const CudaKernelSource& kernel, int inputs,
+      bool refuse_spills = false);
   absl::StatusOr<std::unique_ptr<Kernel>> CompileLibraryGemm(
       const Instruction& fusion, const KernelConfig& config);
   absl::Status Dump(const std::string& name, const KernelConfig& config,

@@ -120,6 +120,7 @@ absl::Status EmitLoader(const Computation& fused, const cpu::GemmFusion& g,
                          decls, decls.empty() ? "" : ", ",
                          "int64_t xt_bi, int64_t xt_r0, int64_t xt_c0, "
                          "int64_t xt_k_end, float* xt_r)"));
+  out->Line("#pragma unroll");
   out->Linef("for (int xt_i = 0; xt_i < ", count, "; ++xt_i)");
   out->Open("");
   out->Linef("const int64_t xt_e = xt_tid() + (int64_t)xt_i * ", t.threads, ";");
@@ -194,6 +195,7 @@ absl::StatusOr<TritonGemm> TritonGemmKernels(const Computation& fused,
           t.kc, " : ", g.k, ";");
   b.Linef("const int xt_tx = xt_tid() % ", t.tn, ", xt_ty = xt_tid() / ", t.tn, ";");
   b.Linef("float xt_acc[", t.rm * t.rn, "];");
+  b.Line("#pragma unroll");
   b.Linef("for (int xt_i = 0; xt_i < ", t.rm * t.rn, "; ++xt_i) xt_acc[xt_i] = 0.0f;");
   b.Linef("float xt_ra[", ca, "], xt_rb[", cb, "];");
   auto load = [&](const std::string& k0) {
@@ -201,10 +203,12 @@ absl::StatusOr<TritonGemm> TritonGemmKernels(const Computation& fused,
     b.Linef("xt_load_b(", args, "xt_bi, ", k0, ", xt_n0, xt_k_end, xt_rb);");
   };
   auto store = [&]() {
+    b.Line("#pragma unroll");
     b.Linef("for (int xt_i = 0; xt_i < ", ca, "; ++xt_i) {");
     b.Linef("  const int64_t xt_e = xt_tid() + (int64_t)xt_i * ", t.threads, ";");
     b.Linef("  if (xt_e < ", t.bm * t.bk, ") XT_S(xt_as)[xt_e] = xt_ra[xt_i];");
     b.Line("}");
+    b.Line("#pragma unroll");
     b.Linef("for (int xt_i = 0; xt_i < ", cb, "; ++xt_i) {");
     b.Linef("  const int64_t xt_e = xt_tid() + (int64_t)xt_i * ", t.threads, ";");
     b.Linef("  if (xt_e < ", t.bk * t.bn, ") XT_S(xt_bs)[xt_e] = xt_rb[xt_i];");
@@ -222,14 +226,19 @@ absl::StatusOr<TritonGemm> TritonGemmKernels(const Computation& fused,
     load(absl::StrCat("xt_k0 + ", t.bk));
     b.Close();
   }
+  b.Line("#pragma unroll 4");
   b.Linef("for (int xt_kk = 0; xt_kk < ", t.bk, "; ++xt_kk)");
   b.Open("");
   b.Linef("float xt_av[", t.rm, "], xt_bv[", t.rn, "];");
+  b.Line("#pragma unroll");
   b.Linef("for (int xt_i = 0; xt_i < ", t.rm, "; ++xt_i) xt_av[xt_i] = XT_S(xt_as)[(xt_ty + xt_i * ",
           t.tm, ") * ", t.bk, " + xt_kk];");
+  b.Line("#pragma unroll");
   b.Linef("for (int xt_j = 0; xt_j < ", t.rn, "; ++xt_j) xt_bv[xt_j] = XT_S(xt_bs)[xt_kk * ",
           t.bn, " + xt_tx + xt_j * ", t.tn, "];");
+  b.Line("#pragma unroll");
   b.Linef("for (int xt_i = 0; xt_i < ", t.rm, "; ++xt_i)");
+  b.Line("#pragma unroll");
   b.Linef("  for (int xt_j = 0; xt_j < ", t.rn, "; ++xt_j)");
   b.Linef("    xt_acc[xt_i * ", t.rn, " + xt_j] += xt_av[xt_i] * xt_bv[xt_j];");
   b.Close();
@@ -240,7 +249,9 @@ absl::StatusOr<TritonGemm> TritonGemmKernels(const Computation& fused,
   b.Close();
   b.Close();  // k loop
   // The results of this thread's micro-tile.
+  b.Line("#pragma unroll");
   b.Linef("for (int xt_i = 0; xt_i < ", t.rm, "; ++xt_i)");
+  b.Line("#pragma unroll");
   b.Linef("for (int xt_j = 0; xt_j < ", t.rn, "; ++xt_j)");
   b.Open("");
   b.Linef("const int64_t xt_mi = xt_m0 + xt_ty + xt_i * ", t.tm, ";");
