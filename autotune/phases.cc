@@ -206,8 +206,9 @@ void CompileTrials(Backend& backend, std::vector<Trial>& trials,
   const int64_t total = static_cast<int64_t>(jobs.size());
   pool.ParallelFor(total, 0, [&](int64_t j) {
     auto [t, c] = jobs[j];
-    trials[t].kernels[c] =
-        backend.Compile(*trials[t].group->first, trials[t].configs[c]);
+    trials[t].kernels[c] = backend.CompileCandidate(
+        *trials[t].group->first, trials[t].configs[c],
+        static_cast<int64_t>(trials[t].configs.size()));
     if (compiled) compiled(++done, total);
   });
 }

@@ -88,6 +88,17 @@ class Backend {
   virtual absl::StatusOr<std::unique_ptr<Kernel>> Compile(
       const Instruction& fusion, const KernelConfig& config) = 0;
 
+  // Compiles one of `candidates` configs the autotuner tries for a fusion.
+  // A backend may refuse what it would not choose when there are others
+  // (the CUDA backend drops gemm kernels that spill registers, as XLA
+  // does); Compile() itself never refuses them, since a cached or forced
+  // config must run. Default: Compile().
+  virtual absl::StatusOr<std::unique_ptr<Kernel>> CompileCandidate(
+      const Instruction& fusion, const KernelConfig& config,
+      int64_t candidates) {
+    return Compile(fusion, config);
+  }
+
   // Whether the autotuner tunes (and caches) this backend's configs. The
   // interpreter is not tuned: it runs every fusion with its default config.
   // Default true.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Rewrites the expected outputs of the fusion golden tests (tests/golden/)
-# from the current fusion pass. Review `git diff tests/golden` afterwards.
+# from the current fusion pass, and the generated CUDA gemm source of
+# tests/golden/cuda/. Review `git diff tests/golden` afterwards.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 xtune=build/xtune
@@ -17,3 +18,6 @@ for dir in examples tests/data tests/golden; do
     echo "wrote $out"
   done
 done
+XTUNE_REGENERATE_GOLDEN=1 build/codegen/cuda/cuda_codegen_test \
+  --gtest_filter='CudaGoldenTest.*' > /dev/null
+echo "wrote tests/golden/cuda/"

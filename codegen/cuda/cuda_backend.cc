@@ -212,16 +212,23 @@ absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::CompileLibraryGemm(
 
 absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::Compile(
     const Instruction& fusion, const KernelConfig& config) {
+  return CompileWith(fusion, config, /*refuse_spills=*/false);
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::CompileCandidate(
+    const Instruction& fusion, const KernelConfig& config, int64_t candidates) {
+  return CompileWith(fusion, config, /*refuse_spills=*/candidates > 1);
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::CompileWith(
+    const Instruction& fusion, const KernelConfig& config, bool refuse_spills) {
   if (config.kind() == "cuda_cublaslt") return CompileLibraryGemm(fusion, config);
   if (config.kind() == "triton_gemm") {
     XTUNE_ASSIGN_OR_RETURN(TritonGemm g, TritonSource(fusion, config));
     const int params = static_cast<int>(fusion.operand_count());
-    // A spilling candidate is dropped, unless it is the default (which must
-    // always compile).
     XTUNE_ASSIGN_OR_RETURN(
         std::unique_ptr<Kernel> main,
-        CompileKernel(fusion, fusion.name(), config, g.main, params,
-                      /*refuse_spills=*/!(config == DefaultConfig(fusion))));
+        CompileKernel(fusion, fusion.name(), config, g.main, params, refuse_spills));
     if (g.splits == 1) return main;
     XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> finish,
                            CompileKernel(fusion, fusion.name() + ".epilogue", config,

@@ -48,6 +48,12 @@ class CudaBackend : public GpuBackend {
   std::string name() const override { return "cuda"; }
   absl::StatusOr<std::unique_ptr<Kernel>> Compile(
       const Instruction& fusion, const KernelConfig& config) override;
+  // With other candidates to choose from, a generated gemm whose kernel
+  // ptxas reports as spilling registers is InvalidArgument (dropped before
+  // timing, with the reason), as XLA drops spilling kernels.
+  absl::StatusOr<std::unique_ptr<Kernel>> CompileCandidate(
+      const Instruction& fusion, const KernelConfig& config,
+      int64_t candidates) override;
   // Whether kernels run here: the GPU is the machine's, not a target.
   bool CanRunKernels() const override { return driver_ != nullptr; }
   absl::StatusOr<std::unique_ptr<Profiler>> CreateProfiler() override;
@@ -99,6 +105,9 @@ class CudaBackend : public GpuBackend {
       const Instruction& fusion, const std::string& name,
       const KernelConfig& config, const CudaKernelSource& kernel, int inputs,
       bool refuse_spills = false);
+  absl::StatusOr<std::unique_ptr<Kernel>> CompileWith(const Instruction& fusion,
+                                                      const KernelConfig& config,
+                                                      bool refuse_spills);
   absl::StatusOr<std::unique_ptr<Kernel>> CompileLibraryGemm(
       const Instruction& fusion, const KernelConfig& config);
   absl::Status Dump(const std::string& name, const KernelConfig& config,

@@ -62,8 +62,8 @@ void ExpectKernelWithinLimits(const CudaBackend& b, const std::string& name,
     EXPECT_GT(r.registers, 0);
     EXPECT_LE(r.registers, 255);
     if (may_spill) {
-      // Recorded: the backend drops spilling gemm candidates other than the
-      // default.
+      // Recorded: when tuning, the backend drops spilling gemm candidates
+      // (CompileCandidate).
       std::cout << "ptxas " << b.device().Arch() << " " << fusion_name << " "
                 << config.ToString() << ": registers=" << r.registers
                 << " shared=" << r.shared_bytes << " spill_store=" << r.spill_store_bytes
@@ -290,6 +290,39 @@ TEST(CudaBackendTest, CubinsAreCachedByContentAndCheckedOnRead) {
   ASSERT_THAT(third, IsOk());
   EXPECT_EQ(b->cubin_cache().misses(), 2);
   EXPECT_EQ(third->cubin, first->cubin);
+}
+
+// A golden file of the generated gemm's source for one config: the
+// 32x32x32/1 stage/4 warps kernel XLA's test cache holds for
+// tests/data/xla_triton_entry.hlo (f16 x s8->f16, bitcast operands), for the
+// A100. `make golden` rewrites it (XTUNE_REGENERATE_GOLDEN=1); review the
+// diff.
+TEST(CudaGoldenTest, TritonGemmSourceOfXlasCacheEntry) {
+  std::unique_ptr<CudaBackend> b = Make("a100");
+  ASSERT_NE(b, nullptr);
+  std::unique_ptr<Module> m = Fused("tests/data/xla_triton_entry.hlo");
+  const Instruction* fusion = nullptr;
+  for (const auto& inst : m->entry()->instructions()) {
+    if (inst->opcode() == Opcode::kFusion) fusion = inst.get();
+  }
+  ASSERT_NE(fusion, nullptr);
+  KernelConfig c("triton_gemm", {{"block_m", 32}, {"block_n", 32}, {"block_k", 32},
+                                 {"split_k", 1}, {"num_stages", 1}, {"num_warps", 4},
+                                 {"num_ctas", 1}});
+  absl::StatusOr<TritonGemm> g = b->TritonSource(*fusion, c);
+  ASSERT_THAT(g, IsOk());
+  EXPECT_EQ(g->main.grid, 1);
+  EXPECT_EQ(g->main.block, 128);
+  std::string path = TestSourceDir() + "/tests/golden/cuda/xla_triton_entry.gemm.cu";
+  const char* regenerate = getenv("XTUNE_REGENERATE_GOLDEN");
+  if (regenerate != nullptr && *regenerate == '1') {
+    ASSERT_THAT(WriteFileAtomically(path, g->main.body), IsOk());
+    GTEST_SKIP() << "wrote " << path;
+  }
+  absl::StatusOr<std::string> golden = ReadFile(path);
+  ASSERT_THAT(golden, IsOk()) << "run `make golden` to write it";
+  EXPECT_EQ(g->main.body, *golden) << "the generated source changed: run `make golden` "
+                                      "and review the diff of " << path;
 }
 
 }  // namespace
