@@ -20,6 +20,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "bench/gpu_bench_util.h"
 #include "codegen/cuda/cuda_backend.h"
 #include "codegen/cuda/gpu_profiler.h"
 #include "fusion/fusion_pass.h"
@@ -109,11 +110,6 @@ ENTRY e {
 })hlo"},
 };
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 // Median seconds of a device-to-device copy of `bytes` (events around each
 // copy, 5 warm-up copies, 30 timed).
 absl::StatusOr<double> CopySeconds(cuda::Driver& d, int64_t bytes) {
@@ -170,81 +166,41 @@ int Main(int argc, char** argv) {
   int failures = 0;
   for (const Case& c : kCases) {
     if (!only.empty() && only != c.name) continue;
-    absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(c.hlo);
-    absl::StatusOr<std::unique_ptr<Module>> fused =
-        m.ok() ? FuseModule(**m) : absl::StatusOr<std::unique_ptr<Module>>(m.status());
-    if (!fused.ok()) {
-      std::cerr << c.name << ": " << fused.status() << "\n";
+    absl::StatusOr<OneFusion> one = FuseOne(c.hlo);
+    if (!one.ok()) {
+      std::cerr << c.name << ": " << one.status() << "\n";
       return 2;
     }
-    const Instruction* fusion = nullptr;
-    int fusions = 0;
-    for (const auto& inst : (*fused)->entry()->instructions()) {
-      if (inst->opcode() == Opcode::kFusion) {
-        fusion = inst.get();
-        ++fusions;
-      }
-    }
-    if (fusions != 1) {
-      std::cerr << c.name << ": fused into " << fusions << " fusions, not 1\n";
-      return 2;
-    }
+    const Instruction* fusion = one->fusion;
     std::vector<Literal> args;
     int64_t bytes = fusion->shape().ByteSize();
     for (int64_t i = 0; i < fusion->operand_count(); ++i) {
       args.push_back(RandomLiteral(fusion->operand(i)->shape(), 1 + i));
       bytes += fusion->operand(i)->shape().ByteSize();
     }
-    std::vector<KernelConfig> configs = backend.Candidates(*fusion, false);
-    std::vector<std::unique_ptr<Kernel>> kernels;
-    std::vector<Kernel*> raw;
-    std::vector<KernelConfig> compiled;
-    for (const KernelConfig& k : configs) {
-      absl::StatusOr<std::unique_ptr<Kernel>> kernel = backend.Compile(*fusion, k);
-      if (!kernel.ok()) {
-        std::cerr << c.name << " " << k.ToString() << ": " << kernel.status() << "\n";
-        continue;
-      }
-      raw.push_back(kernel->get());
-      kernels.push_back(std::move(*kernel));
-      compiled.push_back(k);
-    }
+    TimedCandidates timed = TimeCandidates(backend, *fusion, args, dry_run,
+                                           absl::Milliseconds(50));
     if (dry_run) {
-      std::cout << c.name << ": " << raw.size() << " of " << configs.size()
+      std::cout << c.name << ": " << timed.compiled << " of " << timed.candidates
                 << " candidates compiled for " << backend.device().Arch()
                 << " (default " << backend.DefaultConfig(*fusion).ToString()
                 << ")\n";
-      if (raw.size() != configs.size()) ++failures;
+      if (timed.failed > 0) ++failures;
       continue;
     }
-    cuda::GpuProfiler profiler("", backend.FlushBytes());
-    ProfileOptions options;
-    options.flush_bytes = backend.FlushBytes();
-    options.time_budget = absl::Milliseconds(50);
-    if (absl::Status s = profiler.BeginFusion(raw, args, fusion->shape()); !s.ok()) {
-      std::cerr << c.name << ": " << s << "\n";
-      return 2;
-    }
+    failures += timed.failed;
     double best = 0;
     std::string best_config;
     double default_seconds = 0;
     KernelConfig def = backend.DefaultConfig(*fusion);
-    for (size_t i = 0; i < raw.size(); ++i) {
-      absl::StatusOr<ProfileResult> r =
-          profiler.Profile(*raw[i], compiled[i], args, fusion->shape(), options);
-      if (!r.ok()) {
-        std::cerr << c.name << " " << compiled[i].ToString() << ": " << r.status() << "\n";
-        ++failures;
-        continue;
-      }
-      double median = Median(r->seconds);
-      if (compiled[i] == def) default_seconds = median;
-      if (best == 0 || median < best) {
-        best = median;
-        best_config = compiled[i].ToString();
+    for (const CandidateTime& t : timed.times) {
+      if (t.median == 0) continue;
+      if (t.config == def) default_seconds = t.median;
+      if (best == 0 || t.median < best) {
+        best = t.median;
+        best_config = t.config.ToString();
       }
     }
-    profiler.EndFusion();
     absl::StatusOr<double> copy = CopySeconds(*backend.driver(), bytes / 2);
     if (best == 0 || !copy.ok()) {
       std::cerr << c.name << ": nothing timed"
@@ -262,7 +218,7 @@ int Main(int argc, char** argv) {
         "\"xtune_seconds\":%.4g,\"xtune_gbps\":%.1f,\"default_seconds\":%.4g,"
         "\"copy_seconds\":%.4g,\"copy_gbps\":%.1f,\"ratio\":%.3f,"
         "\"target\":%.1f}\n",
-        c.name, c.kind, bytes, static_cast<int>(raw.size()), best_config, best,
+        c.name, c.kind, bytes, timed.compiled, best_config, best,
         ours, default_seconds, *copy, base, ours / base, target);
   }
   return failures == 0 ? 0 : 2;
