@@ -17,6 +17,9 @@
 #   bench        bench/gpu_loop_reduction: each kernel's bandwidth against
 #                a device-to-device copy; with JAX, XLA's for the same
 #                computations (bench_xla), joined in bench_compare.log
+#   bench_gemm   bench/gpu_gemm: the generated gemm's best config against
+#                cuBLASLt's best algorithm on five gemms; with JAX, XLA's
+#                times (bench_gemm_xla), joined in bench_compare.log
 #   tune         every example tuned by `cuda` on this GPU (its cache
 #                dumped to OUTDIR/tune-<example>.textproto), then run with
 #                that cache loaded and --verify
@@ -111,16 +114,20 @@ tune_all() {
       --xla_gpu_load_autotune_results_from="$out/tune-$name.textproto" || return 1
   done
 }
-bench_xla() {
-  local script="$data/bench/gpu_loop_reduction_jax.py"
-  [ -f "$script" ] || script="$here/gpu_loop_reduction_jax.py"
+jax_script() {  # the bench's JAX twin, in a source tree or the bundle
+  local script="$data/bench/$1"
+  [ -f "$script" ] || script="$here/$1"
   python3 "$script"
 }
-export -f compile_all emulate_all tune_all bench_xla
+bench_xla() { jax_script gpu_loop_reduction_jax.py; }
+bench_gemm_xla() { jax_script gpu_gemm_jax.py; }
+export -f compile_all emulate_all tune_all jax_script bench_xla bench_gemm_xla
 step bench 120 "$(find_bin gpu_loop_reduction)"
+step bench_gemm 150 "$(find_bin gpu_gemm)"
 step tune 120 bash -c tune_all
 if python3 -c 'import jax' 2>/dev/null; then
-  step bench_xla 90 bash -c bench_xla
+  step bench_xla 60 bash -c bench_xla
+  step bench_gemm_xla 90 bash -c bench_gemm_xla
 fi
 step codegen 90 "$(find_bin cuda_codegen_test)"
 step compile 60 bash -c compile_all
@@ -138,12 +145,20 @@ def lines(name):
             d = json.loads(l); r[d["fusion"]] = d
     return r
 ours, xla = lines("bench.log"), lines("bench_xla.log")
+gemm, gemm_xla = lines("bench_gemm.log"), lines("bench_gemm_xla.log")
 with open(os.path.join(out, "bench_compare.log"), "w") as f:
     for name, d in ours.items():
         x = xla.get(name, {})
         line = (f"bench: {name}: xtune {d['xtune_gbps']} GB/s, copy {d['copy_gbps']} GB/s, "
                 f"ratio {d['ratio']} (target {d['target']}), best {d['best_config']}"
                 + (f"; XLA {x['xla_gbps']} GB/s" if x else ""))
+        print(line); f.write(line + "\n")
+    for name, d in gemm.items():
+        x = gemm_xla.get(name, {})
+        line = (f"bench_gemm: {name}: xtune {d['xtune_tflops']} TFLOP/s ({d['xtune_config']}), "
+                f"cuBLASLt {d['cublaslt_tflops']} TFLOP/s, ratio {d['ratio']}, "
+                f"tuning {d['tuning_seconds']} s"
+                + (f"; XLA {x['xla_tflops']} TFLOP/s" if x else ""))
         print(line); f.write(line + "\n")
 PY
 if python3 -c 'import jax' 2>/dev/null; then

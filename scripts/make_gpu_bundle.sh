@@ -26,6 +26,7 @@ programs=(
   "$build/codegen/cuda/cuda_emulator_test"
   "$build/codegen/cuda/cuda_gpu_test"
   "$build/bench/gpu_loop_reduction"
+  "$build/bench/gpu_gemm"
 )
 for p in "${programs[@]}"; do
   [ -x "$p" ] || { echo "make_gpu_bundle: $p is missing: build first (make build)" >&2; exit 1; }
@@ -49,7 +50,7 @@ done | sort -u | while read -r name path; do
 done
 
 cp "$root/scripts/gpu_check.sh" "$bundle/gpu_check.sh"
-cp "$root/bench/gpu_loop_reduction_jax.py" "$bundle/gpu_loop_reduction_jax.py"
+cp "$root/bench/gpu_loop_reduction_jax.py" "$root/bench/gpu_gemm_jax.py" "$bundle/"
 cp -r "$root/examples" "$bundle/examples"
 cp -r "$root/tests/data" "$root/tests/golden" "$bundle/tests/"
 
