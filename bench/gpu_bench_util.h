@@ -17,6 +17,7 @@
 #include "codegen/profiler.h"
 #include "fusion/fusion_pass.h"
 #include "ir/parser.h"
+#include "util/thread_pool.h"
 
 namespace xtune::bench {
 
@@ -63,7 +64,8 @@ struct TimedCandidates {
   double seconds = 0;  // compiling and timing, wall
 };
 
-// Compiles every candidate of `fusion` (the autotuner's way) and, unless
+// Compiles every candidate of `fusion` (the autotuner's way, in parallel)
+// and, unless
 // `dry_run`, times each with the backend's profiler. Failures are logged to
 // stderr and counted.
 inline TimedCandidates TimeCandidates(cuda::CudaBackend& backend,
@@ -74,12 +76,21 @@ inline TimedCandidates TimeCandidates(cuda::CudaBackend& backend,
   TimedCandidates out;
   std::vector<KernelConfig> configs = backend.Candidates(fusion, false);
   out.candidates = static_cast<int>(configs.size());
+  // Compiled on every core, as the autotuner does.
+  std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> made(configs.size());
+  {
+    ThreadPool pool(0);
+    pool.ParallelFor(static_cast<int64_t>(configs.size()), 0, [&](int64_t i) {
+      made[i] = backend.CompileCandidate(fusion, configs[i],
+                                         static_cast<int64_t>(configs.size()));
+    });
+  }
   std::vector<std::unique_ptr<Kernel>> kernels;
   std::vector<Kernel*> raw;
   std::vector<KernelConfig> compiled;
-  for (const KernelConfig& k : configs) {
-    absl::StatusOr<std::unique_ptr<Kernel>> kernel =
-        backend.CompileCandidate(fusion, k, static_cast<int64_t>(configs.size()));
+  for (size_t c = 0; c < configs.size(); ++c) {
+    const KernelConfig& k = configs[c];
+    absl::StatusOr<std::unique_ptr<Kernel>>& kernel = made[c];
     if (!kernel.ok()) {
       std::cerr << fusion.name() << " " << k.ToString() << ": " << kernel.status() << "\n";
       ++out.failed;

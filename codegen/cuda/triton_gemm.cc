@@ -11,6 +11,7 @@
 #include "codegen/cpu/gemm_analysis.h"
 #include "codegen/cuda/kernel_frame.h"
 #include "codegen/cuda/library_gemm.h"
+#include "codegen/cuda/triton_gemm_mma.h"
 #include "util/status_macros.h"
 
 namespace xtune::cuda {
@@ -148,6 +149,41 @@ absl::Status EmitLoader(const Computation& fused, const cpu::GemmFusion& g,
   return absl::OkStatus();
 }
 
+// The checks both paths share: num_ctas, powers of two, bounds.
+absl::Status CheckCommon(const KernelConfig& c) {
+  if (c.Get("num_ctas", 1) != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(c.ToString(), ": only num_ctas=1 (no clusters)"));
+  }
+  for (const char* p : {"block_m", "block_n", "block_k", "split_k", "num_warps"}) {
+    int64_t v = c.Get(p, 0);
+    if (!PowerOfTwo(v) || v > 1024) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          c.ToString(), ": block sizes, split_k and num_warps must be powers "
+          "of two up to 1024"));
+    }
+  }
+  int64_t stages = c.Get("num_stages", 0), warps = c.Get("num_warps", 0);
+  if (stages < 1 || stages > 8 || warps > 32) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(c.ToString(), ": num_stages 1..8, num_warps up to 32"));
+  }
+  return absl::OkStatus();
+}
+
+// With split_k > 1, the second kernel and the partials' size.
+absl::StatusOr<TritonGemm> FinishSplits(const Computation& fused,
+                                        const cpu::GemmFusion& g,
+                                        const CudaKernelOptions& options,
+                                        TritonGemm result) {
+  if (result.splits > 1) {
+    result.partial_bytes = result.splits * g.batch * g.m * g.n * 4;
+    XTUNE_ASSIGN_OR_RETURN(result.epilogue,
+                           GemmEpilogueKernel(fused, g, result.splits, options));
+  }
+  return result;
+}
+
 }  // namespace
 
 absl::StatusOr<TritonGemm> TritonGemmKernels(const Computation& fused,
@@ -159,9 +195,17 @@ absl::StatusOr<TritonGemm> TritonGemmKernels(const Computation& fused,
         "the generated gemm cannot take this fusion: ", analyzed.status().message()));
   }
   const cpu::GemmFusion& g = *analyzed;
-  XTUNE_ASSIGN_OR_RETURN(Tiling t, Plan(g, config));
   TritonGemm result;
-  result.splits = t.splits;
+  result.splits = config.Get("split_k", 1);
+  DType stored = result.splits > 1 ? DType::kF32 : fused.root()->shape().dtype();
+  XTUNE_RETURN_IF_ERROR(CheckCommon(config));
+  XTUNE_ASSIGN_OR_RETURN(std::optional<CudaKernelSource> mma,
+                         MmaGemmKernel(fused, g, config, stored, options));
+  if (mma.has_value()) {
+    result.main = std::move(*mma);
+    return FinishSplits(fused, g, options, std::move(result));
+  }
+  XTUNE_ASSIGN_OR_RETURN(Tiling t, Plan(g, config));
   std::string globals;
   CodeBuffer code;
   XTUNE_RETURN_IF_ERROR(EmitLoader(fused, g, t, 0, &globals, &code));
@@ -280,13 +324,7 @@ absl::StatusOr<TritonGemm> TritonGemmKernels(const Computation& fused,
   result.main.grid = std::max<int64_t>(1, tiles_m * tiles_n * t.splits * g.batch);
   result.main.block = static_cast<int>(t.threads);
   result.main.elem_bytes = frame.elem_bytes;
-  if (t.splits > 1) {
-    result.partial_bytes = t.splits * g.batch * g.m * g.n * 4;
-    CudaKernelOptions named = options;
-    XTUNE_ASSIGN_OR_RETURN(result.epilogue,
-                           GemmEpilogueKernel(fused, g, t.splits, named));
-  }
-  return result;
+  return FinishSplits(fused, g, options, std::move(result));
 }
 
 namespace {
@@ -384,6 +422,18 @@ std::array<int64_t, 6> Clamp(std::array<int64_t, 6> c, const cpu::GemmFusion& g,
 
 }  // namespace
 
+// Whether either path generates `k` (without emitting the kernel's code
+// when the CUDA-core plan decides).
+bool Generates(const Computation& fused, const cpu::GemmFusion& g,
+               const KernelConfig& k) {
+  if (!CheckCommon(k).ok()) return false;
+  absl::StatusOr<std::optional<CudaKernelSource>> mma =
+      MmaGemmKernel(fused, g, k, DType::kF32, CudaKernelOptions());
+  if (!mma.ok()) return false;
+  if (mma->has_value()) return true;
+  return Plan(g, k).ok();
+}
+
 KernelConfig TritonGemmDefault(const Computation& fused) {
   absl::StatusOr<cpu::GemmFusion> g = cpu::AnalyzeGemmFusion(fused);
   if (!g.ok()) return Triton(32, 32, 32, 1, 1, 4);
@@ -409,7 +459,7 @@ std::vector<KernelConfig> TritonGemmCandidates(const Computation& fused,
     std::array<int64_t, 6> c = Clamp(raw, *g, bits, device.core_count);
     if (!seen.insert(c).second) continue;
     KernelConfig k = Triton(c[0], c[1], c[2], c[3], c[4], c[5]);
-    if (k == out[0] || !Plan(*g, k).ok()) continue;
+    if (k == out[0] || !Generates(fused, *g, k)) continue;
     out.push_back(k);
   }
   return out;

@@ -1,40 +1,46 @@
 #line 1 "gemm.cu"
-XT_DEVICE void xt_load_a(XT_IN(uint16_t) xt_p0, XT_IN(int8_t) xt_p1, int64_t xt_bi, int64_t xt_r0, int64_t xt_c0, int64_t xt_k_end, float* xt_r) {
+XT_DEVICE void xt_load_a(XT_IN(uint16_t) xt_p0, XT_IN(int8_t) xt_p1, int64_t xt_bi, int64_t xt_r0, int64_t xt_k0, int64_t xt_k_end, uint32_t* xt_r) {
   #pragma unroll
-  for (int xt_i = 0; xt_i < 8; ++xt_i)
+  for (int xt_i = 0; xt_i < 4; ++xt_i)
    {
-    const int64_t xt_e = xt_tid() + (int64_t)xt_i * 128;
-    float xt_v = 0.0f;
-    const int64_t xt_mi = xt_r0 + xt_e / 32;
-    const int64_t xt_ki = xt_c0 + xt_e % 32;
-    if (xt_e < 1024 && xt_mi < 16 && xt_ki < xt_k_end) {
-      const int64_t lin0 = (xt_mi) * 51 + xt_ki;
-      const auto v1 = xt_h2f(XT_G(xt_p0)[(((lin0 / 51) % 16)) * 51 + (((lin0 / 3) % 17)) * 3 + ((lin0 / 1) % 3)]);
-      xt_v = (float)(v1);
+    const int64_t xt_p = xt_tid() + (int64_t)xt_i * 128;
+    uint32_t xt_word = 0;
+    const int64_t xt_mi = xt_r0 + xt_p / 16;
+    #pragma unroll
+    for (int xt_h = 0; xt_h < 2; ++xt_h) {
+      const int64_t xt_ki = xt_k0 + (xt_p % 16) * 2 + xt_h;
+      if (xt_p < 512 && xt_mi < 16 && xt_ki < xt_k_end) {
+        const int64_t lin0 = (xt_mi) * 51 + xt_ki;
+        const auto v1 = xt_h2f(XT_G(xt_p0)[(((lin0 / 51) % 16)) * 51 + (((lin0 / 3) % 17)) * 3 + ((lin0 / 1) % 3)]);
+        xt_word |= (uint32_t)xt_f2h(v1) << (16 * xt_h);
+      }
     }
-    xt_r[xt_i] = xt_v;
+    xt_r[xt_i] = xt_word;
   }
 }
-XT_DEVICE void xt_load_b(XT_IN(uint16_t) xt_p0, XT_IN(int8_t) xt_p1, int64_t xt_bi, int64_t xt_r0, int64_t xt_c0, int64_t xt_k_end, float* xt_r) {
+XT_DEVICE void xt_load_b(XT_IN(uint16_t) xt_p0, XT_IN(int8_t) xt_p1, int64_t xt_bi, int64_t xt_r0, int64_t xt_k0, int64_t xt_k_end, uint32_t* xt_r) {
   #pragma unroll
-  for (int xt_i = 0; xt_i < 8; ++xt_i)
+  for (int xt_i = 0; xt_i < 4; ++xt_i)
    {
-    const int64_t xt_e = xt_tid() + (int64_t)xt_i * 128;
-    float xt_v = 0.0f;
-    const int64_t xt_ki = xt_r0 + xt_e / 32;
-    const int64_t xt_ni = xt_c0 + xt_e % 32;
-    if (xt_e < 1024 && xt_ki < xt_k_end && xt_ni < 16) {
-      const int64_t lin2 = xt_ki + (xt_ni) * 51;
-      const auto v3 = (int64_t)XT_G(xt_p1)[(((lin2 / 51) % 16)) * 51 + (((lin2 / 3) % 17)) * 3 + ((lin2 / 1) % 3)];
-      const auto v4 = xt_round_h((float)(v3));
-      xt_v = (float)(v4);
+    const int64_t xt_p = xt_tid() + (int64_t)xt_i * 128;
+    uint32_t xt_word = 0;
+    const int64_t xt_ni = xt_r0 + xt_p / 16;
+    #pragma unroll
+    for (int xt_h = 0; xt_h < 2; ++xt_h) {
+      const int64_t xt_ki = xt_k0 + (xt_p % 16) * 2 + xt_h;
+      if (xt_p < 512 && xt_ni < 16 && xt_ki < xt_k_end) {
+        const int64_t lin2 = xt_ki + (xt_ni) * 51;
+        const auto v3 = (int64_t)XT_G(xt_p1)[(((lin2 / 51) % 16)) * 51 + (((lin2 / 3) % 17)) * 3 + ((lin2 / 1) % 3)];
+        const auto v4 = xt_round_h((float)(v3));
+        xt_word |= (uint32_t)xt_f2h(v4) << (16 * xt_h);
+      }
     }
-    xt_r[xt_i] = xt_v;
+    xt_r[xt_i] = xt_word;
   }
 }
 XT_KERNEL(128) xt_kernel(XT_IN(uint16_t) xt_p0, XT_IN(int8_t) xt_p1, XT_OUT(uint16_t) xt_out) {
-  XT_SHARED(float, xt_as, 1024);
-  XT_SHARED(float, xt_bs, 1024);
+  XT_SHARED(uint32_t, xt_as, 512);
+  XT_SHARED(uint32_t, xt_bs, 512);
   int64_t xt_blk = xt_bid();
   const int64_t xt_tile_n = xt_blk % 1; xt_blk /= 1;
   const int64_t xt_tile_m = xt_blk % 1; xt_blk /= 1;
@@ -43,65 +49,73 @@ XT_KERNEL(128) xt_kernel(XT_IN(uint16_t) xt_p0, XT_IN(int8_t) xt_p1, XT_OUT(uint
   const int64_t xt_m0 = xt_tile_m * 32, xt_n0 = xt_tile_n * 32;
   const int64_t xt_k_begin = xt_split * 64;
   const int64_t xt_k_end = xt_k_begin + 64 < 51 ? xt_k_begin + 64 : 51;
-  const int xt_tx = xt_tid() % 16, xt_ty = xt_tid() / 16;
+  const int xt_g = xt_lane() / 4, xt_t = xt_lane() % 4;
+  const int xt_wm0 = (xt_warp() / 2) * 16, xt_wn0 = (xt_warp() % 2) * 16;
   float xt_acc[8];
   #pragma unroll
   for (int xt_i = 0; xt_i < 8; ++xt_i) xt_acc[xt_i] = 0.0f;
-  float xt_ra[8], xt_rb[8];
+  uint32_t xt_ra[4], xt_rb[4];
   xt_load_a(xt_p0, xt_p1, xt_bi, xt_m0, xt_k_begin, xt_k_end, xt_ra);
-  xt_load_b(xt_p0, xt_p1, xt_bi, xt_k_begin, xt_n0, xt_k_end, xt_rb);
+  xt_load_b(xt_p0, xt_p1, xt_bi, xt_n0, xt_k_begin, xt_k_end, xt_rb);
   #pragma unroll
-  for (int xt_i = 0; xt_i < 8; ++xt_i) {
-    const int64_t xt_e = xt_tid() + (int64_t)xt_i * 128;
-    if (xt_e < 1024) XT_S(xt_as)[xt_e] = xt_ra[xt_i];
+  for (int xt_i = 0; xt_i < 4; ++xt_i) {
+    const int64_t xt_p = xt_tid() + (int64_t)xt_i * 128;
+    if (xt_p < 512) XT_S(xt_as)[xt_p] = xt_ra[xt_i];
   }
   #pragma unroll
-  for (int xt_i = 0; xt_i < 8; ++xt_i) {
-    const int64_t xt_e = xt_tid() + (int64_t)xt_i * 128;
-    if (xt_e < 1024) XT_S(xt_bs)[xt_e] = xt_rb[xt_i];
+  for (int xt_i = 0; xt_i < 4; ++xt_i) {
+    const int64_t xt_p = xt_tid() + (int64_t)xt_i * 128;
+    if (xt_p < 512) XT_S(xt_bs)[xt_p] = xt_rb[xt_i];
   }
   for (int64_t xt_k0 = xt_k_begin; xt_k0 < xt_k_end; xt_k0 += 32) {
     XT_SYNC();
     const bool xt_has_next = xt_k0 + 32 < xt_k_end;
-    #pragma unroll 4
-    for (int xt_kk = 0; xt_kk < 32; ++xt_kk)
-     {
-      float xt_av[4], xt_bv[2];
+    #pragma unroll
+    for (int xt_kk = 0; xt_kk < 16; xt_kk += 8) {
+      uint32_t xt_fa[1][4], xt_fb[2][2];
       #pragma unroll
-      for (int xt_i = 0; xt_i < 4; ++xt_i) xt_av[xt_i] = XT_S(xt_as)[(xt_ty + xt_i * 8) * 32 + xt_kk];
+      for (int xt_i = 0; xt_i < 1; ++xt_i) {
+        const int xt_r = xt_wm0 + xt_i * 16 + xt_g;
+        xt_fa[xt_i][0] = XT_S(xt_as)[xt_r * 16 + xt_kk + xt_t];
+        xt_fa[xt_i][1] = XT_S(xt_as)[(xt_r + 8) * 16 + xt_kk + xt_t];
+        xt_fa[xt_i][2] = XT_S(xt_as)[xt_r * 16 + xt_kk + 4 + xt_t];
+        xt_fa[xt_i][3] = XT_S(xt_as)[(xt_r + 8) * 16 + xt_kk + 4 + xt_t];
+      }
       #pragma unroll
-      for (int xt_j = 0; xt_j < 2; ++xt_j) xt_bv[xt_j] = XT_S(xt_bs)[xt_kk * 32 + xt_tx + xt_j * 16];
+      for (int xt_j = 0; xt_j < 2; ++xt_j) {
+        const int xt_c = xt_wn0 + xt_j * 8 + xt_g;
+        xt_fb[xt_j][0] = XT_S(xt_bs)[xt_c * 16 + xt_kk + xt_t];
+        xt_fb[xt_j][1] = XT_S(xt_bs)[xt_c * 16 + xt_kk + 4 + xt_t];
+      }
       #pragma unroll
-      for (int xt_i = 0; xt_i < 4; ++xt_i)
+      for (int xt_i = 0; xt_i < 1; ++xt_i)
       #pragma unroll
         for (int xt_j = 0; xt_j < 2; ++xt_j)
-          xt_acc[xt_i * 2 + xt_j] += xt_av[xt_i] * xt_bv[xt_j];
+          XT_MMA_M16N8K16_F16(&xt_acc[(xt_i * 2 + xt_j) * 4], xt_fa[xt_i], xt_fb[xt_j], &xt_acc[(xt_i * 2 + xt_j) * 4]);
     }
     XT_SYNC();
     if (xt_has_next) {
       xt_load_a(xt_p0, xt_p1, xt_bi, xt_m0, xt_k0 + 32, xt_k_end, xt_ra);
-      xt_load_b(xt_p0, xt_p1, xt_bi, xt_k0 + 32, xt_n0, xt_k_end, xt_rb);
+      xt_load_b(xt_p0, xt_p1, xt_bi, xt_n0, xt_k0 + 32, xt_k_end, xt_rb);
       #pragma unroll
-      for (int xt_i = 0; xt_i < 8; ++xt_i) {
-        const int64_t xt_e = xt_tid() + (int64_t)xt_i * 128;
-        if (xt_e < 1024) XT_S(xt_as)[xt_e] = xt_ra[xt_i];
+      for (int xt_i = 0; xt_i < 4; ++xt_i) {
+        const int64_t xt_p = xt_tid() + (int64_t)xt_i * 128;
+        if (xt_p < 512) XT_S(xt_as)[xt_p] = xt_ra[xt_i];
       }
       #pragma unroll
-      for (int xt_i = 0; xt_i < 8; ++xt_i) {
-        const int64_t xt_e = xt_tid() + (int64_t)xt_i * 128;
-        if (xt_e < 1024) XT_S(xt_bs)[xt_e] = xt_rb[xt_i];
+      for (int xt_i = 0; xt_i < 4; ++xt_i) {
+        const int64_t xt_p = xt_tid() + (int64_t)xt_i * 128;
+        if (xt_p < 512) XT_S(xt_bs)[xt_p] = xt_rb[xt_i];
       }
     }
   }
   #pragma unroll
-  for (int xt_i = 0; xt_i < 4; ++xt_i)
-  #pragma unroll
-  for (int xt_j = 0; xt_j < 2; ++xt_j)
-   {
-    const int64_t xt_mi = xt_m0 + xt_ty + xt_i * 8;
-    const int64_t xt_ni = xt_n0 + xt_tx + xt_j * 16;
+  for (int xt_x = 0; xt_x < 8; ++xt_x) {
+    const int xt_i = xt_x / 8, xt_j = (xt_x / 4) % 2, xt_c = xt_x % 4;
+    const int64_t xt_mi = xt_m0 + xt_wm0 + xt_i * 16 + xt_g + (xt_c / 2) * 8;
+    const int64_t xt_ni = xt_n0 + xt_wn0 + xt_j * 8 + xt_t * 2 + (xt_c % 2);
     if (xt_mi < 16 && xt_ni < 16) {
-      const float xt_accv = xt_acc[xt_i * 2 + xt_j];
+      const float xt_accv = xt_acc[xt_x];
       XT_G(xt_out)[(xt_mi) * 16 + xt_ni] = xt_f2h(xt_accv);
     }
   }
