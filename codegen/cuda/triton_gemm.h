@@ -1,9 +1,10 @@
 // The generated gemm of a gemm fusion, in Triton's vocabulary (XLA's
 // TritonGemmKey, kind "triton_gemm": block_m block_n block_k split_k
 // num_stages num_warps num_ctas), so XLA's cache entries drive it and the
-// reverse. This version computes with f32 FMAs on CUDA cores (exact for
-// every operand type); the tensor-core path (mma.sync, ldmatrix, a cp.async
-// pipeline) is the next step, and docs/cuda_backend.md says what changes.
+// reverse. f16 and bf16 dots run on tensor cores (mma.sync m16n8k16,
+// triton_gemm_mma.h); the others with f32 FMAs on CUDA cores, the path
+// described here. Not yet: ldmatrix from swizzled shared memory, a cp.async
+// pipeline, TF32, wgmma (docs/cuda_backend.md).
 //
 // One block of num_warps x 32 threads computes a block_m x block_n tile of
 // one batch and one K split. Per block_k step it loads the A and B tiles
