@@ -9,6 +9,7 @@
 #include "codegen/cpu/code_buffer.h"
 #include "codegen/cpu/elemental.h"
 #include "codegen/cpu/gemm_analysis.h"
+#include "codegen/cuda/gemm_skeleton.h"
 #include "codegen/cuda/kernel_frame.h"
 #include "codegen/cuda/library_gemm.h"
 #include "codegen/cuda/triton_gemm_mma.h"
@@ -207,123 +208,53 @@ absl::StatusOr<TritonGemm> TritonGemmKernels(const Computation& fused,
   }
   XTUNE_ASSIGN_OR_RETURN(Tiling t, Plan(g, config));
   std::string globals;
-  CodeBuffer code;
-  XTUNE_RETURN_IF_ERROR(EmitLoader(fused, g, t, 0, &globals, &code));
-  XTUNE_RETURN_IF_ERROR(EmitLoader(fused, g, t, 1, &globals, &code));
-
-  std::vector<DType> inputs;
-  for (int64_t i = 0; i < fused.parameter_count(); ++i) {
-    inputs.push_back(fused.parameter(i)->shape().dtype());
-  }
-  DType out_type = t.splits > 1 ? DType::kF32 : fused.root()->shape().dtype();
-  Frame frame = MakeKernelFrame(inputs, out_type, static_cast<int>(t.threads));
-  auto [decls, names] = ParamLists(fused);
-  std::string args = names.empty() ? "" : names + ", ";
-  const int64_t ca = (t.bm * t.bk + t.threads - 1) / t.threads;
-  const int64_t cb = (t.bk * t.bn + t.threads - 1) / t.threads;
-  const int64_t tiles_m = (g.m + t.bm - 1) / t.bm;
-  const int64_t tiles_n = (g.n + t.bn - 1) / t.bn;
-
-  CodeBuffer& b = code;
-  b.Open(frame.signature);
-  b.Linef("XT_SHARED(float, xt_as, ", t.bm * t.bk, ");");
-  b.Linef("XT_SHARED(float, xt_bs, ", t.bk * t.bn, ");");
-  b.Line("int64_t xt_blk = xt_bid();");
-  b.Linef("const int64_t xt_tile_n = xt_blk % ", tiles_n, "; xt_blk /= ", tiles_n, ";");
-  b.Linef("const int64_t xt_tile_m = xt_blk % ", tiles_m, "; xt_blk /= ", tiles_m, ";");
-  b.Linef("const int64_t xt_split = xt_blk % ", t.splits, ";");
-  b.Linef("const int64_t xt_bi = xt_blk / ", t.splits, ";");
-  b.Linef("const int64_t xt_m0 = xt_tile_m * ", t.bm, ", xt_n0 = xt_tile_n * ", t.bn, ";");
-  b.Linef("const int64_t xt_k_begin = xt_split * ", t.kc, ";");
-  b.Linef("const int64_t xt_k_end = xt_k_begin + ", t.kc, " < ", g.k, " ? xt_k_begin + ",
-          t.kc, " : ", g.k, ";");
-  b.Linef("const int xt_tx = xt_tid() % ", t.tn, ", xt_ty = xt_tid() / ", t.tn, ";");
-  b.Linef("float xt_acc[", t.rm * t.rn, "];");
-  b.Line("#pragma unroll");
-  b.Linef("for (int xt_i = 0; xt_i < ", t.rm * t.rn, "; ++xt_i) xt_acc[xt_i] = 0.0f;");
-  b.Linef("float xt_ra[", ca, "], xt_rb[", cb, "];");
-  auto load = [&](const std::string& k0) {
-    b.Linef("xt_load_a(", args, "xt_bi, xt_m0, ", k0, ", xt_k_end, xt_ra);");
-    b.Linef("xt_load_b(", args, "xt_bi, ", k0, ", xt_n0, xt_k_end, xt_rb);");
+  CodeBuffer loaders;
+  XTUNE_RETURN_IF_ERROR(EmitLoader(fused, g, t, 0, &globals, &loaders));
+  XTUNE_RETURN_IF_ERROR(EmitLoader(fused, g, t, 1, &globals, &loaders));
+  GemmSkeleton k;
+  k.bm = t.bm;
+  k.bn = t.bn;
+  k.bk = t.bk;
+  k.splits = t.splits;
+  k.stages = t.stages;
+  k.threads = t.threads;
+  k.kc = t.kc;
+  k.accs = t.rm * t.rn;
+  k.word = "float";
+  k.words_a = t.bm * t.bk;
+  k.words_b = t.bk * t.bn;
+  k.thread_setup = [&](CodeBuffer* b) {
+    b->Linef("const int xt_tx = xt_tid() % ", t.tn, ", xt_ty = xt_tid() / ", t.tn, ";");
   };
-  auto store = [&]() {
-    b.Line("#pragma unroll");
-    b.Linef("for (int xt_i = 0; xt_i < ", ca, "; ++xt_i) {");
-    b.Linef("  const int64_t xt_e = xt_tid() + (int64_t)xt_i * ", t.threads, ";");
-    b.Linef("  if (xt_e < ", t.bm * t.bk, ") XT_S(xt_as)[xt_e] = xt_ra[xt_i];");
-    b.Line("}");
-    b.Line("#pragma unroll");
-    b.Linef("for (int xt_i = 0; xt_i < ", cb, "; ++xt_i) {");
-    b.Linef("  const int64_t xt_e = xt_tid() + (int64_t)xt_i * ", t.threads, ";");
-    b.Linef("  if (xt_e < ", t.bk * t.bn, ") XT_S(xt_bs)[xt_e] = xt_rb[xt_i];");
-    b.Line("}");
+  k.b_coordinates = [](const std::string& k0) { return k0 + ", xt_n0"; };
+  // The thread's rm x rn micro-tile: rows xt_ty + i * tm, columns
+  // xt_tx + j * tn (consecutive threads, consecutive columns).
+  k.compute = [&](CodeBuffer* b) {
+    b->Line("#pragma unroll 4");
+    b->Linef("for (int xt_kk = 0; xt_kk < ", t.bk, "; ++xt_kk)");
+    b->Open("");
+    b->Linef("float xt_av[", t.rm, "], xt_bv[", t.rn, "];");
+    b->Line("#pragma unroll");
+    b->Linef("for (int xt_i = 0; xt_i < ", t.rm,
+             "; ++xt_i) xt_av[xt_i] = XT_S(xt_as)[(xt_ty + xt_i * ", t.tm, ") * ", t.bk,
+             " + xt_kk];");
+    b->Line("#pragma unroll");
+    b->Linef("for (int xt_j = 0; xt_j < ", t.rn,
+             "; ++xt_j) xt_bv[xt_j] = XT_S(xt_bs)[xt_kk * ", t.bn, " + xt_tx + xt_j * ",
+             t.tn, "];");
+    b->Line("#pragma unroll");
+    b->Linef("for (int xt_i = 0; xt_i < ", t.rm, "; ++xt_i)");
+    b->Line("#pragma unroll");
+    b->Linef("  for (int xt_j = 0; xt_j < ", t.rn, "; ++xt_j)");
+    b->Linef("    xt_acc[xt_i * ", t.rn, " + xt_j] += xt_av[xt_i] * xt_bv[xt_j];");
+    b->Close();
   };
-  load("xt_k_begin");
-  store();
-  b.Open(absl::StrCat("for (int64_t xt_k0 = xt_k_begin; xt_k0 < xt_k_end; xt_k0 += ",
-                      t.bk, ")"));
-  b.Line("XT_SYNC();");
-  b.Linef("const bool xt_has_next = xt_k0 + ", t.bk, " < xt_k_end;");
-  if (t.stages >= 2) {
-    b.Line("// Prefetch the next step's tiles into registers before computing.");
-    b.Open("if (xt_has_next)");
-    load(absl::StrCat("xt_k0 + ", t.bk));
-    b.Close();
-  }
-  b.Line("#pragma unroll 4");
-  b.Linef("for (int xt_kk = 0; xt_kk < ", t.bk, "; ++xt_kk)");
-  b.Open("");
-  b.Linef("float xt_av[", t.rm, "], xt_bv[", t.rn, "];");
-  b.Line("#pragma unroll");
-  b.Linef("for (int xt_i = 0; xt_i < ", t.rm, "; ++xt_i) xt_av[xt_i] = XT_S(xt_as)[(xt_ty + xt_i * ",
-          t.tm, ") * ", t.bk, " + xt_kk];");
-  b.Line("#pragma unroll");
-  b.Linef("for (int xt_j = 0; xt_j < ", t.rn, "; ++xt_j) xt_bv[xt_j] = XT_S(xt_bs)[xt_kk * ",
-          t.bn, " + xt_tx + xt_j * ", t.tn, "];");
-  b.Line("#pragma unroll");
-  b.Linef("for (int xt_i = 0; xt_i < ", t.rm, "; ++xt_i)");
-  b.Line("#pragma unroll");
-  b.Linef("  for (int xt_j = 0; xt_j < ", t.rn, "; ++xt_j)");
-  b.Linef("    xt_acc[xt_i * ", t.rn, " + xt_j] += xt_av[xt_i] * xt_bv[xt_j];");
-  b.Close();
-  b.Line("XT_SYNC();");
-  b.Open("if (xt_has_next)");
-  if (t.stages < 2) load(absl::StrCat("xt_k0 + ", t.bk));
-  store();
-  b.Close();
-  b.Close();  // k loop
-  // The results of this thread's micro-tile.
-  b.Line("#pragma unroll");
-  b.Linef("for (int xt_i = 0; xt_i < ", t.rm, "; ++xt_i)");
-  b.Line("#pragma unroll");
-  b.Linef("for (int xt_j = 0; xt_j < ", t.rn, "; ++xt_j)");
-  b.Open("");
-  b.Linef("const int64_t xt_mi = xt_m0 + xt_ty + xt_i * ", t.tm, ";");
-  b.Linef("const int64_t xt_ni = xt_n0 + xt_tx + xt_j * ", t.tn, ";");
-  b.Open(absl::StrCat("if (xt_mi < ", g.m, " && xt_ni < ", g.n, ")"));
-  b.Linef("const float xt_accv = xt_acc[xt_i * ", t.rn, " + xt_j];");
-  if (t.splits > 1) {
-    b.Linef("XT_G(xt_out)[((xt_split * ", g.batch, " + xt_bi) * ", g.m, " + xt_mi) * ",
-            g.n, " + xt_ni] = xt_accv;");
-  } else {
-    ElementalEmitter epi = MakeEmitter("xt_ep");
-    epi.Bind(g.dot, "xt_accv");
-    std::vector<IndexExpr> index =
-        cpu::DotResultIndex(*g.dot, "xt_bi", "xt_mi", "xt_ni", 0);
-    XTUNE_ASSIGN_OR_RETURN(std::string v, epi.Emit(g.epilogue_root, index, &b));
-    b.Linef("XT_G(xt_out)[", cpu::PhysicalOffset(g.epilogue_root->shape(), index).base,
-            "] = ", ElementalEmitter::ToStorage(v, out_type), ";");
-    globals += epi.globals();
-  }
-  b.Close();
-  b.Close();
-  b.Close();  // kernel
-
-  result.main.body = absl::StrCat("#line 1 \"", options.name, ".cu\"\n", globals,
-                                  code.text(), frame.entry);
-  result.main.grid = std::max<int64_t>(1, tiles_m * tiles_n * t.splits * g.batch);
-  result.main.block = static_cast<int>(t.threads);
-  result.main.elem_bytes = frame.elem_bytes;
+  k.element = [&](CodeBuffer* b) {
+    b->Linef("const int64_t xt_mi = xt_m0 + xt_ty + (xt_x / ", t.rn, ") * ", t.tm, ";");
+    b->Linef("const int64_t xt_ni = xt_n0 + xt_tx + (xt_x % ", t.rn, ") * ", t.tn, ";");
+  };
+  XTUNE_ASSIGN_OR_RETURN(result.main, EmitGemmKernel(fused, g, k, stored, options,
+                                                     std::move(globals), loaders));
   return FinishSplits(fused, g, options, std::move(result));
 }
 

@@ -59,13 +59,13 @@ XT_KERNEL(128) xt_kernel(XT_IN(uint16_t) xt_p0, XT_IN(int8_t) xt_p1, XT_OUT(uint
   xt_load_b(xt_p0, xt_p1, xt_bi, xt_n0, xt_k_begin, xt_k_end, xt_rb);
   #pragma unroll
   for (int xt_i = 0; xt_i < 4; ++xt_i) {
-    const int64_t xt_p = xt_tid() + (int64_t)xt_i * 128;
-    if (xt_p < 512) XT_S(xt_as)[xt_p] = xt_ra[xt_i];
+    const int64_t xt_w = xt_tid() + (int64_t)xt_i * 128;
+    if (xt_w < 512) XT_S(xt_as)[xt_w] = xt_ra[xt_i];
   }
   #pragma unroll
   for (int xt_i = 0; xt_i < 4; ++xt_i) {
-    const int64_t xt_p = xt_tid() + (int64_t)xt_i * 128;
-    if (xt_p < 512) XT_S(xt_bs)[xt_p] = xt_rb[xt_i];
+    const int64_t xt_w = xt_tid() + (int64_t)xt_i * 128;
+    if (xt_w < 512) XT_S(xt_bs)[xt_w] = xt_rb[xt_i];
   }
   for (int64_t xt_k0 = xt_k_begin; xt_k0 < xt_k_end; xt_k0 += 32) {
     XT_SYNC();
@@ -99,13 +99,13 @@ XT_KERNEL(128) xt_kernel(XT_IN(uint16_t) xt_p0, XT_IN(int8_t) xt_p1, XT_OUT(uint
       xt_load_b(xt_p0, xt_p1, xt_bi, xt_n0, xt_k0 + 32, xt_k_end, xt_rb);
       #pragma unroll
       for (int xt_i = 0; xt_i < 4; ++xt_i) {
-        const int64_t xt_p = xt_tid() + (int64_t)xt_i * 128;
-        if (xt_p < 512) XT_S(xt_as)[xt_p] = xt_ra[xt_i];
+        const int64_t xt_w = xt_tid() + (int64_t)xt_i * 128;
+        if (xt_w < 512) XT_S(xt_as)[xt_w] = xt_ra[xt_i];
       }
       #pragma unroll
       for (int xt_i = 0; xt_i < 4; ++xt_i) {
-        const int64_t xt_p = xt_tid() + (int64_t)xt_i * 128;
-        if (xt_p < 512) XT_S(xt_bs)[xt_p] = xt_rb[xt_i];
+        const int64_t xt_w = xt_tid() + (int64_t)xt_i * 128;
+        if (xt_w < 512) XT_S(xt_bs)[xt_w] = xt_rb[xt_i];
       }
     }
   }

@@ -1,0 +1,50 @@
+// The frame both paths of the generated gemm (triton_gemm.cc on CUDA cores,
+// triton_gemm_mma.cc on tensor cores) share: which block computes which
+// tile of which batch and K split, the accumulators, the loop over K steps
+// (tiles loaded through the path's xt_load_a / xt_load_b into registers,
+// stored to shared memory, with the next step's loads before or after the
+// compute by num_stages), and the results (the epilogue and the store, or
+// split-k partials). A path supplies its shared tiles, its thread
+// coordinates, one K step's compute and where each accumulator belongs.
+#ifndef XTUNE_CODEGEN_CUDA_GEMM_SKELETON_H_
+#define XTUNE_CODEGEN_CUDA_GEMM_SKELETON_H_
+
+#include <functional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "codegen/cpu/code_buffer.h"
+#include "codegen/cpu/gemm_analysis.h"
+#include "codegen/cuda/cuda_kernels.h"
+#include "ir/computation.h"
+
+namespace xtune::cuda {
+
+struct GemmSkeleton {
+  int64_t bm = 0, bn = 0, bk = 0, splits = 1, stages = 1, threads = 0;
+  int64_t kc = 0;    // K per split, a multiple of bk
+  int64_t accs = 0;  // accumulators a thread (float xt_acc[accs])
+  // The type of a shared-memory and register word ("float", "uint32_t"),
+  // and the words of each tile (xt_as, xt_bs) and of a thread's share.
+  std::string word;
+  int64_t words_a = 0, words_b = 0;
+  // Declares the thread's coordinates (after xt_m0, xt_n0, ... exist).
+  std::function<void(cpu::CodeBuffer*)> thread_setup;
+  // xt_load_b's two coordinates for a K step at `k0` (the path's order).
+  std::function<std::string(const std::string& k0)> b_coordinates;
+  // One K step of the block: xt_acc += the tiles in shared memory.
+  std::function<void(cpu::CodeBuffer*)> compute;
+  // Declares xt_mi and xt_ni, the output element of accumulator xt_x.
+  std::function<void(cpu::CodeBuffer*)> element;
+};
+
+// The kernel (`xt_load_a` and `xt_load_b` already in `loaders`), storing
+// `out_type` (f32 partials with splits > 1).
+absl::StatusOr<CudaKernelSource> EmitGemmKernel(
+    const Computation& fused, const cpu::GemmFusion& g, const GemmSkeleton& s,
+    DType out_type, const CudaKernelOptions& options, std::string globals,
+    const cpu::CodeBuffer& loaders);
+
+}  // namespace xtune::cuda
+
+#endif  // XTUNE_CODEGEN_CUDA_GEMM_SKELETON_H_
