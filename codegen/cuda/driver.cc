@@ -330,6 +330,15 @@ absl::Status Driver::Launch(Function f, int64_t grid, int block, void** params) 
                "cuLaunchKernel");
 }
 
+absl::Status Driver::LaunchWithAddresses(Function f, int64_t grid, int block,
+                                         std::vector<uint64_t> addresses) {
+  // cuLaunchKernel takes a pointer to each argument.
+  std::vector<void*> params;
+  params.reserve(addresses.size());
+  for (uint64_t& a : addresses) params.push_back(&a);
+  return Launch(f, grid, block, params.data());
+}
+
 absl::StatusOr<void*> Driver::CreateEvent() {
   XTUNE_RETURN_IF_ERROR(Activate());
   void* event = nullptr;

@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "codegen/cuda/gpu_device_info.h"
@@ -74,6 +75,10 @@ class Driver {
   // points at each kernel argument (cuLaunchKernel's kernelParams).
   // Asynchronous: faults surface at the next Synchronize().
   absl::Status Launch(Function f, int64_t grid, int block, void** params);
+  // The same for a kernel whose parameters are all device addresses (every
+  // generated kernel: its inputs, then its output).
+  absl::Status LaunchWithAddresses(Function f, int64_t grid, int block,
+                                   std::vector<uint64_t> addresses);
 
   // Events on the default stream, for timing: Record, then
   // ElapsedMilliseconds (which waits for the later event).

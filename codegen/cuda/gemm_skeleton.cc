@@ -19,12 +19,10 @@ absl::StatusOr<CudaKernelSource> EmitGemmKernel(
     DType out_type, const CudaKernelOptions& options, std::string globals,
     const CodeBuffer& loaders) {
   std::vector<DType> inputs;
-  std::vector<std::string> names;
   for (int64_t i = 0; i < fused.parameter_count(); ++i) {
     inputs.push_back(fused.parameter(i)->shape().dtype());
-    names.push_back(absl::StrCat("xt_p", i));
   }
-  const std::string args = names.empty() ? "" : absl::StrJoin(names, ", ") + ", ";
+  const std::string args = ParameterNames(fused);
   Frame frame = MakeKernelFrame(inputs, out_type, static_cast<int>(s.threads));
   const int64_t ca = (s.words_a + s.threads - 1) / s.threads;
   const int64_t cb = (s.words_b + s.threads - 1) / s.threads;

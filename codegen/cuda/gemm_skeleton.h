@@ -9,6 +9,7 @@
 #ifndef XTUNE_CODEGEN_CUDA_GEMM_SKELETON_H_
 #define XTUNE_CODEGEN_CUDA_GEMM_SKELETON_H_
 
+#include <algorithm>
 #include <functional>
 #include <string>
 
@@ -37,6 +38,12 @@ struct GemmSkeleton {
   // Declares xt_mi and xt_ni, the output element of accumulator xt_x.
   std::function<void(cpu::CodeBuffer*)> element;
 };
+
+// The K range of one split: ceil(K / splits), rounded up to whole bk steps.
+inline int64_t KPerSplit(int64_t k, int64_t splits, int64_t bk) {
+  int64_t per_split = (k + splits - 1) / splits;
+  return std::max<int64_t>(bk, (per_split + bk - 1) / bk * bk);
+}
 
 // The kernel (`xt_load_a` and `xt_load_b` already in `loaders`), storing
 // `out_type` (f32 partials with splits > 1).

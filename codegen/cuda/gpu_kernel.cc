@@ -39,16 +39,13 @@ absl::Status GpuKernel::Enqueue(absl::Span<const DeviceBuffer> inputs,
     function_ = *f;
     loaded_ = true;
   }
-  // cuLaunchKernel takes a pointer to each argument: here, device addresses.
   std::vector<uint64_t> addresses;
   addresses.reserve(inputs.size() + 1);
   for (const DeviceBuffer& b : inputs) {
     addresses.push_back(reinterpret_cast<uint64_t>(b.opaque));
   }
   addresses.push_back(reinterpret_cast<uint64_t>(output.opaque));
-  std::vector<void*> params;
-  for (uint64_t& a : addresses) params.push_back(&a);
-  return driver_->Launch(function_, grid_, block_, params.data());
+  return driver_->LaunchWithAddresses(function_, grid_, block_, std::move(addresses));
 }
 
 }  // namespace xtune::cuda

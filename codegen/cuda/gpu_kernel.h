@@ -20,7 +20,18 @@ namespace xtune::cuda {
 // The entry function of every generated kernel.
 inline constexpr char kKernelFunction[] = "xt_kernel";
 
-class GpuKernel : public Kernel {
+// A kernel whose work can be queued on the default stream without waiting
+// for it (a launch, or several steps: library_gemm_kernel.h), so that the
+// profiler's events bracket the device's work only.
+class QueuedKernel : public Kernel {
+ public:
+  // Run() without the final wait: a fault surfaces at the next
+  // synchronisation.
+  virtual absl::Status Enqueue(absl::Span<const DeviceBuffer> inputs,
+                               DeviceBuffer output) = 0;
+};
+
+class GpuKernel : public QueuedKernel {
  public:
   GpuKernel(std::shared_ptr<Driver> driver, std::string name,
             std::string cubin, int64_t grid, int block, int inputs)
@@ -38,10 +49,8 @@ class GpuKernel : public Kernel {
   // CUDA_ERROR_ILLEGAL_ADDRESS; the process's context is then unusable).
   absl::Status Run(absl::Span<const DeviceBuffer> inputs,
                    DeviceBuffer output) override;
-  // Run without waiting: the launch is queued on the default stream and a
-  // fault surfaces at the next synchronisation.
   absl::Status Enqueue(absl::Span<const DeviceBuffer> inputs,
-                       DeviceBuffer output);
+                       DeviceBuffer output) override;
 
   const std::string& name() const { return name_; }
   const std::string& cubin() const { return cubin_; }

@@ -26,6 +26,7 @@
 namespace xtune::cuda {
 
 class CudaBackend;
+class QueuedKernel;
 
 class GpuProfiler : public WorkerProfiler {
  public:
@@ -55,7 +56,7 @@ class GpuProfiler : public WorkerProfiler {
   }
 
  private:
-  absl::StatusOr<ProfileResult> ProfileHere(Kernel& kernel,
+  absl::StatusOr<ProfileResult> ProfileHere(QueuedKernel& kernel,
                                             absl::Span<const Literal> inputs,
                                             const Shape& output_shape,
                                             const ProfileOptions& options);

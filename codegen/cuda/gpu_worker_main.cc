@@ -7,18 +7,14 @@
 // (the context is unusable), or when the compiler that started it dies.
 //
 // Timing, per command: the output is poisoned (0xFF bytes) on the device,
-// the kernel warms up (at least 2 runs and 5 ms, at most 100 runs), then
-// each timed run is bracketed by CUDA events on the default stream, after
-// an L2 flush (a memset of flush_bytes, at least twice the L2) when the
-// command asks for one, until min_repetitions ran and budget_ns of wall
-// time passed (at most max_repetitions). The output is copied back after
-// the last run.
+// then the kernel is warmed up and timed as gpu_timing.h says (the L2 flush
+// writes flush_bytes, at least twice the L2, when the command asks for
+// one). The output is copied back after the last run.
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -29,8 +25,10 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda/driver.h"
 #include "codegen/cuda/gpu_kernel.h"
+#include "codegen/cuda/gpu_timing.h"
 #include "codegen/cuda/gpu_worker_protocol.h"
 #include "util/shared_memory.h"
+#include "util/status_macros.h"
 #include "util/worker_channel.h"
 
 namespace xtune::cuda {
@@ -42,12 +40,6 @@ constexpr int kSharedFd = 4;
 bool Reply(int64_t status, const std::vector<double>& seconds,
            const std::string& message) {
   return WriteWorkerReply(kRequestFd, status, seconds, message);
-}
-
-using Clock = std::chrono::steady_clock;
-
-double Since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
 struct Loaded {
@@ -63,56 +55,26 @@ struct Session {
   int64_t output_bytes = 0;
   uint64_t flush = 0;
   int64_t flush_bytes = 0;
-  int flushes = 0;
-  void* start = nullptr;
-  void* end = nullptr;
 };
 
-absl::Status Launch(Session& s, const Driver::Function& f,
-                    const GpuWorkerKernel& k) {
-  std::vector<uint64_t> addresses = s.inputs;
-  addresses.push_back(s.output);
-  std::vector<void*> params;
-  for (uint64_t& a : addresses) params.push_back(&a);
-  return s.driver->Launch(f, k.grid, static_cast<int>(k.block), params.data());
-}
-
-// Warm-up and timed runs of one kernel; the seconds of each timed run.
+// Poisons the output, then warms up and times the kernel (gpu_timing.h).
 absl::StatusOr<std::vector<double>> Time(Session& s, const Driver::Function& f,
                                          const GpuWorkerKernel& k,
                                          const std::vector<int64_t>& cmd) {
-  const int64_t min_reps = cmd[1], max_reps = cmd[2], budget_ns = cmd[3];
-  const bool flush = cmd[4] != 0;
-  absl::Status st = s.driver->Memset(s.output, 0xFF, s.output_bytes);
-  Clock::time_point warm = Clock::now();
-  for (int i = 0; st.ok() && i < 100; ++i) {
-    st = Launch(s, f, k);
-    if (st.ok()) st = s.driver->Synchronize();
-    if (i >= 1 && Since(warm) >= 5e-3) break;
+  XTUNE_RETURN_IF_ERROR(s.driver->Memset(s.output, 0xFF, s.output_bytes));
+  std::vector<uint64_t> addresses = s.inputs;
+  addresses.push_back(s.output);
+  DeviceTimingOptions o;
+  o.min_repetitions = cmd[1];
+  o.max_repetitions = cmd[2];
+  o.budget_seconds = static_cast<double>(cmd[3]) * 1e-9;
+  if (cmd[4] != 0) {
+    o.flush = s.flush;
+    o.flush_bytes = s.flush_bytes;
   }
-  std::vector<double> seconds;
-  Clock::time_point begin = Clock::now();
-  while (st.ok() && static_cast<int64_t>(seconds.size()) < max_reps) {
-    if (static_cast<int64_t>(seconds.size()) >= min_reps &&
-        Since(begin) * 1e9 >= static_cast<double>(budget_ns)) {
-      break;
-    }
-    if (flush && s.flush_bytes > 0) {
-      // A different value each time: the whole buffer is written again.
-      st = s.driver->Memset(s.flush, static_cast<uint8_t>(++s.flushes),
-                            s.flush_bytes);
-      if (!st.ok()) break;
-    }
-    st = s.driver->Record(s.start);
-    if (st.ok()) st = Launch(s, f, k);
-    if (st.ok()) st = s.driver->Record(s.end);
-    if (!st.ok()) break;
-    absl::StatusOr<float> ms = s.driver->ElapsedMilliseconds(s.start, s.end);
-    if (!ms.ok()) return ms.status();
-    seconds.push_back(static_cast<double>(*ms) * 1e-3);
-  }
-  if (!st.ok()) return st;
-  return seconds;
+  return TimeOnDevice(*s.driver, [&] {
+    return s.driver->LaunchWithAddresses(f, k.grid, static_cast<int>(k.block), addresses);
+  }, o);
 }
 
 int Main(int argc, char** argv) {
@@ -160,16 +122,6 @@ int Main(int argc, char** argv) {
   allocate(layout.output_bytes, &s.output);
   s.flush_bytes = setup.flush_bytes;
   if (s.flush_bytes > 0) allocate(s.flush_bytes, &s.flush);
-  if (ready.ok()) {
-    absl::StatusOr<void*> a = s.driver->CreateEvent();
-    absl::StatusOr<void*> b = s.driver->CreateEvent();
-    if (a.ok() && b.ok()) {
-      s.start = *a;
-      s.end = *b;
-    } else {
-      ready = a.ok() ? b.status() : a.status();
-    }
-  }
   if (!ready.ok()) {
     Reply(kWorkerNoDevice, {}, std::string(ready.message()));
     return 2;

@@ -57,4 +57,20 @@ CudaKernelSource Assemble(const CudaKernelOptions& options, const Frame& frame,
   return out;
 }
 
+std::string ParameterDecls(const Computation& fused) {
+  std::string out;
+  for (int64_t i = 0; i < fused.parameter_count(); ++i) {
+    absl::StrAppend(&out, "XT_IN(",
+                    cpu::ElementalEmitter::StorageType(fused.parameter(i)->shape().dtype()),
+                    ") xt_p", i, ", ");
+  }
+  return out;
+}
+
+std::string ParameterNames(const Computation& fused) {
+  std::string out;
+  for (int64_t i = 0; i < fused.parameter_count(); ++i) absl::StrAppend(&out, "xt_p", i, ", ");
+  return out;
+}
+
 }  // namespace xtune::cuda

@@ -11,6 +11,7 @@
 #include "codegen/cpu/code_buffer.h"
 #include "codegen/cpu/elemental.h"
 #include "codegen/cuda/cuda_kernels.h"
+#include "ir/computation.h"
 #include "ir/dtype.h"
 
 namespace xtune::cuda {
@@ -35,6 +36,12 @@ CudaKernelSource Assemble(const CudaKernelOptions& options, const Frame& frame,
                           int64_t block);
 
 inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// "XT_IN(float) xt_p0, XT_IN(uint16_t) xt_p1, " for the fusion's parameters
+// (each followed by ", "), to declare a device function taking them.
+std::string ParameterDecls(const Computation& fused);
+// "xt_p0, xt_p1, " to pass them on.
+std::string ParameterNames(const Computation& fused);
 
 }  // namespace xtune::cuda
 

@@ -3,7 +3,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "codegen/cuda/gpu_kernel.h"
 #include "util/status_macros.h"
 
 namespace xtune::cuda {
@@ -25,8 +24,10 @@ LibraryGemmKernel::~LibraryGemmKernel() {
 
 // GPU kernels are queued; other steps (emulated kernels) run.
 static absl::Status Step(Kernel& k, absl::Span<const DeviceBuffer> inputs,
-                  DeviceBuffer output) {
-  if (auto* gpu = dynamic_cast<GpuKernel*>(&k)) return gpu->Enqueue(inputs, output);
+                         DeviceBuffer output) {
+  if (auto* queued = dynamic_cast<QueuedKernel*>(&k)) {
+    return queued->Enqueue(inputs, output);
+  }
   return k.Run(inputs, output);
 }
 

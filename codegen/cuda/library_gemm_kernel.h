@@ -14,11 +14,12 @@
 #include <string>
 
 #include "codegen/backend.h"
+#include "codegen/cuda/gpu_kernel.h"
 #include "codegen/cuda/library_gemm.h"
 
 namespace xtune::cuda {
 
-class LibraryGemmKernel : public Kernel {
+class LibraryGemmKernel : public QueuedKernel {
  public:
   // C = A x B for `shape`; each a buffer of the backend.
   using GemmFn = std::function<absl::Status(const GemmShape& shape,
@@ -46,11 +47,10 @@ class LibraryGemmKernel : public Kernel {
   // ResourceExhausted when the scratch buffers cannot be had.
   absl::Status Run(absl::Span<const DeviceBuffer> inputs,
                    DeviceBuffer output) override;
-  // The steps without the final wait (GPU kernels queued back to back), so
-  // a profiler's events bracket the device's work only; Run() = Enqueue()
-  // + finish.
+  // The steps without the final wait (GPU kernels queued back to back);
+  // Run() = Enqueue() + finish.
   absl::Status Enqueue(absl::Span<const DeviceBuffer> inputs,
-                       DeviceBuffer output);
+                       DeviceBuffer output) override;
 
   const GemmShape& shape() const { return shape_; }
 
@@ -70,7 +70,7 @@ class LibraryGemmKernel : public Kernel {
 // `finish` sums them and applies the epilogue (inputs: the fusion's, then
 // the partials). GPU kernels are queued and waited for once (`wait`, may
 // be null for emulated kernels).
-class SplitKKernel : public Kernel {
+class SplitKKernel : public QueuedKernel {
  public:
   SplitKKernel(std::string name, Backend* backend, int64_t partial_bytes,
                std::unique_ptr<Kernel> main, std::unique_ptr<Kernel> finish,
@@ -84,9 +84,8 @@ class SplitKKernel : public Kernel {
   ~SplitKKernel() override;
   absl::Status Run(absl::Span<const DeviceBuffer> inputs,
                    DeviceBuffer output) override;
-  // Run() without the final wait.
   absl::Status Enqueue(absl::Span<const DeviceBuffer> inputs,
-                       DeviceBuffer output);
+                       DeviceBuffer output) override;
 
  private:
   std::string name_;

@@ -39,6 +39,7 @@ struct Tiling {
   int64_t kc;                       // K per split, a multiple of bk
 };
 
+// The CUDA-core tiling of a config CheckCommon accepted.
 absl::StatusOr<Tiling> Plan(const cpu::GemmFusion& g, const KernelConfig& c) {
   Tiling t;
   t.bm = c.Get("block_m", 0);
@@ -47,21 +48,6 @@ absl::StatusOr<Tiling> Plan(const cpu::GemmFusion& g, const KernelConfig& c) {
   t.splits = c.Get("split_k", 0);
   t.stages = c.Get("num_stages", 0);
   t.warps = c.Get("num_warps", 0);
-  if (c.Get("num_ctas", 1) != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(c.ToString(), ": only num_ctas=1 (no clusters)"));
-  }
-  for (int64_t v : {t.bm, t.bn, t.bk, t.splits, t.warps}) {
-    if (!PowerOfTwo(v) || v > 1024) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          c.ToString(), ": block sizes, split_k and num_warps must be powers "
-          "of two up to 1024"));
-    }
-  }
-  if (t.stages < 1 || t.stages > 8 || t.warps > 32) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(c.ToString(), ": num_stages 1..8, num_warps up to 32"));
-  }
   t.threads = t.warps * 32;
   // A square-ish thread grid over the tile, columns fastest (coalesced
   // stores along n).
@@ -87,26 +73,12 @@ absl::StatusOr<Tiling> Plan(const cpu::GemmFusion& g, const KernelConfig& c) {
         t.rm * t.rn, " accumulators a thread (at most ", kMaxStaticShared,
         " and ", kMaxAccumulators, " on the CUDA-core path)"));
   }
-  int64_t per_split = (g.k + t.splits - 1) / t.splits;
-  t.kc = std::max<int64_t>(t.bk, (per_split + t.bk - 1) / t.bk * t.bk);
+  t.kc = KPerSplit(g.k, t.splits, t.bk);
   int64_t tiles = ((g.m + t.bm - 1) / t.bm) * ((g.n + t.bn - 1) / t.bn);
   if (tiles * t.splits * g.batch > 0x7fffffff) {
     return absl::InvalidArgumentError(absl::StrCat(c.ToString(), ": too many blocks"));
   }
   return t;
-}
-
-std::string StorageType(DType t) { return ElementalEmitter::StorageType(t); }
-
-// "XT_IN(float) xt_p0, ..." and "xt_p0, ..." for the fusion's parameters.
-std::pair<std::string, std::string> ParamLists(const Computation& fused) {
-  std::vector<std::string> decls, names;
-  for (int64_t i = 0; i < fused.parameter_count(); ++i) {
-    decls.push_back(absl::StrCat("XT_IN(", StorageType(fused.parameter(i)->shape().dtype()),
-                                 ") xt_p", i));
-    names.push_back(absl::StrCat("xt_p", i));
-  }
-  return {absl::StrJoin(decls, ", "), absl::StrJoin(names, ", ")};
 }
 
 // xt_load_a / xt_load_b: a thread's elements of the A (bm x bk) or B
@@ -117,9 +89,8 @@ absl::Status EmitLoader(const Computation& fused, const cpu::GemmFusion& g,
   const int64_t rows = operand == 0 ? t.bm : t.bk;
   const int64_t cols = operand == 0 ? t.bk : t.bn;
   const int64_t count = (rows * cols + t.threads - 1) / t.threads;
-  auto [decls, names] = ParamLists(fused);
   out->Open(absl::StrCat("XT_DEVICE void xt_load_", operand == 0 ? "a" : "b", "(",
-                         decls, decls.empty() ? "" : ", ",
+                         ParameterDecls(fused),
                          "int64_t xt_bi, int64_t xt_r0, int64_t xt_c0, "
                          "int64_t xt_k_end, float* xt_r)"));
   out->Line("#pragma unroll");

@@ -36,15 +36,8 @@ absl::Status EmitPairLoader(const Computation& fused, const cpu::GemmFusion& g,
   const int64_t rows = operand == 0 ? t.bm : t.bn;
   const int64_t pairs = rows * t.bk / 2;
   const int64_t count = (pairs + t.threads - 1) / t.threads;
-  std::vector<std::string> decls;
-  for (int64_t i = 0; i < fused.parameter_count(); ++i) {
-    decls.push_back(absl::StrCat(
-        "XT_IN(", ElementalEmitter::StorageType(fused.parameter(i)->shape().dtype()),
-        ") xt_p", i));
-  }
-  std::string d = absl::StrJoin(decls, ", ");
-  out->Open(absl::StrCat("XT_DEVICE void xt_load_", operand == 0 ? "a" : "b", "(", d,
-                         d.empty() ? "" : ", ",
+  out->Open(absl::StrCat("XT_DEVICE void xt_load_", operand == 0 ? "a" : "b", "(",
+                         ParameterDecls(fused),
                          "int64_t xt_bi, int64_t xt_r0, int64_t xt_k0, "
                          "int64_t xt_k_end, uint32_t* xt_r)"));
   out->Line("#pragma unroll");
@@ -109,8 +102,7 @@ absl::StatusOr<std::optional<CudaKernelSource>> MmaGemmKernel(
         t.mt * t.nt * 4, " accumulators a thread (at most ", kMaxStaticShared,
         " and ", kMaxAccumulators, ")"));
   }
-  int64_t per_split = (g.k + t.splits - 1) / t.splits;
-  t.kc = std::max<int64_t>(t.bk, (per_split + t.bk - 1) / t.bk * t.bk);
+  t.kc = KPerSplit(g.k, t.splits, t.bk);
 
   std::string globals;
   CodeBuffer loaders;
