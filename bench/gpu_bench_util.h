@@ -9,6 +9,7 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,47 @@ inline absl::StatusOr<OneFusion> FuseOne(const std::string& hlo) {
   }
   out.module = std::move(*fused);
   return out;
+}
+
+// A GPU benchmark's command line: [--only=NAME] [--dry_run=TARGET].
+struct GpuBench {
+  std::string only;
+  bool dry_run = false;  // compile for TARGET, time nothing
+  std::unique_ptr<cuda::CudaBackend> backend;
+};
+
+// The options and the backend (the machine's GPU, or the dry run's
+// target). Usage errors and a missing GPU are printed; nullopt then
+// (exit 1).
+inline std::optional<GpuBench> StartGpuBench(int argc, char** argv,
+                                             const char* program) {
+  GpuBench bench;
+  BackendOptions options;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--only=", 0) == 0) {
+      bench.only = arg.substr(7);
+    } else if (arg.rfind("--dry_run=", 0) == 0) {
+      options.gpu_target = arg.substr(10);
+    } else {
+      std::cerr << "usage: " << program << " [--only=NAME] [--dry_run=TARGET]\n";
+      return std::nullopt;
+    }
+  }
+  bench.dry_run = !options.gpu_target.empty();
+  absl::StatusOr<std::unique_ptr<cuda::CudaBackend>> gpu =
+      cuda::CudaBackend::Create(options);
+  if (!gpu.ok()) {
+    std::cerr << program << ": " << gpu.status() << "\n";
+    return std::nullopt;
+  }
+  if (!bench.dry_run && (*gpu)->driver() == nullptr) {
+    std::cerr << program << " needs a GPU\n";
+    return std::nullopt;
+  }
+  bench.backend = std::move(*gpu);
+  std::cerr << "device: " << bench.backend->DeviceDescription() << "\n";
+  return bench;
 }
 
 struct CandidateTime {

@@ -141,28 +141,11 @@ absl::StatusOr<double> CopySeconds(cuda::Driver& d, int64_t bytes) {
 }
 
 int Main(int argc, char** argv) {
-  std::string only;
-  BackendOptions backend_options;
-  for (int i = 1; i < argc; ++i) {
-    if (absl::StartsWith(argv[i], "--only=")) {
-      only = argv[i] + 7;
-    } else if (absl::StartsWith(argv[i], "--dry_run=")) {
-      backend_options.gpu_target = argv[i] + 10;
-    } else {
-      std::cerr << "usage: gpu_loop_reduction [--only=NAME] [--dry_run=TARGET]\n";
-      return 1;
-    }
-  }
-  const bool dry_run = !backend_options.gpu_target.empty();
-  absl::StatusOr<std::unique_ptr<cuda::CudaBackend>> gpu =
-      cuda::CudaBackend::Create(backend_options);
-  if (!gpu.ok() || (!dry_run && (*gpu)->driver() == nullptr)) {
-    std::cerr << "gpu_loop_reduction needs a GPU: "
-              << (gpu.ok() ? "none" : gpu.status().ToString()) << "\n";
-    return 1;
-  }
-  cuda::CudaBackend& backend = **gpu;
-  std::cerr << "device: " << backend.DeviceDescription() << "\n";
+  std::optional<GpuBench> bench = StartGpuBench(argc, argv, "gpu_loop_reduction");
+  if (!bench.has_value()) return 1;
+  const std::string& only = bench->only;
+  const bool dry_run = bench->dry_run;
+  cuda::CudaBackend& backend = *bench->backend;
   int failures = 0;
   for (const Case& c : kCases) {
     if (!only.empty() && only != c.name) continue;
