@@ -250,9 +250,11 @@ std::vector<KernelConfig> CudaBackend::Candidates(const Instruction& fusion,
   if (cublaslt_ == nullptr || out.empty() || out.back().kind() != "cuda_cublaslt") {
     return out;
   }
-  absl::StatusOr<LibraryGemm> g = LibrarySource(fusion, out.back());
-  if (!g.ok()) return out;
-  absl::StatusOr<int> n = cublaslt_->AlgorithmCount(g->shape, exhaustive ? 16 : 4);
+  // The heuristic needs only the shape, not the pack and epilogue kernels.
+  absl::StatusOr<GemmShape> shape =
+      LibraryGemmShape(*fusion.called_computations()[0]);
+  if (!shape.ok()) return out;
+  absl::StatusOr<int> n = cublaslt_->AlgorithmCount(*shape, exhaustive ? 16 : 4);
   for (int a = 1; n.ok() && a < *n; ++a) {
     out.push_back(KernelConfig("cuda_cublaslt", {{"algorithm", a}}));
   }

@@ -125,20 +125,38 @@ float Load(const void* p, int64_t i, DType t) {
 
 }  // namespace
 
-absl::StatusOr<LibraryGemm> LibraryGemmKernels(const Computation& fused,
-                                               const CudaKernelOptions& options) {
+namespace {
+
+absl::StatusOr<cpu::GemmFusion> Analyze(const Computation& fused) {
   absl::StatusOr<cpu::GemmFusion> analyzed = cpu::AnalyzeGemmFusion(fused);
   if (!analyzed.ok()) {
     return absl::UnimplementedError(absl::StrCat(
         "the cuBLASLt candidate cannot take this gemm fusion: ",
         analyzed.status().message()));
   }
-  const cpu::GemmFusion& g = *analyzed;
-  LibraryGemm out;
-  out.shape = {g.batch, g.m, g.n, g.k, DType::kF32};
+  return analyzed;
+}
+
+GemmShape ShapeOf(const cpu::GemmFusion& g) {
+  GemmShape shape = {g.batch, g.m, g.n, g.k, DType::kF32};
   DType a = g.dot->operand(0)->shape().dtype();
   DType b = g.dot->operand(1)->shape().dtype();
-  if (a == b && (a == DType::kF16 || a == DType::kBF16)) out.shape.pack_type = a;
+  if (a == b && (a == DType::kF16 || a == DType::kBF16)) shape.pack_type = a;
+  return shape;
+}
+
+}  // namespace
+
+absl::StatusOr<GemmShape> LibraryGemmShape(const Computation& fused) {
+  XTUNE_ASSIGN_OR_RETURN(cpu::GemmFusion g, Analyze(fused));
+  return ShapeOf(g);
+}
+
+absl::StatusOr<LibraryGemm> LibraryGemmKernels(const Computation& fused,
+                                               const CudaKernelOptions& options) {
+  XTUNE_ASSIGN_OR_RETURN(cpu::GemmFusion g, Analyze(fused));
+  LibraryGemm out;
+  out.shape = ShapeOf(g);
   XTUNE_ASSIGN_OR_RETURN(out.pack_a,
                          PackKernel(fused, g, 0, out.shape.pack_type, options));
   XTUNE_ASSIGN_OR_RETURN(out.pack_b,

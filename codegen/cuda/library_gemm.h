@@ -41,6 +41,10 @@ struct LibraryGemm {
 absl::StatusOr<LibraryGemm> LibraryGemmKernels(const Computation& fused,
                                                const CudaKernelOptions& options);
 
+// Only the gemm's shape (what cuBLASLt is asked for), without generating
+// the kernels. Unimplemented as LibraryGemmKernels.
+absl::StatusOr<GemmShape> LibraryGemmShape(const Computation& fused);
+
 // The kernel that finishes a gemm from its f32 product C (row-major
 // [batch, m, n]; with `splits` > 1, that many partial products one after
 // another, summed in order): applies the fusion's epilogue and stores its
