@@ -204,7 +204,8 @@ TEST(EmulatorBackendTest, DeviceIsTheNamedTarget) {
 // operand layout, split-k (with its second kernel), the register prefetch
 // (num_stages 2), one to eight warps, and the dtype pairs f32 x f32,
 // bf16 x bf16, f16 x s8 (converted in the loader) with a bias + relu
-// epilogue; each config's result matches the evaluator's.
+// epilogue; and the cuBLASLt candidate's kernels on the same fusions. Each
+// config's result matches the evaluator's.
 TEST(EmulatorBackendTest, GeneratedGemmCoversEdgesBatchesSplitKAndDtypes) {
   EmulatorBackend& backend = Backend(true);
   const char* modules[] = {
@@ -245,7 +246,10 @@ ENTRY e {
   const KernelConfig configs[] = {
       triton(16, 16, 16, 1, 1, 2), triton(32, 32, 16, 1, 2, 4),
       triton(16, 32, 32, 4, 1, 2), triton(64, 32, 16, 2, 2, 8),
-      triton(32, 16, 64, 1, 1, 1)};
+      triton(32, 16, 64, 1, 1, 1),
+      // The library candidate: its pack and epilogue kernels around the
+      // emulator's host gemm.
+      KernelConfig("cuda_cublaslt", {{"algorithm", 0}})};
   int ran = 0;
   for (const char* text : modules) {
     absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(text);
@@ -275,7 +279,7 @@ ENTRY e {
       }
     }
   }
-  EXPECT_EQ(ran, 15);
+  EXPECT_EQ(ran, 18);
 }
 
 }  // namespace
