@@ -282,6 +282,7 @@ absl::Status VerifyTrial(const Backend& backend, const AutotuneOptions& options,
     if (!reference.has_value()) {
       EvaluatorOptions eval_options;
       eval_options.excess_precision = options.excess_precision;
+      eval_options.tf32_dots = backend.Tf32Dots();
       absl::StatusOr<Literal> eval = EvaluateComputation(
           *f.called_computations()[0], trial.inputs, eval_options);
       if (eval.ok()) reference = std::move(*eval);

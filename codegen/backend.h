@@ -122,6 +122,10 @@ class Backend {
   // they are checked against allow the same (EvaluatorOptions::
   // excess_precision). Default true, the flag's default.
   virtual bool ExcessPrecision() const { return true; }
+  // Whether its kernels compute f32 dots that allow it (DotAllowsTf32) in
+  // TF32, so that their references do too (EvaluatorOptions::tf32_dots).
+  // Default false.
+  virtual bool Tf32Dots() const { return false; }
 
   // ---- Config vocabulary.
 

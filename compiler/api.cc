@@ -22,6 +22,7 @@ struct Program::Impl {
   CompiledModule compiled;
   CompileStats stats;
   bool excess_precision = true;  // --xla_allow_excess_precision
+  bool tf32_dots = false;        // Backend::Tf32Dots
 };
 
 struct Compiler::Impl {
@@ -198,6 +199,7 @@ absl::Status Program::RunAndVerify(uint64_t seed) {
   // outputs are rounded to their type as the kernels store them.
   EvaluatorOptions eval_options;
   eval_options.excess_precision = impl_->excess_precision;
+  eval_options.tf32_dots = impl_->tf32_dots;
   XTUNE_ASSIGN_OR_RETURN(
       Literal expected,
       Evaluate(eval_options.excess_precision
@@ -254,6 +256,7 @@ absl::StatusOr<std::unique_ptr<Program>> Compiler::CompileText(
                                       impl_->flags, {}, impl_->session.get()));
   }
   impl->excess_precision = impl_->backend->ExcessPrecision();
+  impl->tf32_dots = impl_->backend->Tf32Dots();
   const TuningStats& s = impl->compiled.tuning.stats;
   impl->stats.fusions = s.fusions;
   impl->stats.cache_hits = s.cache_hits;

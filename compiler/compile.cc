@@ -152,6 +152,7 @@ absl::StatusOr<CompiledModule> CompileModule(
   exe_options.compile_parallelism = flags.autotune.compilation_parallelism;
   // Fallbacks compute as the backend's kernels do.
   exe_options.excess_precision = backend->ExcessPrecision();
+  exe_options.tf32_dots = backend->Tf32Dots();
   XTUNE_ASSIGN_OR_RETURN(out.executable,
                          Executable::Create(std::move(fused), backend, choose,
                                             exe_options));

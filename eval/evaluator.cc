@@ -8,11 +8,19 @@
 #include "eval/reduce.h"
 #include "eval/shape_ops.h"
 #include "eval/tensor.h"
+#include "ir/dot_precision.h"
 #include "ir/module.h"
 #include "util/status_macros.h"
 
 namespace xtune {
 namespace {
+
+// An f32 operand as TF32 tensor cores read it.
+Tensor Tf32(const Tensor& t) {
+  Tensor r = t;
+  for (double& v : r.f) v = RoundToTf32(static_cast<float>(v));
+  return r;
+}
 
 bool IsLowFloat(DType t) { return t == DType::kF16 || t == DType::kBF16; }
 
@@ -182,6 +190,9 @@ class Evaluator {
       case Opcode::kReverse:
         return EvalReverse(*ops[0], a.dimensions);
       case Opcode::kDot:
+        if (options_.tf32_dots && DotAllowsTf32(inst)) {
+          return EvalDot(Tf32(*ops[0]), Tf32(*ops[1]), a.dot, out);
+        }
         return EvalDot(*ops[0], *ops[1], a.dot, out);
       case Opcode::kReduce: {
         size_t half = ops.size() / 2;

@@ -31,6 +31,10 @@ struct EvaluatorOptions {
   // Default false: HLO semantics, every f16/bf16 result rounded (the
   // interpreter backend).
   bool excess_precision = false;
+  // f32 dots that allow TF32 (ir/dot_precision.h) multiply their operands
+  // rounded to TF32, as GPU backends from Ampere on compute them (the
+  // reference for those backends, Backend::Tf32Dots). Default false.
+  bool tf32_dots = false;
 };
 
 // Evaluates the entry computation of `module` on `arguments` (one per

@@ -145,6 +145,33 @@ ENTRY e {
               ElementsAreArray(expected));
 }
 
+// With tf32_dots, default-precision f32 dots multiply TF32-rounded
+// operands; a dot at highest precision and the default options do not.
+TEST(EvaluatorTest, Tf32DotsRoundDefaultPrecisionOperands) {
+  const char* text = R"hlo(HloModule m
+ENTRY e {
+  a = f32[1,2] parameter(0)
+  b = f32[2,1] parameter(1)
+  d = f32[1,1] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  h = f32[1,1] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0},
+    operand_precision={highest,highest}
+  ROOT t = (f32[1,1], f32[1,1]) tuple(d, h)
+})hlo";
+  const double x = 1.0 + std::ldexp(1.0, -12);  // below TF32's half ulp
+  std::vector<Literal> args;
+  args.push_back(MakeLiteral(DType::kF32, {1, 2}, {x, 1.0}));
+  args.push_back(MakeLiteral(DType::kF32, {2, 1}, {1.0, 1.0}));
+  EvaluatorOptions tf32;
+  tf32.tf32_dots = true;
+  absl::StatusOr<Literal> r = RunModule(text, args, tf32);
+  ASSERT_THAT(r, IsOk());
+  EXPECT_EQ(r->elements()[0].GetDouble(0), 2.0);
+  EXPECT_EQ(r->elements()[1].GetDouble(0), x + 1.0);
+  absl::StatusOr<Literal> exact = RunModule(text, args);
+  ASSERT_THAT(exact, IsOk());
+  EXPECT_EQ(exact->elements()[0].GetDouble(0), x + 1.0);
+}
+
 TEST(EvaluatorTest, DotByHand) {
   // [[1,2],[3,4]] x [[5,6],[7,8]] = [[19,22],[43,50]]; the rhs is given
   // transposed in a column-major layout, which must not matter.

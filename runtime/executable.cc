@@ -40,6 +40,7 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Create(
   exe->module_ = std::move(fused);
   exe->backend_ = backend;
   exe->evaluator_options_.excess_precision = options.excess_precision;
+  exe->evaluator_options_.tf32_dots = options.tf32_dots;
   const Computation& entry = *exe->module_->entry();
   for (const auto& inst : entry.instructions()) {
     if (inst->opcode() != Opcode::kFusion) continue;

@@ -46,6 +46,8 @@ struct ExecutableOptions {
   // setting (EvaluatorOptions::excess_precision). Default true, as
   // --xla_allow_excess_precision.
   bool excess_precision = true;
+  // And EvaluatorOptions::tf32_dots. Default false.
+  bool tf32_dots = false;
 };
 
 class Executable {

@@ -226,6 +226,8 @@ absl::Status Run(const ParsedArgs& args, bool* verify_failed) {
     EvaluatorOptions eval_options;
     eval_options.excess_precision =
         backend_impl->ExcessPrecision() && !args.Has("verify_exact");
+    // TF32 for default-precision f32 dots is HLO semantics on GPUs.
+    eval_options.tf32_dots = backend_impl->Tf32Dots();
     XTUNE_ASSIGN_OR_RETURN(
         Literal expected,
         Evaluate(eval_options.excess_precision ? compiled.executable->module()

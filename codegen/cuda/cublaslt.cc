@@ -14,7 +14,8 @@ namespace {
 // cublasLt.h, cublas_api.h and library_types.h of CUDA 13.
 using Status = int;  // cublasStatus_t
 constexpr Status kSuccess = 0;
-constexpr int kComputeF32 = 68;  // CUBLAS_COMPUTE_32F
+constexpr int kComputeF32 = 68;      // CUBLAS_COMPUTE_32F
+constexpr int kComputeF32Tf32 = 77;  // CUBLAS_COMPUTE_32F_FAST_TF32
 constexpr int kR32F = 0, kR16F = 2, kR16BF = 14;  // cudaDataType
 constexpr int kLayoutBatchCount = 5;              // int32
 constexpr int kLayoutStridedBatchOffset = 6;      // int64
@@ -158,7 +159,8 @@ std::string CublasLt::Error(int status) const {
 
 absl::StatusOr<const CublasLt::Heuristic*> CublasLt::Algorithms(
     const GemmShape& s) {
-  auto key = std::make_tuple(s.batch, s.m, s.n, s.k, static_cast<int>(s.pack_type));
+  auto key = std::make_tuple(s.batch, s.m, s.n, s.k, static_cast<int>(s.pack_type),
+                             s.tf32);
   auto it = heuristics_.find(key);
   if (it != heuristics_.end()) {
     if (!it->second->error.ok()) return it->second->error;
@@ -183,7 +185,8 @@ absl::Status CublasLt::Describe(const GemmShape& s, Heuristic* h) {
   };
   int t = DataType(s.pack_type);
   XTUNE_RETURN_IF_ERROR(
-      check(a.desc_create(&h->desc, kComputeF32, kR32F), "cublasLtMatmulDescCreate"));
+      check(a.desc_create(&h->desc, s.tf32 ? kComputeF32Tf32 : kComputeF32, kR32F),
+            "cublasLtMatmulDescCreate"));
   XTUNE_RETURN_IF_ERROR(check(a.layout_create(&h->a, t, s.n, s.k, s.n),
                               "cublasLtMatrixLayoutCreate"));
   XTUNE_RETURN_IF_ERROR(check(a.layout_create(&h->b, t, s.k, s.m, s.k),

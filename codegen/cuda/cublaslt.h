@@ -69,7 +69,7 @@ class CublasLt {
   void* handle_ = nullptr;
   int64_t version_ = 0;
   Mutex mu_;
-  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, int>,
+  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, int, bool>,
            std::unique_ptr<Heuristic>>
       heuristics_;
 };

@@ -252,7 +252,7 @@ std::vector<KernelConfig> CudaBackend::Candidates(const Instruction& fusion,
   }
   // The heuristic needs only the shape, not the pack and epilogue kernels.
   absl::StatusOr<GemmShape> shape =
-      LibraryGemmShape(*fusion.called_computations()[0]);
+      LibraryGemmShape(*fusion.called_computations()[0], Tf32Dots());
   if (!shape.ok()) return out;
   absl::StatusOr<int> n = cublaslt_->AlgorithmCount(*shape, exhaustive ? 16 : 4);
   for (int a = 1; n.ok() && a < *n; ++a) {

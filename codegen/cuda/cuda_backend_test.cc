@@ -134,7 +134,8 @@ TEST(CudaBackendTest, EveryCandidateOfTheLayerNormAndColumnSums) {
     std::unique_ptr<CudaBackend> b = Make(target);
     ASSERT_NE(b, nullptr);
     for (const char* rel : {"examples/layer_norm.hlo", "tests/golden/column_reduce.hlo",
-                            "examples/mlp_bf16.hlo", "tests/data/xla_triton_entry.hlo",
+                            "examples/mlp_bf16.hlo", "examples/mlp.hlo",
+                            "tests/data/xla_triton_entry.hlo",
                             "tests/golden/gemm_patterns.hlo"}) {
       std::unique_ptr<Module> m = Fused(rel);
       for (const auto& inst : m->entry()->instructions()) {

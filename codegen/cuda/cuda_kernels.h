@@ -47,6 +47,9 @@ struct CudaKernelOptions {
   // Round f16/bf16 reduction accumulators to their type after every
   // combine (--xla_allow_excess_precision=false). Default false.
   bool round_low_precision_accumulators = false;
+  // f32 dots that allow it (DotAllowsTf32) multiply in TF32 on tensor
+  // cores (sm_80 and later, Backend::Tf32Dots). Default false.
+  bool tf32 = false;
   // The name in "#line 1 \"<name>.cu\"". Default "xt_kernel".
   std::string name = "xt_kernel";
 };

@@ -112,6 +112,7 @@ absl::StatusOr<LibraryGemm> GpuBackend::LibrarySource(
   const Computation& fused = Generated(fusion, &rounded);
   CudaKernelOptions options;
   options.name = fusion.name();
+  options.tf32 = Tf32Dots();
   return LibraryGemmKernels(fused, options);
 }
 
@@ -126,6 +127,7 @@ absl::StatusOr<TritonGemm> GpuBackend::TritonSource(
   const Computation& fused = Generated(fusion, &rounded);
   CudaKernelOptions options;
   options.name = fusion.name();
+  options.tf32 = Tf32Dots();
   return TritonGemmKernels(fused, config, options);
 }
 

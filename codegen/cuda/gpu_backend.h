@@ -23,6 +23,8 @@ class GpuBackend : public Backend {
                                        bool exhaustive) const override;
   KernelConfig DefaultConfig(const Instruction& fusion) const override;
   bool ExcessPrecision() const override { return excess_precision_; }
+  // From Ampere (sm_80) on, as XLA.
+  bool Tf32Dots() const override { return device_.cc_major >= 8; }
   // Any config of the fusion's kind, with that kind's parameters, that the
   // generator takes: configs from a cache made elsewhere (another xtune, a
   // GPU's exhaustive search) need not be in this search space.

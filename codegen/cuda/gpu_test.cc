@@ -47,6 +47,14 @@ CudaBackend* Gpu() {
   return backend;
 }
 
+// The reference the backend's kernels are compared with (as --verify).
+EvaluatorOptions Reference(const Backend& b) {
+  EvaluatorOptions o;
+  o.excess_precision = b.ExcessPrecision();
+  o.tf32_dots = b.Tf32Dots();
+  return o;
+}
+
 #define XTUNE_SKIP_WITHOUT_GPU() \
   if (Gpu() == nullptr) GTEST_SKIP() << "no GPU (see the log)"
 
@@ -126,7 +134,7 @@ TEST_P(GpuModuleTest, MatchesTheEvaluatorAndTheEmulator) {
     for (int64_t i = 0; i < inst->operand_count(); ++i) {
       args.push_back(RandomLiteral(inst->operand(i)->shape(), 100 + i));
     }
-    absl::StatusOr<Literal> expected = EvaluateComputation(comp, args);
+    absl::StatusOr<Literal> expected = EvaluateComputation(comp, args, Reference(gpu));
     ASSERT_THAT(expected, IsOk());
     std::vector<KernelConfig> configs =
         every ? gpu.Candidates(*inst, false)
@@ -257,8 +265,8 @@ TEST(GpuLibraryGemmTest, EveryCublasLtCandidateMatchesAndIsTimed) {
       for (int64_t i = 0; i < inst->operand_count(); ++i) {
         args.push_back(RandomLiteral(inst->operand(i)->shape(), 100 + i));
       }
-      absl::StatusOr<Literal> expected =
-          EvaluateComputation(*inst->called_computations()[0], args);
+      absl::StatusOr<Literal> expected = EvaluateComputation(
+          *inst->called_computations()[0], args, Reference(gpu));
       ASSERT_THAT(expected, IsOk());
       std::vector<KernelConfig> configs = gpu.Candidates(*inst, false);
       std::cout << rel << " " << inst->name() << ": " << configs.size()

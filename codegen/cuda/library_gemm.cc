@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/cpu/gemm_analysis.h"
 #include "codegen/cuda/kernel_frame.h"
+#include "ir/dot_precision.h"
 #include "util/float_formats.h"
 #include "util/status_macros.h"
 
@@ -36,8 +37,9 @@ void Split(const std::string& rows, const std::string& cols, int64_t r,
 
 absl::StatusOr<CudaKernelSource> PackKernel(const Computation& fused,
                                             const cpu::GemmFusion& g,
-                                            int operand, DType pack,
+                                            int operand, const GemmShape& shape,
                                             const CudaKernelOptions& options) {
+  const DType pack = shape.pack_type;
   const int64_t rows = operand == 0 ? g.m : g.k;
   const int64_t cols = operand == 0 ? g.k : g.n;
   const int64_t total = g.batch * rows * cols;
@@ -56,9 +58,9 @@ absl::StatusOr<CudaKernelSource> PackKernel(const Computation& fused,
       *g.dot, operand, "xt_bi", operand == 0 ? "xt_mi" : "xt_ni", "xt_ki");
   XTUNE_ASSIGN_OR_RETURN(std::string v,
                          emitter.Emit(g.dot->operand(operand), index, &body));
-  body.Linef("XT_G(xt_out)[xt_lin] = ",
-             ElementalEmitter::ToStorage(absl::StrCat("(float)(", v, ")"), pack),
-             ";");
+  std::string value = absl::StrCat("(float)(", v, ")");
+  if (shape.tf32) value = absl::StrCat("xt_round_tf32(", value, ")");
+  body.Linef("XT_G(xt_out)[xt_lin] = ", ElementalEmitter::ToStorage(value, pack), ";");
   body.Close();
   body.Close();
   CudaKernelOptions named = options;
@@ -137,8 +139,9 @@ absl::StatusOr<cpu::GemmFusion> Analyze(const Computation& fused) {
   return analyzed;
 }
 
-GemmShape ShapeOf(const cpu::GemmFusion& g) {
+GemmShape ShapeOf(const cpu::GemmFusion& g, bool tf32) {
   GemmShape shape = {g.batch, g.m, g.n, g.k, DType::kF32};
+  shape.tf32 = tf32 && DotAllowsTf32(*g.dot);
   DType a = g.dot->operand(0)->shape().dtype();
   DType b = g.dot->operand(1)->shape().dtype();
   if (a == b && (a == DType::kF16 || a == DType::kBF16)) shape.pack_type = a;
@@ -147,20 +150,20 @@ GemmShape ShapeOf(const cpu::GemmFusion& g) {
 
 }  // namespace
 
-absl::StatusOr<GemmShape> LibraryGemmShape(const Computation& fused) {
+absl::StatusOr<GemmShape> LibraryGemmShape(const Computation& fused, bool tf32) {
   XTUNE_ASSIGN_OR_RETURN(cpu::GemmFusion g, Analyze(fused));
-  return ShapeOf(g);
+  return ShapeOf(g, tf32);
 }
 
 absl::StatusOr<LibraryGemm> LibraryGemmKernels(const Computation& fused,
                                                const CudaKernelOptions& options) {
   XTUNE_ASSIGN_OR_RETURN(cpu::GemmFusion g, Analyze(fused));
   LibraryGemm out;
-  out.shape = ShapeOf(g);
+  out.shape = ShapeOf(g, options.tf32);
   XTUNE_ASSIGN_OR_RETURN(out.pack_a,
-                         PackKernel(fused, g, 0, out.shape.pack_type, options));
+                         PackKernel(fused, g, 0, out.shape, options));
   XTUNE_ASSIGN_OR_RETURN(out.pack_b,
-                         PackKernel(fused, g, 1, out.shape.pack_type, options));
+                         PackKernel(fused, g, 1, out.shape, options));
   out.has_epilogue = !g.output_is_plain_f32;
   if (out.has_epilogue) {
     XTUNE_ASSIGN_OR_RETURN(out.epilogue, GemmEpilogueKernel(fused, g, 1, options));

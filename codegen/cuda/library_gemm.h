@@ -27,6 +27,10 @@ namespace xtune::cuda {
 struct GemmShape {
   int64_t batch = 1, m = 1, n = 1, k = 1;
   DType pack_type = DType::kF32;  // of A and B; C is f32
+  // f32 operands rounded to TF32 by the pack kernels, multiplied in TF32
+  // (CUBLAS_COMPUTE_32F_FAST_TF32): CudaKernelOptions::tf32 and a dot that
+  // allows it.
+  bool tf32 = false;
 };
 
 struct LibraryGemm {
@@ -42,8 +46,9 @@ absl::StatusOr<LibraryGemm> LibraryGemmKernels(const Computation& fused,
                                                const CudaKernelOptions& options);
 
 // Only the gemm's shape (what cuBLASLt is asked for), without generating
-// the kernels. Unimplemented as LibraryGemmKernels.
-absl::StatusOr<GemmShape> LibraryGemmShape(const Computation& fused);
+// the kernels, with `tf32` as CudaKernelOptions::tf32. Unimplemented as
+// LibraryGemmKernels.
+absl::StatusOr<GemmShape> LibraryGemmShape(const Computation& fused, bool tf32);
 
 // The kernel that finishes a gemm from its f32 product C (row-major
 // [batch, m, n]; with `splits` > 1, that many partial products one after

@@ -191,6 +191,9 @@ absl::StatusOr<TritonGemm> TritonGemmKernels(const Computation& fused,
   k.threads = t.threads;
   k.kc = t.kc;
   k.accs = t.rm * t.rn;
+  k.tile_type = "float";
+  k.tile_a = t.bm * t.bk;
+  k.tile_b = t.bk * t.bn;
   k.word = "float";
   k.words_a = t.bm * t.bk;
   k.words_b = t.bk * t.bn;
@@ -327,10 +330,10 @@ std::array<int64_t, 6> Clamp(std::array<int64_t, 6> c, const cpu::GemmFusion& g,
 // Whether either path generates `k` (without emitting the kernel's code
 // when the CUDA-core plan decides).
 bool Generates(const Computation& fused, const cpu::GemmFusion& g,
-               const KernelConfig& k) {
+               const KernelConfig& k, const CudaKernelOptions& options) {
   if (!CheckCommon(k).ok()) return false;
   absl::StatusOr<std::optional<CudaKernelSource>> mma =
-      MmaGemmKernel(fused, g, k, DType::kF32, CudaKernelOptions());
+      MmaGemmKernel(fused, g, k, DType::kF32, options);
   if (!mma.ok()) return false;
   if (mma->has_value()) return true;
   return Plan(g, k).ok();
@@ -356,12 +359,14 @@ std::vector<KernelConfig> TritonGemmCandidates(const Computation& fused,
                dot.operand(1)->shape().ElementCount() <= 32 * 32;
   if (small) return out;
   int bits = MinBitWidth(fused, dot);
+  CudaKernelOptions options;
+  options.tf32 = device.cc_major >= 8;  // as GpuBackend::Tf32Dots
   std::set<std::array<int64_t, 6>> seen;
   for (const auto& raw : exhaustive ? XlaExhaustiveList() : XlaDefaultList(device)) {
     std::array<int64_t, 6> c = Clamp(raw, *g, bits, device.core_count);
     if (!seen.insert(c).second) continue;
     KernelConfig k = Triton(c[0], c[1], c[2], c[3], c[4], c[5]);
-    if (k == out[0] || !Generates(fused, *g, k)) continue;
+    if (k == out[0] || !Generates(fused, *g, k, options)) continue;
     out.push_back(k);
   }
   return out;

@@ -3,16 +3,17 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "codegen/cpu/code_buffer.h"
 #include "codegen/cpu/elemental.h"
 #include "codegen/cuda/gemm_skeleton.h"
 #include "codegen/cuda/kernel_frame.h"
+#include "ir/dot_precision.h"
 #include "util/status_macros.h"
 
 namespace xtune::cuda {
 namespace {
 
+using absl::StrCat;
 using cpu::CodeBuffer;
 using cpu::ElementalEmitter;
 using cpu::IndexExpr;
@@ -25,40 +26,98 @@ struct Mma {
   int64_t wm, wn;  // warps along m and n
   int64_t mt, nt;  // a warp's 16x8 tiles along m and n
   int64_t kc;      // K per split
-  DType pack;      // f16 or bf16
+  DType pack;      // f16, bf16, or f32 (TF32)
+  bool tf32;
 };
 
-// Loads a thread's pairs of the A (bm x bk) or B^T (bn x bk) tile at k0 as
-// 32-bit words (two 16-bit values along K, the lower K in the low half).
-absl::Status EmitPairLoader(const Computation& fused, const cpu::GemmFusion& g,
+// Where one operand's tile sits in shared memory (one buffer of it), in
+// 16-bit units.
+struct TileLayout {
+  bool k_major = true;  // rows are m (n), K contiguous; else rows are k
+  int64_t rows = 0, row_halves = 0;
+  int64_t param = -1;  // the parameter cp.async copies from, or -1
+  int64_t halves() const { return rows * row_halves; }
+  int64_t chunks() const { return row_halves / 8; }  // of 16 bytes a row
+};
+
+// `name`(r, c): the 16-bit offset in the buffer of chunk c of row r.
+std::string SwizzleFunction(const char* name, const TileLayout& l) {
+  const int64_t c = l.chunks();
+  const int64_t step = std::max<int64_t>(1, 8 / c);
+  const int64_t width = std::min<int64_t>(c, 8);
+  return StrCat("XT_DEVICE int64_t ", name, "(int64_t xt_r, int64_t xt_c) {\n  return xt_r * ",
+                l.row_halves, " + ((xt_c ^ ((xt_r / ", step, ") % ", width,
+                ")) << 3);\n}\n");
+}
+
+// Whether operand `operand` can be copied with cp.async: a parameter of
+// the mma type whose minor-most dimension is the dot's last contracting
+// (K-major) or last free (MN-major) dimension, a multiple of 16 bytes.
+std::optional<bool> AsyncKMajor(const cpu::GemmFusion& g, int operand, DType pack) {
+  const Instruction* op = g.dot->operand(operand);
+  if (op->opcode() != Opcode::kParameter || op->shape().dtype() != pack ||
+      op->shape().rank() == 0) {
+    return std::nullopt;
+  }
+  const Shape& s = op->shape();
+  const DotDimensions& dd = g.dot->attrs().dot;
+  const std::vector<int64_t>& batch = operand == 0 ? dd.lhs_batch : dd.rhs_batch;
+  const std::vector<int64_t>& contracting =
+      operand == 0 ? dd.lhs_contracting : dd.rhs_contracting;
+  std::vector<int64_t> free;
+  for (int64_t d = 0; d < s.rank(); ++d) {
+    if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
+        std::find(contracting.begin(), contracting.end(), d) == contracting.end()) {
+      free.push_back(d);
+    }
+  }
+  const int64_t minor = s.minor_to_major()[0];
+  if (s.dim(minor) % (16 / DTypeByteSize(pack)) != 0) return std::nullopt;
+  if (!contracting.empty() && minor == contracting.back()) return true;
+  if (!free.empty() && minor == free.back()) return false;
+  return std::nullopt;
+}
+
+// xt_load_a / xt_load_b: a thread's 32-bit words of the K-major A
+// (bm x bk) or B^T (bn x bk) tile at k0 through the operand's producers:
+// two 16-bit values along K (the lower K in the low half), or one f32
+// rounded to TF32.
+absl::Status EmitWordLoader(const Computation& fused, const cpu::GemmFusion& g,
                             const Mma& t, int operand, std::string* globals,
                             CodeBuffer* out) {
   const int64_t rows = operand == 0 ? t.bm : t.bn;
-  const int64_t pairs = rows * t.bk / 2;
-  const int64_t count = (pairs + t.threads - 1) / t.threads;
-  out->Open(absl::StrCat("XT_DEVICE void xt_load_", operand == 0 ? "a" : "b", "(",
-                         ParameterDecls(fused),
-                         "int64_t xt_bi, int64_t xt_r0, int64_t xt_k0, "
-                         "int64_t xt_k_end, uint32_t* xt_r)"));
+  const int64_t per_word = t.tf32 ? 1 : 2;
+  const int64_t row_words = t.bk / per_word;
+  const int64_t words = rows * row_words;
+  const int64_t count = (words + t.threads - 1) / t.threads;
+  out->Open(StrCat("XT_DEVICE void xt_load_", operand == 0 ? "a" : "b", "(",
+                   ParameterDecls(fused),
+                   "int64_t xt_bi, int64_t xt_r0, int64_t xt_k0, "
+                   "int64_t xt_k_end, uint32_t* xt_r)"));
   out->Line("#pragma unroll");
   out->Linef("for (int xt_i = 0; xt_i < ", count, "; ++xt_i)");
   out->Open("");
   out->Linef("const int64_t xt_p = xt_tid() + (int64_t)xt_i * ", t.threads, ";");
   out->Line("uint32_t xt_word = 0;");
   std::string row = operand == 0 ? "xt_mi" : "xt_ni";
-  out->Linef("const int64_t ", row, " = xt_r0 + xt_p / ", t.bk / 2, ";");
+  out->Linef("const int64_t ", row, " = xt_r0 + xt_p / ", row_words, ";");
   out->Line("#pragma unroll");
-  out->Open("for (int xt_h = 0; xt_h < 2; ++xt_h)");
-  out->Linef("const int64_t xt_ki = xt_k0 + (xt_p % ", t.bk / 2, ") * 2 + xt_h;");
-  out->Open(absl::StrCat("if (xt_p < ", pairs, " && ", row, " < ",
-                         operand == 0 ? g.m : g.n, " && xt_ki < xt_k_end)"));
+  out->Open(StrCat("for (int xt_h = 0; xt_h < ", per_word, "; ++xt_h)"));
+  out->Linef("const int64_t xt_ki = xt_k0 + (xt_p % ", row_words, ") * ", per_word,
+             " + xt_h;");
+  out->Open(StrCat("if (xt_p < ", words, " && ", row, " < ", operand == 0 ? g.m : g.n,
+                   " && xt_ki < xt_k_end)"));
   ElementalEmitter emitter = MakeEmitter(operand == 0 ? "xt_la" : "xt_lb");
   std::vector<IndexExpr> index =
       cpu::DotOperandIndex(*g.dot, operand, "xt_bi", row, "xt_ki");
   XTUNE_ASSIGN_OR_RETURN(std::string v,
                          emitter.Emit(g.dot->operand(operand), index, out));
-  out->Linef("xt_word |= (uint32_t)", ElementalEmitter::ToStorage(v, t.pack),
-             " << (16 * xt_h);");
+  if (t.tf32) {
+    out->Linef("xt_word = xt_f32_bits(xt_round_tf32((float)(", v, ")));");
+  } else {
+    out->Linef("xt_word |= (uint32_t)", ElementalEmitter::ToStorage(v, t.pack),
+               " << (16 * xt_h);");
+  }
   out->Close();
   out->Close();
   out->Line("xt_r[xt_i] = xt_word;");
@@ -66,6 +125,70 @@ absl::Status EmitPairLoader(const Computation& fused, const cpu::GemmFusion& g,
   out->Close();
   *globals += emitter.globals();
   return absl::OkStatus();
+}
+
+// The cp.async copies of operand `operand`'s tile for the K step at `k0`
+// into buffer `buf`; chunks outside M (N) or the split's K are zeroed.
+void EmitIssue(const cpu::GemmFusion& g, const Mma& t, int operand,
+               const TileLayout& l, const std::string& k0, const std::string& buf,
+               CodeBuffer* b) {
+  const char* tile = operand == 0 ? "xt_as" : "xt_bs";
+  const char* view = operand == 0 ? "xt_as32" : "xt_bs32";
+  const char* swz = operand == 0 ? "xt_swz_a" : "xt_swz_b";
+  const std::string mn = operand == 0 ? "xt_mi" : "xt_ni";
+  const char* r0 = operand == 0 ? "xt_m0" : "xt_n0";
+  const int64_t extent = operand == 0 ? g.m : g.n;
+  const int64_t chunks = l.chunks();
+  const int64_t total = l.rows * chunks;
+  const int64_t per_chunk = t.tf32 ? 4 : 8;  // elements
+  b->Line("#pragma unroll");
+  b->Open(StrCat("for (int xt_i = 0; xt_i < ", (total + t.threads - 1) / t.threads,
+                 "; ++xt_i)"));
+  b->Linef("const int64_t xt_q = xt_tid() + (int64_t)xt_i * ", t.threads, ";");
+  b->Linef("const int64_t xt_r = xt_q / ", chunks, ", xt_c = xt_q % ", chunks, ";");
+  if (l.k_major) {
+    b->Linef("const int64_t ", mn, " = ", r0, " + xt_r, xt_ki = ", k0, " + xt_c * ",
+             per_chunk, ";");
+  } else {
+    b->Linef("const int64_t xt_ki = ", k0, " + xt_r, ", mn, " = ", r0, " + xt_c * ",
+             per_chunk, ";");
+  }
+  b->Linef("const int64_t xt_d = (int64_t)(", buf, ") * ", l.halves(), " + ", swz,
+           "(xt_r, xt_c);");
+  std::vector<IndexExpr> index = cpu::DotOperandIndex(*g.dot, operand, "xt_bi", mn, "xt_ki");
+  const std::string offset =
+      cpu::PhysicalOffset(g.dot->operand(operand)->shape(), index).base;
+  const bool partial = total % t.threads != 0;
+  if (partial) b->Open(StrCat("if (xt_q < ", total, ")"));
+  b->Open(StrCat("if (", mn, " < ", extent, " && xt_ki < xt_k_end)"));
+  b->Linef("XT_CP_ASYNC16(", tile, ", xt_d, xt_p", l.param, ", ", offset, ");");
+  b->Close();
+  b->Open("else");
+  b->Linef("for (int xt_z = 0; xt_z < 4; ++xt_z) XT_S(", view, ")[(xt_d >> 1) + xt_z] = 0u;");
+  b->Close();
+  if (partial) b->Close();
+  b->Close();
+}
+
+// TF32: rounds, in place, the chunks of buffer `buf` this thread copied
+// (they have landed; no other thread touches them before the barrier).
+void EmitRoundOwnChunks(const Mma& t, int operand, const TileLayout& l,
+                        const std::string& buf, CodeBuffer* b) {
+  const char* view = operand == 0 ? "xt_as32" : "xt_bs32";
+  const char* swz = operand == 0 ? "xt_swz_a" : "xt_swz_b";
+  const int64_t total = l.rows * l.chunks();
+  b->Line("#pragma unroll");
+  b->Open(StrCat("for (int xt_i = 0; xt_i < ", (total + t.threads - 1) / t.threads,
+                 "; ++xt_i)"));
+  b->Linef("const int64_t xt_q = xt_tid() + (int64_t)xt_i * ", t.threads, ";");
+  if (total % t.threads != 0) b->Linef("if (xt_q >= ", total, ") break;");
+  b->Linef("const int64_t xt_d = ((int64_t)(", buf, ") * ", l.halves(), " + ", swz,
+           "(xt_q / ", l.chunks(), ", xt_q % ", l.chunks(), ")) >> 1;");
+  b->Line("#pragma unroll");
+  b->Linef("for (int xt_z = 0; xt_z < 4; ++xt_z) XT_S(", view,
+           ")[xt_d + xt_z] = xt_f32_bits(xt_round_tf32(xt_bits_f32(XT_S(", view,
+           ")[xt_d + xt_z])));");
+  b->Close();
 }
 
 }  // namespace
@@ -76,8 +199,11 @@ absl::StatusOr<std::optional<CudaKernelSource>> MmaGemmKernel(
     const CudaKernelOptions& options) {
   DType lhs = g.dot->operand(0)->shape().dtype();
   DType rhs = g.dot->operand(1)->shape().dtype();
-  if (lhs != rhs || (lhs != DType::kF16 && lhs != DType::kBF16)) return std::nullopt;
   Mma t;
+  t.tf32 = lhs == DType::kF32 && options.tf32 && DotAllowsTf32(*g.dot);
+  if (lhs != rhs || (lhs != DType::kF16 && lhs != DType::kBF16 && !t.tf32)) {
+    return std::nullopt;
+  }
   t.pack = lhs;
   t.bm = config.Get("block_m", 0);
   t.bn = config.Get("block_n", 0);
@@ -86,7 +212,9 @@ absl::StatusOr<std::optional<CudaKernelSource>> MmaGemmKernel(
   t.stages = config.Get("num_stages", 1);
   t.warps = config.Get("num_warps", 1);
   t.threads = t.warps * 32;
-  if (t.bk % 16 != 0 || t.bm % 16 != 0 || t.bn % 8 != 0) return std::nullopt;
+  if (t.bk % (t.tf32 ? 8 : 16) != 0 || t.bm % 16 != 0 || t.bn % 8 != 0) {
+    return std::nullopt;
+  }
   // Warps along m first (each at least 16 rows), the rest along n.
   t.wm = std::min(t.warps, t.bm / 16);
   while (t.warps % t.wm != 0) --t.wm;
@@ -95,21 +223,41 @@ absl::StatusOr<std::optional<CudaKernelSource>> MmaGemmKernel(
   t.mt = t.bm / t.wm / 16;
   t.nt = t.bn / t.wn / 8;
   if (t.mt * 16 * t.wm != t.bm || t.nt * 8 * t.wn != t.bn) return std::nullopt;
-  int64_t shared = (t.bm + t.bn) * t.bk * 2;
-  if (shared > kMaxStaticShared || t.mt * t.nt * 4 > kMaxAccumulators) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        config.ToString(), ": ", shared, " bytes of shared memory and ",
+  t.kc = KPerSplit(g.k, t.splits, t.bk);
+
+  // The tiles: cp.async when both operands allow it, else K-major through
+  // registers.
+  const int64_t k_halves = t.bk * (t.tf32 ? 2 : 1);  // a K-major row
+  std::optional<bool> async_a = AsyncKMajor(g, 0, t.pack);
+  std::optional<bool> async_b = AsyncKMajor(g, 1, t.pack);
+  const bool async = async_a.has_value() && async_b.has_value();
+  TileLayout la, lb;
+  for (auto [l, rows, major, operand] :
+       {std::make_tuple(&la, t.bm, async_a, 0), std::make_tuple(&lb, t.bn, async_b, 1)}) {
+    l->k_major = !async || *major;
+    l->rows = l->k_major ? rows : t.bk;
+    l->row_halves = l->k_major ? k_halves : rows * (t.tf32 ? 2 : 1);
+    if (async) l->param = g.dot->operand(operand)->attrs().parameter_number;
+  }
+  const int64_t per_buffer = (la.halves() + lb.halves()) * 2;
+  int64_t buffers = 1;
+  if (async) buffers = std::min<int64_t>(t.stages, kMaxStaticShared / per_buffer);
+  if (per_buffer > kMaxStaticShared || t.mt * t.nt * 4 > kMaxAccumulators) {
+    return absl::InvalidArgumentError(StrCat(
+        config.ToString(), ": ", per_buffer, " bytes of shared memory and ",
         t.mt * t.nt * 4, " accumulators a thread (at most ", kMaxStaticShared,
         " and ", kMaxAccumulators, ")"));
   }
-  t.kc = KPerSplit(g.k, t.splits, t.bk);
 
-  std::string globals;
+  std::string globals = SwizzleFunction("xt_swz_a", la) + SwizzleFunction("xt_swz_b", lb);
   CodeBuffer loaders;
-  XTUNE_RETURN_IF_ERROR(EmitPairLoader(fused, g, t, 0, &globals, &loaders));
-  XTUNE_RETURN_IF_ERROR(EmitPairLoader(fused, g, t, 1, &globals, &loaders));
-  const char* mma = t.pack == DType::kF16 ? "XT_MMA_M16N8K16_F16" : "XT_MMA_M16N8K16_BF16";
-  const int64_t row_words = t.bk / 2;
+  if (!async) {
+    XTUNE_RETURN_IF_ERROR(EmitWordLoader(fused, g, t, 0, &globals, &loaders));
+    XTUNE_RETURN_IF_ERROR(EmitWordLoader(fused, g, t, 1, &globals, &loaders));
+  }
+  const char* mma = t.tf32                     ? "XT_MMA_M16N8K8_TF32"
+                    : t.pack == DType::kF16 ? "XT_MMA_M16N8K16_F16"
+                                            : "XT_MMA_M16N8K16_BF16";
   GemmSkeleton k;
   k.bm = t.bm;
   k.bn = t.bn;
@@ -119,35 +267,99 @@ absl::StatusOr<std::optional<CudaKernelSource>> MmaGemmKernel(
   k.threads = t.threads;
   k.kc = t.kc;
   k.accs = t.mt * t.nt * 4;
+  k.tile_type = "uint16_t";
+  k.tile_a = la.halves();
+  k.tile_b = lb.halves();
+  k.buffers = buffers;
   k.word = "uint32_t";
-  k.words_a = t.bm * row_words;
-  k.words_b = t.bn * row_words;
+  k.words_a = la.halves() / 2;
+  k.words_b = lb.halves() / 2;
+  k.store_word = [&](CodeBuffer* b, int operand) {
+    const int64_t row_words = (operand == 0 ? la : lb).row_halves / 2;
+    b->Linef("const int64_t xt_rr = xt_w / ", row_words, ", xt_x = xt_w % ", row_words, ";");
+    b->Linef("XT_S(", operand == 0 ? "xt_as32" : "xt_bs32", ")[(",
+             operand == 0 ? "xt_swz_a" : "xt_swz_b",
+             "(xt_rr, xt_x >> 2) >> 1) + (xt_x & 3)] = ", operand == 0 ? "xt_ra" : "xt_rb",
+             "[xt_i];");
+  };
+  if (async) {
+    k.issue = [&](CodeBuffer* b, const std::string& k0, const std::string& buf) {
+      EmitIssue(g, t, 0, la, k0, buf, b);
+      EmitIssue(g, t, 1, lb, k0, buf, b);
+    };
+    if (t.tf32) {
+      k.landed = [&](CodeBuffer* b, const std::string& buf) {
+        EmitRoundOwnChunks(t, 0, la, buf, b);
+        EmitRoundOwnChunks(t, 1, lb, buf, b);
+      };
+    }
+  }
   // The warp's mt x nt tiles of 16x8 start at (xt_wm0, xt_wn0) of the
-  // block tile; xt_g / xt_t are the lane's groupID / threadID_in_group.
+  // block tile; xt_g / xt_t are the lane's groupID / threadID_in_group;
+  // xt_l7, xt_l8, xt_l16 pick each lane's ldmatrix row.
   k.thread_setup = [&](CodeBuffer* b) {
+    b->Line("XT_SHARED_VIEW(uint32_t, xt_as32, xt_as);");
+    b->Line("XT_SHARED_VIEW(uint32_t, xt_bs32, xt_bs);");
     b->Line("const int xt_g = xt_lane() / 4, xt_t = xt_lane() % 4;");
+    b->Line("const int xt_l7 = xt_lane() & 7, xt_l8 = (xt_lane() >> 3) & 1, "
+            "xt_l16 = xt_lane() >> 4;");
     b->Linef("const int xt_wm0 = (xt_warp() / ", t.wn, ") * ", t.mt * 16,
              ", xt_wn0 = (xt_warp() % ", t.wn, ") * ", t.nt * 8, ";");
   };
   k.b_coordinates = [](const std::string& k0) { return "xt_n0, " + k0; };
+  // One mma's K is 32 bytes of a K-major row: 16 f16/bf16 or 8 f32. In
+  // K-major tiles the step's chunk is xt_kk / (16 / element bytes).
+  const std::string kchunk = t.tf32 ? "(xt_kk >> 2)" : "(xt_kk >> 3)";
+  // An f32 of an MN-major TF32 tile: row r (k), element e (m or n).
+  auto f32_at = [](const char* view, const char* base, const char* swz,
+                   const std::string& r, const std::string& e) {
+    return StrCat("XT_S(", view, ")[", base, " + (", swz, "(", r, ", (", e,
+                  ") >> 2) >> 1) + ((", e, ") & 3)]");
+  };
   k.compute = [&](CodeBuffer* b) {
     b->Line("#pragma unroll");
-    b->Open(absl::StrCat("for (int xt_kk = 0; xt_kk < ", row_words, "; xt_kk += 8)"));
+    b->Open(StrCat("for (int xt_kk = 0; xt_kk < ", t.bk, "; xt_kk += ", t.tf32 ? 8 : 16,
+                   ")"));
     b->Linef("uint32_t xt_fa[", t.mt, "][4], xt_fb[", t.nt, "][2];");
     b->Line("#pragma unroll");
-    b->Open(absl::StrCat("for (int xt_i = 0; xt_i < ", t.mt, "; ++xt_i)"));
-    b->Line("const int xt_r = xt_wm0 + xt_i * 16 + xt_g;");
-    b->Linef("xt_fa[xt_i][0] = XT_S(xt_as)[xt_r * ", row_words, " + xt_kk + xt_t];");
-    b->Linef("xt_fa[xt_i][1] = XT_S(xt_as)[(xt_r + 8) * ", row_words, " + xt_kk + xt_t];");
-    b->Linef("xt_fa[xt_i][2] = XT_S(xt_as)[xt_r * ", row_words, " + xt_kk + 4 + xt_t];");
-    b->Linef("xt_fa[xt_i][3] = XT_S(xt_as)[(xt_r + 8) * ", row_words,
-             " + xt_kk + 4 + xt_t];");
+    b->Open(StrCat("for (int xt_i = 0; xt_i < ", t.mt, "; ++xt_i)"));
+    if (la.k_major) {
+      b->Linef("XT_LDMATRIX_X4(xt_fa[xt_i], xt_as, xt_buf * ", la.halves(),
+               " + xt_swz_a(xt_wm0 + xt_i * 16 + xt_l7 + xt_l8 * 8, ", kchunk,
+               " + xt_l16));");
+    } else if (!t.tf32) {
+      b->Linef("XT_LDMATRIX_X4_T(xt_fa[xt_i], xt_as, xt_buf * ", la.halves(),
+               " + xt_swz_a(xt_kk + xt_l7 + xt_l16 * 8, ((xt_wm0 + xt_i * 16) >> 3) + xt_l8));");
+    } else {
+      // a0..a3: (m, k) = (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4).
+      b->Linef("const int64_t xt_ab = xt_buf * ", la.halves(),
+               " / 2, xt_am = xt_wm0 + xt_i * 16 + xt_g;");
+      for (int r = 0; r < 4; ++r) {
+        std::string row = StrCat("xt_kk + xt_t + ", (r / 2) * 4);
+        std::string col = StrCat("xt_am + ", (r % 2) * 8);
+        std::string at = f32_at("xt_as32", "xt_ab", "xt_swz_a", row, col);
+        b->Linef("xt_fa[xt_i][", r, "] = ", at, ";");
+      }
+    }
     b->Close();
     b->Line("#pragma unroll");
-    b->Open(absl::StrCat("for (int xt_j = 0; xt_j < ", t.nt, "; ++xt_j)"));
-    b->Line("const int xt_c = xt_wn0 + xt_j * 8 + xt_g;");
-    b->Linef("xt_fb[xt_j][0] = XT_S(xt_bs)[xt_c * ", row_words, " + xt_kk + xt_t];");
-    b->Linef("xt_fb[xt_j][1] = XT_S(xt_bs)[xt_c * ", row_words, " + xt_kk + 4 + xt_t];");
+    b->Open(StrCat("for (int xt_j = 0; xt_j < ", t.nt, "; ++xt_j)"));
+    if (lb.k_major) {
+      b->Linef("XT_LDMATRIX_X2(xt_fb[xt_j], xt_bs, xt_buf * ", lb.halves(),
+               " + xt_swz_b(xt_wn0 + xt_j * 8 + xt_l7, ", kchunk, " + xt_l8));");
+    } else if (!t.tf32) {
+      b->Linef("XT_LDMATRIX_X2_T(xt_fb[xt_j], xt_bs, xt_buf * ", lb.halves(),
+               " + xt_swz_b(xt_kk + xt_l7 + xt_l8 * 8, (xt_wn0 + xt_j * 8) >> 3));");
+    } else {
+      // b0, b1: (k, n) = (t, g), (t + 4, g).
+      b->Linef("const int64_t xt_bb = xt_buf * ", lb.halves(),
+               " / 2, xt_bn = xt_wn0 + xt_j * 8 + xt_g;");
+      for (int r = 0; r < 2; ++r) {
+        std::string at = f32_at("xt_bs32", "xt_bb", "xt_swz_b",
+                                StrCat("xt_kk + xt_t + ", r * 4), "xt_bn");
+        b->Linef("xt_fb[xt_j][", r, "] = ", at, ";");
+      }
+    }
     b->Close();
     b->Line("#pragma unroll");
     b->Linef("for (int xt_i = 0; xt_i < ", t.mt, "; ++xt_i)");

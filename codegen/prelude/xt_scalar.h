@@ -47,6 +47,13 @@ XT_DEVICE uint16_t xt_f2bf(float f) {
 
 XT_DEVICE float xt_round_h(float x) { return xt_h2f(xt_f2h(x)); }
 XT_DEVICE float xt_round_bf(float x) { return xt_bf2f(xt_f2bf(x)); }
+// f32 -> TF32 (10 mantissa bits), to nearest, ties away, as
+// cvt.rna.tf32.f32; infinities and NaN kept (ir/dot_precision.h).
+XT_DEVICE float xt_round_tf32(float x) {
+  uint32_t u = xt_f32_bits(x);
+  if ((u & 0x7F800000u) != 0x7F800000u) u = (u + 0x1000u) & 0xFFFFE000u;
+  return xt_bits_f32(u);
+}
 
 // XLA's min/max propagate NaN.
 XT_DEVICE float xt_min(float a, float b) { return a != a || b != b ? a + b : (a < b ? a : b); }

@@ -76,6 +76,7 @@ TEST_P(DefaultCandidateTest, MatchesTheEvaluator) {
     }
     EvaluatorOptions eo;
     eo.excess_precision = excess;
+    eo.tf32_dots = backend.Tf32Dots();
     absl::StatusOr<Literal> expected = EvaluateComputation(comp, args, eo);
     ASSERT_THAT(expected, IsOk());
     Literal out(inst->shape());
@@ -200,12 +201,15 @@ TEST(EmulatorBackendTest, DeviceIsTheNamedTarget) {
 }
 
 // The generated gemm on shapes that cover what its tiling must get right:
-// masked edges (M, N, K not multiples of the tiles), batches, a transposed
-// operand layout, split-k (with its second kernel), the register prefetch
-// (num_stages 2), one to eight warps, and the dtype pairs f32 x f32,
-// bf16 x bf16, f16 x s8 (converted in the loader) with a bias + relu
-// epilogue; and the cuBLASLt candidate's kernels on the same fusions. Each
-// config's result matches the evaluator's.
+// masked edges (M, N, K not multiples of the tiles), batches, transposed
+// operand layouts, split-k (with its second kernel), the register prefetch
+// (num_stages 2 without cp.async), cp.async pipelines of 1 to 4 buffers
+// with K-major and M/N-major tiles (ldmatrix and ldmatrix.trans), two
+// contracting dimensions, one to eight warps, and the dtype pairs f32 x f32
+// (TF32, and exact f32 at highest precision), bf16 x bf16, f16 x f16, and
+// f16 x s8 (converted in the loader) with a bias + relu epilogue; and the
+// cuBLASLt candidate's kernels on the same fusions. Each config's result
+// matches the evaluator's (TF32 where the backend uses it).
 TEST(EmulatorBackendTest, GeneratedGemmCoversEdgesBatchesSplitKAndDtypes) {
   EmulatorBackend& backend = Backend(true);
   const char* modules[] = {
@@ -235,6 +239,44 @@ ENTRY e {
   zb = f16[24,33] broadcast(z), dimensions={}
   ROOT r = f16[24,33] maximum(s, zb)
 })hlo",
+      // cp.async: A K-major, B N-major (ldmatrix.trans), masked M rows.
+      R"hlo(HloModule async_bf16
+ENTRY e {
+  a = bf16[40,64] parameter(0)
+  b = bf16[64,24] parameter(1)
+  ROOT d = bf16[40,24] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})hlo",
+      // cp.async: A M-major (a transposed layout), B K-major.
+      R"hlo(HloModule async_f16_layouts
+ENTRY e {
+  a = f16[48,32]{0,1} parameter(0)
+  b = f16[24,32] parameter(1)
+  ROOT d = f32[48,24] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+})hlo",
+      // TF32 with cp.async: both tiles M/N-major (32-bit fragment loads),
+      // each thread rounding its landed chunks.
+      R"hlo(HloModule async_tf32
+ENTRY e {
+  a = f32[40,64]{0,1} parameter(0)
+  b = f32[64,24] parameter(1)
+  ROOT d = f32[40,24] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})hlo",
+      // Two contracting dimensions, cp.async on the flattened K.
+      R"hlo(HloModule two_contracting_bf16
+ENTRY e {
+  a = bf16[20,4,16] parameter(0)
+  b = bf16[4,16,24] parameter(1)
+  ROOT d = f32[20,24] dot(a, b), lhs_contracting_dims={1,2}, rhs_contracting_dims={0,1}
+})hlo",
+      // Two contracting dimensions at highest precision: exact f32 on CUDA
+      // cores, not TF32.
+      R"hlo(HloModule two_contracting_f32_highest
+ENTRY e {
+  a = f32[2,6,5,3] parameter(0)
+  b = f32[2,3,5,10] parameter(1)
+  ROOT d = f32[2,6,10] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={3,2},
+    rhs_batch_dims={0}, rhs_contracting_dims={1,2}, operand_precision={highest,highest}
+})hlo",
   };
   auto triton = [](int64_t bm, int64_t bn, int64_t bk, int64_t sk, int64_t st,
                    int64_t nw) {
@@ -247,6 +289,8 @@ ENTRY e {
       triton(16, 16, 16, 1, 1, 2), triton(32, 32, 16, 1, 2, 4),
       triton(16, 32, 32, 4, 1, 2), triton(64, 32, 16, 2, 2, 8),
       triton(32, 16, 64, 1, 1, 1),
+      // cp.async pipelines of 3 and 4 buffers.
+      triton(32, 32, 16, 1, 3, 4), triton(16, 32, 16, 2, 4, 2),
       // The library candidate: its pack and epilogue kernels around the
       // emulator's host gemm.
       KernelConfig("cuda_cublaslt", {{"algorithm", 0}})};
@@ -265,6 +309,7 @@ ENTRY e {
       }
       EvaluatorOptions eo;
       eo.excess_precision = true;
+      eo.tf32_dots = backend.Tf32Dots();
       absl::StatusOr<Literal> expected =
           EvaluateComputation(*inst->called_computations()[0], args, eo);
       ASSERT_THAT(expected, IsOk());
@@ -279,7 +324,7 @@ ENTRY e {
       }
     }
   }
-  EXPECT_EQ(ran, 18);
+  EXPECT_EQ(ran, 8 * 8);
 }
 
 }  // namespace

@@ -191,6 +191,11 @@ struct XtSAt {
 #define XT_S(s) (s).at(__LINE__)
 #define XT_SHARED(T, name, count) \
   const XtS<T> name = xt_shared_decl<T>((count), __LINE__)
+template <class T, class S>
+static XtS<T> xt_shared_view(const XtS<S>& s) {
+  return {s.off, s.count * (int64_t)sizeof(S) / (int64_t)sizeof(T)};
+}
+#define XT_SHARED_VIEW(T, name, base) const XtS<T> name = xt_shared_view<T>(base)
 
 // ---- Indices.
 XT_DEVICE int xt_tid() { return xt_self->tid; }

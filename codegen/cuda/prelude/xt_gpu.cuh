@@ -33,6 +33,9 @@ XT_DEVICE float xt_bits_f32(uint32_t u) { return __uint_as_float(u); }
 #define XT_G(p) (p)
 #define XT_S(s) (s)
 #define XT_SHARED(T, name, count) __shared__ __align__(16) T name[count]
+// The same shared array seen as elements of another type (16-bit tiles
+// stored 32 bits at a time).
+#define XT_SHARED_VIEW(T, name, base) T* const name = reinterpret_cast<T*>(base)
 
 // ---- Indices (one-dimensional grids and blocks).
 XT_DEVICE int xt_tid() { return (int)threadIdx.x; }

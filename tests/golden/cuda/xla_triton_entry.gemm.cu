@@ -1,4 +1,10 @@
 #line 1 "gemm.cu"
+XT_DEVICE int64_t xt_swz_a(int64_t xt_r, int64_t xt_c) {
+  return xt_r * 32 + ((xt_c ^ ((xt_r / 2) % 4)) << 3);
+}
+XT_DEVICE int64_t xt_swz_b(int64_t xt_r, int64_t xt_c) {
+  return xt_r * 32 + ((xt_c ^ ((xt_r / 2) % 4)) << 3);
+}
 XT_DEVICE void xt_load_a(XT_IN(uint16_t) xt_p0, XT_IN(int8_t) xt_p1, int64_t xt_bi, int64_t xt_r0, int64_t xt_k0, int64_t xt_k_end, uint32_t* xt_r) {
   #pragma unroll
   for (int xt_i = 0; xt_i < 4; ++xt_i)
@@ -39,8 +45,8 @@ XT_DEVICE void xt_load_b(XT_IN(uint16_t) xt_p0, XT_IN(int8_t) xt_p1, int64_t xt_
   }
 }
 XT_KERNEL(128) xt_kernel(XT_IN(uint16_t) xt_p0, XT_IN(int8_t) xt_p1, XT_OUT(uint16_t) xt_out) {
-  XT_SHARED(uint32_t, xt_as, 512);
-  XT_SHARED(uint32_t, xt_bs, 512);
+  XT_SHARED(uint16_t, xt_as, 1024);
+  XT_SHARED(uint16_t, xt_bs, 1024);
   int64_t xt_blk = xt_bid();
   const int64_t xt_tile_n = xt_blk % 1; xt_blk /= 1;
   const int64_t xt_tile_m = xt_blk % 1; xt_blk /= 1;
@@ -49,43 +55,47 @@ XT_KERNEL(128) xt_kernel(XT_IN(uint16_t) xt_p0, XT_IN(int8_t) xt_p1, XT_OUT(uint
   const int64_t xt_m0 = xt_tile_m * 32, xt_n0 = xt_tile_n * 32;
   const int64_t xt_k_begin = xt_split * 64;
   const int64_t xt_k_end = xt_k_begin + 64 < 51 ? xt_k_begin + 64 : 51;
+  XT_SHARED_VIEW(uint32_t, xt_as32, xt_as);
+  XT_SHARED_VIEW(uint32_t, xt_bs32, xt_bs);
   const int xt_g = xt_lane() / 4, xt_t = xt_lane() % 4;
+  const int xt_l7 = xt_lane() & 7, xt_l8 = (xt_lane() >> 3) & 1, xt_l16 = xt_lane() >> 4;
   const int xt_wm0 = (xt_warp() / 2) * 16, xt_wn0 = (xt_warp() % 2) * 16;
   float xt_acc[8];
   #pragma unroll
   for (int xt_i = 0; xt_i < 8; ++xt_i) xt_acc[xt_i] = 0.0f;
+  const int xt_buf = 0;
   uint32_t xt_ra[4], xt_rb[4];
   xt_load_a(xt_p0, xt_p1, xt_bi, xt_m0, xt_k_begin, xt_k_end, xt_ra);
   xt_load_b(xt_p0, xt_p1, xt_bi, xt_n0, xt_k_begin, xt_k_end, xt_rb);
   #pragma unroll
   for (int xt_i = 0; xt_i < 4; ++xt_i) {
     const int64_t xt_w = xt_tid() + (int64_t)xt_i * 128;
-    if (xt_w < 512) XT_S(xt_as)[xt_w] = xt_ra[xt_i];
+  if (xt_w < 512) {
+    const int64_t xt_rr = xt_w / 16, xt_x = xt_w % 16;
+    XT_S(xt_as32)[(xt_swz_a(xt_rr, xt_x >> 2) >> 1) + (xt_x & 3)] = xt_ra[xt_i];
+  }
   }
   #pragma unroll
   for (int xt_i = 0; xt_i < 4; ++xt_i) {
     const int64_t xt_w = xt_tid() + (int64_t)xt_i * 128;
-    if (xt_w < 512) XT_S(xt_bs)[xt_w] = xt_rb[xt_i];
+  if (xt_w < 512) {
+    const int64_t xt_rr = xt_w / 16, xt_x = xt_w % 16;
+    XT_S(xt_bs32)[(xt_swz_b(xt_rr, xt_x >> 2) >> 1) + (xt_x & 3)] = xt_rb[xt_i];
+  }
   }
   for (int64_t xt_k0 = xt_k_begin; xt_k0 < xt_k_end; xt_k0 += 32) {
     XT_SYNC();
     const bool xt_has_next = xt_k0 + 32 < xt_k_end;
     #pragma unroll
-    for (int xt_kk = 0; xt_kk < 16; xt_kk += 8) {
+    for (int xt_kk = 0; xt_kk < 32; xt_kk += 16) {
       uint32_t xt_fa[1][4], xt_fb[2][2];
       #pragma unroll
       for (int xt_i = 0; xt_i < 1; ++xt_i) {
-        const int xt_r = xt_wm0 + xt_i * 16 + xt_g;
-        xt_fa[xt_i][0] = XT_S(xt_as)[xt_r * 16 + xt_kk + xt_t];
-        xt_fa[xt_i][1] = XT_S(xt_as)[(xt_r + 8) * 16 + xt_kk + xt_t];
-        xt_fa[xt_i][2] = XT_S(xt_as)[xt_r * 16 + xt_kk + 4 + xt_t];
-        xt_fa[xt_i][3] = XT_S(xt_as)[(xt_r + 8) * 16 + xt_kk + 4 + xt_t];
+        XT_LDMATRIX_X4(xt_fa[xt_i], xt_as, xt_buf * 1024 + xt_swz_a(xt_wm0 + xt_i * 16 + xt_l7 + xt_l8 * 8, (xt_kk >> 3) + xt_l16));
       }
       #pragma unroll
       for (int xt_j = 0; xt_j < 2; ++xt_j) {
-        const int xt_c = xt_wn0 + xt_j * 8 + xt_g;
-        xt_fb[xt_j][0] = XT_S(xt_bs)[xt_c * 16 + xt_kk + xt_t];
-        xt_fb[xt_j][1] = XT_S(xt_bs)[xt_c * 16 + xt_kk + 4 + xt_t];
+        XT_LDMATRIX_X2(xt_fb[xt_j], xt_bs, xt_buf * 1024 + xt_swz_b(xt_wn0 + xt_j * 8 + xt_l7, (xt_kk >> 3) + xt_l8));
       }
       #pragma unroll
       for (int xt_i = 0; xt_i < 1; ++xt_i)
@@ -100,12 +110,18 @@ XT_KERNEL(128) xt_kernel(XT_IN(uint16_t) xt_p0, XT_IN(int8_t) xt_p1, XT_OUT(uint
       #pragma unroll
       for (int xt_i = 0; xt_i < 4; ++xt_i) {
         const int64_t xt_w = xt_tid() + (int64_t)xt_i * 128;
-        if (xt_w < 512) XT_S(xt_as)[xt_w] = xt_ra[xt_i];
+      if (xt_w < 512) {
+        const int64_t xt_rr = xt_w / 16, xt_x = xt_w % 16;
+        XT_S(xt_as32)[(xt_swz_a(xt_rr, xt_x >> 2) >> 1) + (xt_x & 3)] = xt_ra[xt_i];
+      }
       }
       #pragma unroll
       for (int xt_i = 0; xt_i < 4; ++xt_i) {
         const int64_t xt_w = xt_tid() + (int64_t)xt_i * 128;
-        if (xt_w < 512) XT_S(xt_bs)[xt_w] = xt_rb[xt_i];
+      if (xt_w < 512) {
+        const int64_t xt_rr = xt_w / 16, xt_x = xt_w % 16;
+        XT_S(xt_bs32)[(xt_swz_b(xt_rr, xt_x >> 2) >> 1) + (xt_x & 3)] = xt_rb[xt_i];
+      }
       }
     }
   }

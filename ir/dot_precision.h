@@ -1,0 +1,25 @@
+// What precision a dot asks for, as XLA reads its attributes on GPUs from
+// Ampere on: an f32 x f32 dot whose operand_precision is DEFAULT for both
+// operands (or absent) and which names no `algorithm` may run on tensor
+// cores in TF32 (XLA's Triton emitter and cuBLAS both do, unless told
+// otherwise); HIGH, HIGHEST or any algorithm (dot_f32_f32_f32, the bf16
+// multi-pass ones) keeps f32 products.
+#ifndef XTUNE_IR_DOT_PRECISION_H_
+#define XTUNE_IR_DOT_PRECISION_H_
+
+#include <cstdint>
+
+#include "ir/instruction.h"
+
+namespace xtune {
+
+// True for a dot (opcode kDot) that allows TF32 products as above.
+bool DotAllowsTf32(const Instruction& dot);
+
+// An f32 value rounded to TF32 (10 explicit mantissa bits), to nearest with
+// ties away from zero as cvt.rna.tf32.f32 does; infinities and NaN kept.
+float RoundToTf32(float v);
+
+}  // namespace xtune
+
+#endif  // XTUNE_IR_DOT_PRECISION_H_
