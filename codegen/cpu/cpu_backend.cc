@@ -8,6 +8,7 @@
 #include "codegen/cpu/cpu_kernel.h"
 #include "codegen/cpu/cpu_profiler.h"
 #include "codegen/cpu/kernel_source.h"
+#include "codegen/cpu/prelude.h"
 #include "fusion/precision.h"
 #include "util/status_macros.h"
 
@@ -31,6 +32,9 @@ absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(
     CpuBackendOptions options) {
   HostCompilerOptions compiler = options.compiler;
   compiler.flags.push_back("-ffp-contract=fast");
+  if (compiler.precompiled_header.empty()) {
+    compiler.precompiled_header = kKernelSystemHeaders;
+  }
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<HostCompiler> host,
                          HostCompiler::Create(compiler));
   return std::unique_ptr<CpuBackend>(

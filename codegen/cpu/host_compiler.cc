@@ -192,6 +192,9 @@ absl::StatusOr<std::unique_ptr<HostCompiler>> HostCompiler::Create(
   std::string identity = absl::StrCat(
       "xtune host kernel cache v", kCacheFormatVersion, "\n", compiler_path,
       "\n", version_line, "\n", absl::StrJoin(options.flags, "\n"));
+  if (!options.precompiled_header.empty()) {
+    absl::StrAppend(&identity, "\nprecompiled:\n", options.precompiled_header);
+  }
 
   std::string cache_dir = KernelCacheRoot(options.cache_dir);
   std::string kernel_dir;
@@ -229,19 +232,66 @@ absl::StatusOr<std::unique_ptr<HostCompiler>> HostCompiler::Create(
   }
   return std::unique_ptr<HostCompiler>(new HostCompiler(
       std::move(compiler_path), std::move(options.flags), options.timeout,
-      std::move(identity), std::move(kernel_dir), std::move(temporary_cache)));
+      std::move(identity), std::move(kernel_dir), std::move(temporary_cache),
+      std::move(options.precompiled_header)));
 }
 
 HostCompiler::HostCompiler(std::string compiler_path,
                            std::vector<std::string> flags,
                            absl::Duration timeout, std::string identity,
-                           std::string kernel_dir, std::string temporary_cache)
+                           std::string kernel_dir, std::string temporary_cache,
+                           std::string precompiled_header)
     : compiler_path_(std::move(compiler_path)),
       flags_(std::move(flags)),
       timeout_(timeout),
       identity_(std::move(identity)),
       kernel_dir_(std::move(kernel_dir)),
-      temporary_cache_(std::move(temporary_cache)) {}
+      temporary_cache_(std::move(temporary_cache)),
+      precompiled_header_(std::move(precompiled_header)) {}
+
+std::string HostCompiler::precompiled_header_path() const {
+  return pch_ready_.load() ? pch_path_ : std::string();
+}
+
+std::string HostCompiler::BuildPrecompiledHeader() const {
+  if (precompiled_header_.empty()) return "";
+  // One folder per identity, published whole by rename: it either has the
+  // header, its .gch and the `ok` marker, or does not exist.
+  const std::string dir =
+      absl::StrCat(kernel_dir_, "/pch-", Sha256Hex(identity_).substr(0, 32));
+  // Absolute: kernels compile in their own work folders.
+  const std::string header = std::filesystem::absolute(dir + "/xt_pch.h").string();
+  struct stat st;
+  if (stat((dir + "/ok").c_str(), &st) == 0) return header;
+  std::string work = absl::StrCat(kernel_dir_, "/.tmp.pch.", UniqueSuffix());
+  if (mkdir(work.c_str(), 0700) != 0) return "";
+  auto remove_work = [&] {
+    std::error_code ignored;
+    std::filesystem::remove_all(work, ignored);
+  };
+  if (!WriteNewFile(work + "/xt_pch.h", precompiled_header_).ok()) {
+    remove_work();
+    return "";
+  }
+  std::vector<std::string> argv = {compiler_path_};
+  for (const std::string& f : flags_) {
+    if (f != "-shared") argv.push_back(f);
+  }
+  argv.insert(argv.end(), {"-x", "c++-header", "-o", "xt_pch.h.gch", "xt_pch.h"});
+  absl::StatusOr<SubprocessResult> run = RunSubprocess(argv, timeout_, work);
+  if (!run.ok() || run->timed_out || run->exit_code != 0 || run->term_signal != 0 ||
+      !WriteNewFile(work + "/ok", "").ok()) {
+    remove_work();
+    std::fputs("xtune: note: precompiling the kernel prelude failed; kernels "
+               "compile without it\n", stderr);
+    return "";
+  }
+  if (rename(work.c_str(), dir.c_str()) != 0) {
+    remove_work();  // another thread or process published it first
+    if (stat((dir + "/ok").c_str(), &st) != 0) return "";
+  }
+  return header;
+}
 
 HostCompiler::~HostCompiler() {
   if (!temporary_cache_.empty()) {
@@ -327,8 +377,13 @@ absl::StatusOr<std::shared_ptr<LoadedObject>> HostCompiler::Compile(
     remove_work();
     return w;
   }
+  std::call_once(pch_once_, [this] {
+    pch_path_ = BuildPrecompiledHeader();
+    pch_ready_.store(!pch_path_.empty());
+  });
   std::vector<std::string> argv = {compiler_path_};
   argv.insert(argv.end(), flags_.begin(), flags_.end());
+  if (!pch_path_.empty()) argv.insert(argv.end(), {"-include", pch_path_});
   argv.insert(argv.end(), {absl::StrCat("-frandom-seed=", key), "-o",
                            key + ".so", key + ".cc"});
   absl::StatusOr<SubprocessResult> run = RunSubprocess(argv, timeout_, work);

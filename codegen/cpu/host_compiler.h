@@ -22,6 +22,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,13 @@ struct HostCompilerOptions {
   std::string cache_dir;
   // Limit for one compiler run (and for `<compiler> --version`). Default 120 s.
   absl::Duration timeout = absl::Seconds(120);
+  // A header every kernel source starts with (its system includes): it is
+  // precompiled once per compiler identity, under
+  // <kernel_dir>/pch-<hash>/, and passed to every kernel compile with
+  // -include, so kernels skip parsing it (immintrin.h alone is half of a
+  // small kernel's compile). When precompiling fails, kernels compile
+  // without it. Part of identity(). Default "": none.
+  std::string precompiled_header;
 };
 
 // A loaded shared object. The object stays loaded while any shared_ptr to it
@@ -135,10 +143,18 @@ class HostCompiler {
   // (cache misses, successful or not).
   int64_t compilations() const { return compilations_.load(); }
 
+  // The precompiled header's -include path once it is built (after the
+  // first compile), or "" (none asked for, not built yet, or it failed).
+  std::string precompiled_header_path() const;
+
  private:
   HostCompiler(std::string compiler_path, std::vector<std::string> flags,
                absl::Duration timeout, std::string identity,
-               std::string kernel_dir, std::string temporary_cache);
+               std::string kernel_dir, std::string temporary_cache,
+               std::string precompiled_header);
+
+  // Builds (or finds) the precompiled header; "" when there is none.
+  std::string BuildPrecompiledHeader() const;
 
   // Loads <key>.so when it matches its sidecar; nullptr when it does not.
   std::shared_ptr<LoadedObject> LoadCached(const std::string& key) const;
@@ -154,7 +170,11 @@ class HostCompiler {
   const std::string identity_;
   const std::string kernel_dir_;
   const std::string temporary_cache_;  // Empty when the real cache is used.
+  const std::string precompiled_header_;  // its text
   std::atomic<int64_t> compilations_{0};
+  mutable std::once_flag pch_once_;
+  mutable std::string pch_path_;  // set once, under pch_once_
+  mutable std::atomic<bool> pch_ready_{false};
 };
 
 }  // namespace xtune::cpu

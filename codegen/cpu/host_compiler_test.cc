@@ -105,6 +105,45 @@ class HostCompilerTest : public ::testing::Test {
   std::string dir_;
 };
 
+// A precompiled header is built once per identity into its own folder,
+// used by the kernels (which include it again, guarded), part of the
+// identity, and shared by a later HostCompiler; one that does not compile
+// leaves kernels compiling without it.
+TEST_F(HostCompilerTest, PrecompiledHeaderIsBuiltOnceAndUsed) {
+  HostCompilerOptions options;
+  options.cache_dir = dir_ + "/cache";
+  options.precompiled_header = "#include <math.h>\n#include <string.h>\n";
+  absl::StatusOr<std::unique_ptr<HostCompiler>> a = HostCompiler::Create(options);
+  ASSERT_THAT(a, IsOk());
+  EXPECT_THAT((*a)->identity(), HasSubstr("precompiled:\n#include <math.h>"));
+  EXPECT_EQ((*a)->precompiled_header_path(), "");  // built on first compile
+  const std::string source =
+      "#include <math.h>\nextern \"C\" int xtune_value() { return (int)sqrt(49.0); }\n";
+  absl::StatusOr<std::shared_ptr<LoadedObject>> object = (*a)->CompileAndLoad(source);
+  ASSERT_THAT(object, IsOk());
+  EXPECT_EQ(Call(**object, "xtune_value"), 7);
+  const std::string header = (*a)->precompiled_header_path();
+  ASSERT_FALSE(header.empty());
+  EXPECT_TRUE(std::filesystem::exists(header + ".gch"));
+  EXPECT_EQ(std::filesystem::path(header).parent_path().parent_path(),
+            std::filesystem::path((*a)->kernel_dir()));
+  auto built = std::filesystem::last_write_time(header + ".gch");
+
+  absl::StatusOr<std::unique_ptr<HostCompiler>> b = HostCompiler::Create(options);
+  ASSERT_THAT(b, IsOk());
+  ASSERT_THAT((*b)->CompileAndLoad(ValueSource(3)), IsOk());
+  EXPECT_EQ((*b)->precompiled_header_path(), header);
+  EXPECT_EQ(std::filesystem::last_write_time(header + ".gch"), built);
+
+  options.precompiled_header = "#include <no_such_header_xtune.h>\n";
+  absl::StatusOr<std::unique_ptr<HostCompiler>> bad = HostCompiler::Create(options);
+  ASSERT_THAT(bad, IsOk());
+  absl::StatusOr<std::shared_ptr<LoadedObject>> still = (*bad)->CompileAndLoad(ValueSource(5));
+  ASSERT_THAT(still, IsOk());
+  EXPECT_EQ(Call(**still, "xtune_value"), 5);
+  EXPECT_EQ((*bad)->precompiled_header_path(), "");
+}
+
 TEST_F(HostCompilerTest, CompilesAndCallsAKernel) {
   std::unique_ptr<HostCompiler> compiler = MakeCompiler();
   ASSERT_NE(compiler, nullptr);

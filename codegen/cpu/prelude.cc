@@ -4,6 +4,10 @@
 
 namespace xtune::cpu {
 
+const char kKernelSystemHeaders[] =
+    "#include <stdint.h>\n#include <string.h>\n#include <math.h>\n"
+    "#include <stdlib.h>\n#if defined(__x86_64__)\n#include <immintrin.h>\n#endif\n";
+
 const char kKernelPrelude[] = R"cc(
 #include <stdint.h>
 #include <string.h>

@@ -14,6 +14,10 @@ namespace xtune::cpu {
 // integer and min/max semantics) go right after it.
 extern const char kKernelPrelude[];
 
+// The system headers kernels include (kKernelPrelude's, and immintrin.h of
+// VectorHelpers), precompiled once (HostCompilerOptions::precompiled_header).
+extern const char kKernelSystemHeaders[];
+
 // Vector helpers for `W` float lanes: the typedefs xt_vf (float), xt_vi
 // (int32 masks), xt_vu16 and the overloads the math templates need.
 // Returns the text to append after kKernelPrelude.

@@ -51,6 +51,10 @@ cpu::HostCompilerOptions EmulatorCompilerOptions() {
   // and run at a useful speed.
   o.flags = {"-O1", "-std=c++17", "-fPIC", "-shared", "-fno-math-errno",
              "-fexceptions"};
+  // What xt_emu.h includes, parsed once (HostCompilerOptions).
+  o.precompiled_header =
+      "#include <stdint.h>\n#include <math.h>\n#include <string.h>\n"
+      "#include <type_traits>\n";
   return o;
 }
 
