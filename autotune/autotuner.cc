@@ -34,14 +34,17 @@ std::string TuningStats::ToString() const {
   if (!tiers.empty()) tiers += ")";
   return absl::StrFormat(
       "%d fusions (%d unique): %d from the cache%s, %d tuned, %d default, %d "
-      "overridden%s; %d candidates compiled (%d failed), %d timed, %d wrong; "
+      "overridden%s; %d candidates compiled (%d failed), %s, %d wrong; "
       "%.2f s",
       fusions, unique, cache_hits, tiers, tuned, defaults, overrides,
       on_evaluator > 0
           ? absl::StrCat(", ", on_evaluator,
                          " on the evaluator (no kernel can be generated)")
           : "",
-      compiled, compile_failures, timed, wrong, seconds) +
+      compiled, compile_failures,
+      stopped_early > 0 ? absl::StrCat(timed, " timed (", stopped_early, " stopped early)")
+                        : absl::StrCat(timed, " timed"),
+      wrong, seconds) +
          (checked_only
               ? absl::StrCat("; candidates run once and checked, not timed: ",
                              compiled, " candidates compiled, ", wrong,
@@ -167,7 +170,8 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
     XTUNE_RETURN_IF_ERROR(profiler_->BeginFusion(session, trial.inputs, f.shape()));
     int done = 0;
     absl::Status tuned = TimeRounds(
-        *profiler_, trial, per_round, rounds, &stats, [&] {
+        *profiler_, trial, per_round, rounds,
+        options_.adaptive_timing && !checks_only, options_.min_noise_band, &stats, [&] {
           progress.Update(static_cast<int>(i) + 1,
                           static_cast<int>(trials.size()), f.name(), done++,
                           static_cast<int>(trial.configs.size()), rounds,

@@ -1,6 +1,7 @@
 #include "autotune/phases.h"
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <iostream>
 
@@ -176,6 +177,7 @@ Trial MakeTrial(const Backend& backend, const KeyGroup& group,
   t.kernels.resize(n);
   t.timed.resize(n);
   t.failed.assign(n, false);
+  t.stopped.assign(n, false);
   t.wrong.assign(n, false);
   t.outputs.resize(n);
   t.medians.assign(n, 0);
@@ -213,14 +215,63 @@ void CompileTrials(Backend& backend, std::vector<Trial>& trials,
   });
 }
 
+ProfileOptions AdaptedTo(const ProfileOptions& per_round, const Timed& timed) {
+  ProfileOptions o = per_round;
+  if (timed.seconds.empty()) {
+    o.min_warmup_runs = std::min(o.min_warmup_runs, 1);
+    return o;
+  }
+  const double run = Score(timed.seconds);
+  if (run > 1e-3) o.min_warmup_runs = 0;
+  if (run * o.min_repetitions > absl::ToDoubleSeconds(o.time_budget)) {
+    o.min_repetitions = 1;
+  }
+  return o;
+}
+
+namespace {
+
+// Stops timing the candidates that cannot reach the leader (the fastest
+// median so far): after round 0, those whose one round took over twice
+// the leader's median; later, those whose fastest round is beyond
+// max(3 x band, 15%) of it.
+void StopHopeless(Trial& trial, int round, double min_band, TuningStats* stats) {
+  double leader = INFINITY;
+  const size_t n = trial.configs.size();
+  for (size_t c = 0; c < n; ++c) {
+    if (!trial.failed[c] && !trial.stopped[c] && !trial.timed[c].seconds.empty()) {
+      leader = std::min(leader, Score(trial.timed[c].seconds));
+    }
+  }
+  if (!std::isfinite(leader)) return;
+  double margin = 1.0;
+  if (round > 0) {
+    double band = 0;
+    SelectWinner(trial.timed, min_band, &band);
+    margin = std::max(3 * band, 0.15);
+  }
+  for (size_t c = 0; c < n; ++c) {
+    const std::vector<double>& rounds = trial.timed[c].round_scores;
+    if (trial.failed[c] || trial.stopped[c] || rounds.empty()) continue;
+    double fastest = *std::min_element(rounds.begin(), rounds.end());
+    if (fastest > leader * (1 + margin)) {
+      trial.stopped[c] = true;
+      ++stats->stopped_early;
+    }
+  }
+}
+
+}  // namespace
+
 absl::Status TimeRounds(Profiler& profiler, Trial& trial,
                         const ProfileOptions& per_round, int rounds,
-                        TuningStats* stats,
+                        bool adaptive, double min_band, TuningStats* stats,
                         const std::function<void()>& timed_one) {
   const Instruction& f = *trial.group->first;
   for (int round = 0; round < rounds; ++round) {
+    if (adaptive && round > 0) StopHopeless(trial, round - 1, min_band, stats);
     for (size_t c : trial.order) {
-      if (trial.failed[c]) continue;
+      if (trial.failed[c] || trial.stopped[c]) continue;
       if (timed_one) timed_one();
       CandidateLog& cl = trial.log.candidates[c];
       absl::StatusOr<std::unique_ptr<Kernel>>& kernel = trial.kernels[c];
@@ -236,7 +287,8 @@ absl::Status TimeRounds(Profiler& profiler, Trial& trial,
       }
       trial.all_unimplemented = false;
       absl::StatusOr<ProfileResult> p = profiler.Profile(
-          **kernel, trial.configs[c], trial.inputs, f.shape(), per_round);
+          **kernel, trial.configs[c], trial.inputs, f.shape(),
+          adaptive ? AdaptedTo(per_round, trial.timed[c]) : per_round);
       if (!p.ok()) {
         // No worker at all is not this candidate's failure.
         if (p.status().code() == absl::StatusCode::kUnavailable) {
@@ -352,7 +404,7 @@ void TimeFinalists(Profiler& profiler, const AutotuneOptions& options,
     for (size_t c : finalists) {
       absl::StatusOr<ProfileResult> p = profiler.Profile(
           **trial.kernels[c], trial.configs[c], trial.inputs, f.shape(),
-          per_round);
+          options.adaptive_timing ? AdaptedTo(per_round, timed[c]) : per_round);
       if (!p.ok()) continue;
       timed[c].seconds.insert(timed[c].seconds.end(), p->seconds.begin(),
                               p->seconds.end());

@@ -86,6 +86,7 @@ struct Trial {
   std::vector<size_t> order;  // timing order: library calls first
   std::vector<Timed> timed;
   std::vector<bool> failed;  // did not compile or did not run
+  std::vector<bool> stopped;  // adaptive timing gave up on it (slower)
   std::vector<bool> wrong;   // ran, disagreed with the reference
   std::vector<std::optional<Literal>> outputs;  // first round's
   std::vector<double> medians;                  // 0 when not timed
@@ -106,14 +107,21 @@ void CompileTrials(Backend& backend, std::vector<Trial>& trials,
                    const std::function<void(int64_t, int64_t)>& compiled);
 
 // 5. `rounds` interleaved rounds over the candidates (in trial.order),
-// each with `per_round`; a candidate that fails to compile or run is
-// recorded and skipped afterwards. `timed_one()` after each timing run.
-// Counts first-round runs in stats->timed. Errors: Unavailable from the
-// profiler (no worker can run: nothing can be tuned), or its session's.
+// each with `per_round` (adapted to each candidate with `adaptive`, see
+// AutotuneOptions::adaptive_timing, which also stops hopeless candidates
+// after each round but the last); a candidate that fails to compile or run
+// is recorded and skipped afterwards. `timed_one()` after each timing run.
+// Counts first-round runs in stats->timed and stopped candidates in
+// stats->stopped_early. Errors: Unavailable from the profiler (no worker
+// can run: nothing can be tuned), or its session's.
 absl::Status TimeRounds(Profiler& profiler, Trial& trial,
                         const ProfileOptions& per_round, int rounds,
-                        TuningStats* stats,
+                        bool adaptive, double min_band, TuningStats* stats,
                         const std::function<void()>& timed_one);
+
+// The profile options of `per_round` for a candidate timed so far as
+// `timed` (AutotuneOptions::adaptive_timing).
+ProfileOptions AdaptedTo(const ProfileOptions& per_round, const Timed& timed);
 
 // 6. At level >= 4, every output against the reference — the library
 // candidate's output when there is one (gemms), else the evaluator's —

@@ -148,7 +148,7 @@ TEST(PhasesTest, TimeRoundsRecordsFailuresOnceAndCountsFirstRounds) {
   fx.profiler.SetError(C(3).ToString(), absl::AbortedError("crashed"));
   TuningStats stats;
   int ticks = 0;
-  ASSERT_THAT(TimeRounds(fx.profiler, trials[0], Quick(), 3, &stats,
+  ASSERT_THAT(TimeRounds(fx.profiler, trials[0], Quick(), 3, false, 0.03, &stats,
                          [&] { ++ticks; }),
               IsOk());
   Trial& t = trials[0];
@@ -163,6 +163,58 @@ TEST(PhasesTest, TimeRoundsRecordsFailuresOnceAndCountsFirstRounds) {
   EXPECT_TRUE(t.outputs[0].has_value());
 }
 
+// Adaptive timing: a candidate over twice the leader's median after the
+// first round is not timed again, one within the band runs every round;
+// with the fixed schedule all run every round.
+TEST(PhasesTest, AdaptiveTimingStopsCandidatesThatCannotWin) {
+  FakeBackend backend({{C(1)}, {C(2)}, {C(3)}});
+  for (bool adaptive : {true, false}) {
+    Fixture fx(backend);
+    fx.profiler.SetSamples(C(1).ToString(), {1.0e-3, 1.0e-3});
+    fx.profiler.SetSamples(C(2).ToString(), {1.05e-3, 1.05e-3});
+    fx.profiler.SetSamples(C(3).ToString(), {5e-3, 5e-3});
+    std::vector<Trial> trials;
+    trials.push_back(MakeTrial(backend, fx.gemm(), {C(1), C(2), C(3)}, 4));
+    CompileTrials(backend, trials, 1, nullptr);
+    TuningStats stats;
+    ASSERT_THAT(TimeRounds(fx.profiler, trials[0], Quick(), 3, adaptive, 0.03, &stats,
+                           nullptr),
+                IsOk());
+    const Trial& t = trials[0];
+    EXPECT_EQ(t.timed[0].round_scores.size(), 3u);
+    EXPECT_EQ(t.timed[1].round_scores.size(), 3u);
+    EXPECT_EQ(t.timed[2].round_scores.size(), adaptive ? 1u : 3u);
+    EXPECT_EQ(t.stopped[2], adaptive);
+    EXPECT_EQ(stats.stopped_early, adaptive ? 1 : 0);
+    EXPECT_EQ(stats.timed, 3);  // every candidate's first round
+    EXPECT_TRUE(t.outputs[2].has_value());  // still checked
+  }
+}
+
+// The schedule a candidate gets: one warm-up run at first; then none for
+// kernels over 1 ms, and one repetition once a run outlasts the budget.
+TEST(PhasesTest, AdaptedProfileOptionsFollowTheKernelsRunTime) {
+  ProfileOptions per_round;
+  per_round.min_warmup_runs = 3;
+  per_round.min_repetitions = 2;
+  per_round.time_budget = absl::Milliseconds(10);
+  Timed fresh;
+  EXPECT_EQ(AdaptedTo(per_round, fresh).min_warmup_runs, 1);
+  EXPECT_EQ(AdaptedTo(per_round, fresh).min_repetitions, 2);
+  Timed fast;
+  fast.seconds = {20e-6, 21e-6};
+  EXPECT_EQ(AdaptedTo(per_round, fast).min_warmup_runs, 3);
+  EXPECT_EQ(AdaptedTo(per_round, fast).min_repetitions, 2);
+  Timed medium;
+  medium.seconds = {2e-3, 2e-3};
+  EXPECT_EQ(AdaptedTo(per_round, medium).min_warmup_runs, 0);
+  EXPECT_EQ(AdaptedTo(per_round, medium).min_repetitions, 2);
+  Timed slow;
+  slow.seconds = {1.2, 1.3};
+  EXPECT_EQ(AdaptedTo(per_round, slow).min_warmup_runs, 0);
+  EXPECT_EQ(AdaptedTo(per_round, slow).min_repetitions, 1);
+}
+
 TEST(PhasesTest, TimeRoundsStopsWhenNoWorkerCanRun) {
   FakeBackend backend({{C(1)}});
   Fixture fx(backend);
@@ -172,7 +224,7 @@ TEST(PhasesTest, TimeRoundsStopsWhenNoWorkerCanRun) {
   fx.profiler.SetError(C(1).ToString(),
                        absl::UnavailableError("no worker program"));
   TuningStats stats;
-  EXPECT_THAT(TimeRounds(fx.profiler, trials[0], Quick(), 1, &stats, nullptr),
+  EXPECT_THAT(TimeRounds(fx.profiler, trials[0], Quick(), 1, false, 0.03, &stats, nullptr),
               StatusIs(absl::StatusCode::kUnavailable,
                        HasSubstr("cannot time candidates: no worker")));
 }
@@ -185,7 +237,7 @@ TEST(PhasesTest, VerifyTrialUsesTheLibraryAsReferenceAndPassesOverWrong) {
   trials.push_back(MakeTrial(backend, fx.gemm(), {C(1), C(2), Lib()}, 4));
   CompileTrials(backend, trials, 1, nullptr);
   TuningStats stats;
-  ASSERT_THAT(TimeRounds(fx.profiler, trials[0], Quick(), 1, &stats, nullptr),
+  ASSERT_THAT(TimeRounds(fx.profiler, trials[0], Quick(), 1, false, 0.03, &stats, nullptr),
               IsOk());
   AutotuneOptions o = Options();
   ASSERT_THAT(VerifyTrial(backend, o, trials[0], &stats), IsOk());
@@ -209,7 +261,7 @@ TEST(PhasesTest, TimeFinalistsGivesNearEqualsMoreRounds) {
   fx.profiler.SetSamples(C(2).ToString(), {1.01e-3, 1.01e-3});
   fx.profiler.SetSamples(C(3).ToString(), {5e-3, 5e-3});  // far behind
   TuningStats stats;
-  ASSERT_THAT(TimeRounds(fx.profiler, trials[0], Quick(), 1, &stats, nullptr),
+  ASSERT_THAT(TimeRounds(fx.profiler, trials[0], Quick(), 1, false, 0.03, &stats, nullptr),
               IsOk());
   AutotuneOptions o = Options();
   o.final_rounds = 2;
@@ -227,7 +279,7 @@ TEST(PhasesTest, ChooseAndRecordStoresTheWinnerWithTheBackendsCodec) {
   CompileTrials(backend, trials, 1, nullptr);
   fx.profiler.SetSamples(C(2).ToString(), {1e-4, 1e-4});
   TuningStats stats;
-  ASSERT_THAT(TimeRounds(fx.profiler, trials[0], Quick(), 1, &stats, nullptr),
+  ASSERT_THAT(TimeRounds(fx.profiler, trials[0], Quick(), 1, false, 0.03, &stats, nullptr),
               IsOk());
   ASSERT_OK_AND_ASSIGN(
       FusionTuning ft,
@@ -250,7 +302,7 @@ TEST(PhasesTest, ChooseAndRecordWhenEveryCandidateFailed) {
   trials.push_back(MakeTrial(backend, fx.gemm(), {C(1)}, 4));
   CompileTrials(backend, trials, 1, nullptr);
   TuningStats stats;
-  ASSERT_THAT(TimeRounds(fx.profiler, trials[0], Quick(), 1, &stats, nullptr),
+  ASSERT_THAT(TimeRounds(fx.profiler, trials[0], Quick(), 1, false, 0.03, &stats, nullptr),
               IsOk());
   EXPECT_THAT(ChooseAndRecord(backend, fx.cache, Options(), trials[0], &stats),
               StatusIs(absl::StatusCode::kInternal,

@@ -43,6 +43,7 @@ struct TuningStats {
   int64_t compiled = 0;
   int64_t compile_failures = 0;
   int64_t timed = 0;
+  int64_t stopped_early = 0;  // timed less: could not reach the leader
   int64_t wrong = 0;
   double seconds = 0;
   // A backend that only checks (Backend::ChecksOnly): candidates were run

@@ -13,7 +13,9 @@ absl::StatusOr<ProfileResult> InProcessProfiler::Profile(
   result.output = Literal(output_shape);
   std::vector<DeviceBuffer> in = HostBuffers(inputs);
   DeviceBuffer out = HostBuffer(result.output);
-  XTUNE_RETURN_IF_ERROR(kernel.Run(in, out));  // warm-up
+  if (options.min_warmup_runs > 0) {
+    XTUNE_RETURN_IF_ERROR(kernel.Run(in, out));  // warm-up
+  }
   auto begin = std::chrono::steady_clock::now();
   double budget = absl::ToDoubleSeconds(options.time_budget);
   while (static_cast<int>(result.seconds.size()) < options.max_repetitions) {

@@ -21,7 +21,13 @@
 namespace xtune {
 
 struct ProfileOptions {
-  // After a warm-up run: repetitions until at least `min_repetitions` ran
+  // Warm-up: at least `min_warmup_runs` runs, then more until 1 ms has
+  // passed (5 ms on a GPU; at most 50 / 100 runs): page faults, code
+  // caches, a thread pool starting. 0: none (a kernel slower than that,
+  // already run in this session: the caches are flushed before each timed
+  // run anyway). Default 3.
+  int min_warmup_runs = 3;
+  // After the warm-up: repetitions until at least `min_repetitions` ran
   // and `time_budget` of wall time (flushes included) passed; at most
   // `max_repetitions`.
   int min_repetitions = 3;

@@ -134,6 +134,7 @@ absl::StatusOr<ProfileResult> WorkerProfiler::Profile(
   cmd.Int(options.max_repetitions);
   cmd.Int(absl::ToInt64Nanoseconds(options.time_budget));
   cmd.Int(options.flush_bytes > 0 ? 1 : 0);
+  cmd.Int(options.min_warmup_runs);
   absl::Time deadline = absl::Now() + options.timeout;
   absl::Status sent = SendWorkerMessage(*worker_, cmd.bytes(), deadline);
   absl::StatusOr<WorkerReply> reply =

@@ -102,6 +102,7 @@ std::vector<std::string> KnownXlaFlags() {
           "xla_gpu_experimental_autotune_cache_mode",
           "xtune_dump_autotune_results_merge",
           "xtune_autotune_details",
+          "xtune_adaptive_timing",
           "xla_gpu_target_config_filename",
           "xtune_gpu_target",
           "xtune_dump_kernels_to"};
@@ -190,6 +191,9 @@ absl::Status ApplyXlaFlag(absl::string_view name, absl::string_view value,
   }
   if (name == "xtune_autotune_details") {
     return ParseBool(name, value, has_value, &a.record_candidates);
+  }
+  if (name == "xtune_adaptive_timing") {
+    return ParseBool(name, value, has_value, &a.adaptive_timing);
   }
   return absl::NotFoundError(absl::StrCat("unknown XLA flag '--", name, "'"));
 }

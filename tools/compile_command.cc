@@ -87,6 +87,10 @@ line wins; unknown flags in XLA_FLAGS are ignored with a warning):
                                          read it (default update)
   --xtune_autotune_details               cache entries also keep every
                                          candidate's time and failure
+  --xtune_adaptive_timing=BOOL           timing adapts to each kernel's run
+                                         time and stops candidates that
+                                         cannot win (default true; false:
+                                         the fixed schedule of before)
 Paths starting with TEST_UNDECLARED_OUTPUTS_DIR/ or TEST_WORKSPACE/ are
 resolved from those environment variables, as in XLA's tests.
 )";

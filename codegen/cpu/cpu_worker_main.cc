@@ -152,7 +152,8 @@ int Main(int argc, char** argv) {
     cmd.max_repetitions = r.Int();
     cmd.budget_ns = r.Int();
     cmd.flush = r.Int();
-    if (r.failed() || cmd.kernel < 0 ||
+    cmd.min_warmup_runs = r.Int();
+    if (r.failed() || cmd.kernel < 0 || cmd.min_warmup_runs < 0 ||
         cmd.kernel >= static_cast<int64_t>(setup.kernels.size())) {
       if (!Reply(kWorkerBadRequest, {}, "malformed command")) break;
       continue;
@@ -167,13 +168,13 @@ int Main(int argc, char** argv) {
     }
     KernelFn fn = it->second.fn;
     const int64_t* values = setup.kernels[cmd.kernel].values.data();
-    // Warm up: at least 3 runs and 1 ms (page faults, code caches, the
-    // thread pool starting), at most 50 runs.
+    // Warm up: at least min_warmup_runs runs and 1 ms (page faults, code
+    // caches, the thread pool starting), at most 50 runs; none when 0.
     auto warm_start = std::chrono::steady_clock::now();
-    for (int i = 0; i < 50; ++i) {
+    for (int i = 0; cmd.min_warmup_runs > 0 && i < 50; ++i) {
       fn(inputs.data(), output, values, &context);
-      if (i >= 2 && std::chrono::steady_clock::now() - warm_start >
-                        std::chrono::milliseconds(1)) {
+      if (i + 1 >= cmd.min_warmup_runs &&
+          std::chrono::steady_clock::now() - warm_start > std::chrono::milliseconds(1)) {
         break;
       }
     }

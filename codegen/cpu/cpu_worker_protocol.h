@@ -47,6 +47,7 @@ struct WorkerCommand {
   int64_t max_repetitions = 0;
   int64_t budget_ns = 0;
   int64_t flush = 0;
+  int64_t min_warmup_runs = 3;
 };
 
 inline std::string EncodeSetup(const WorkerSetup& s) {

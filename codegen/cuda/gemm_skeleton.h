@@ -1,16 +1,17 @@
 // The frame both paths of the generated gemm (triton_gemm.cc on CUDA cores,
 // triton_gemm_mma.cc on tensor cores) share: which block computes which
 // tile of which batch and K split, the accumulators, the loop over K steps
-// and the results (the epilogue and the store, or split-k partials). Tiles
-// reach shared memory one of two ways:
+// and the results (the epilogue and the store, or split-k partials). Each
+// operand's tile reaches shared memory one of two ways:
 //   - through registers: the path's xt_load_a / xt_load_b compute a
-//     thread's words of the next step's tiles (through the operands'
+//     thread's words of the next step's tile (through the operand's
 //     producers), which are then stored to one shared buffer; num_stages
 //     >= 2 loads them before the current step's compute (a register
 //     prefetch), 1 after;
-//   - asynchronously (`issue` set): cp.async copies into `buffers` shared
-//     buffers, a pipeline of that depth (buffers - 1 steps in flight while
-//     one is computed, cp.async.wait_group buffers - 2 before each step).
+//   - asynchronously (async[operand]): `issue` copies it with cp.async into
+//     `buffers` shared buffers, a pipeline of that depth (buffers - 1 steps
+//     in flight while one is computed, cp.async.wait_group buffers - 2
+//     before each step).
 // A path supplies its shared tiles, its thread coordinates, one K step's
 // compute (reading buffer xt_buf) and where each accumulator belongs.
 #ifndef XTUNE_CODEGEN_CUDA_GEMM_SKELETON_H_
@@ -33,9 +34,10 @@ struct GemmSkeleton {
   int64_t kc = 0;    // K per split, a multiple of bk
   int64_t accs = 0;  // accumulators a thread (float xt_acc[accs])
   // The shared tiles xt_as, xt_bs: element type ("float", "uint16_t"),
-  // elements a buffer, and buffers (more than 1 only with `issue`).
+  // elements a buffer, and the buffers of the asynchronous ones.
   std::string tile_type;
   int64_t tile_a = 0, tile_b = 0, buffers = 1;
+  bool async[2] = {false, false};
   // Register loading: the type of a register word ("float", "uint32_t"),
   // and the words of each tile, which the threads share out.
   std::string word;
@@ -43,8 +45,8 @@ struct GemmSkeleton {
   // Emits the store of register word xt_ra[xt_i] (operand 0) or
   // xt_rb[xt_i] (1), word xt_w of its tile. Unset: XT_S(xt_as)[xt_w] = ...
   std::function<void(cpu::CodeBuffer*, int operand)> store_word;
-  // Asynchronous loading: emits the copies of both tiles of the K step at
-  // `k0` into buffer `buf` (expressions). Unset: register loading.
+  // With an async operand: emits the copies of the async tiles of the K
+  // step at `k0` into buffer `buf` (expressions).
   std::function<void(cpu::CodeBuffer*, const std::string& k0,
                      const std::string& buf)>
       issue;
@@ -55,7 +57,8 @@ struct GemmSkeleton {
   std::function<void(cpu::CodeBuffer*)> thread_setup;
   // xt_load_b's two coordinates for a K step at `k0` (the path's order).
   std::function<std::string(const std::string& k0)> b_coordinates;
-  // One K step of the block: xt_acc += the tiles in buffer xt_buf.
+  // One K step of the block: xt_acc += the tiles (async ones: in buffer
+  // xt_buf).
   std::function<void(cpu::CodeBuffer*)> compute;
   // Declares xt_mi and xt_ni, the output element of accumulator xt_x.
   std::function<void(cpu::CodeBuffer*)> element;

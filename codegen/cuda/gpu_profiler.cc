@@ -84,6 +84,7 @@ absl::StatusOr<ProfileResult> GpuProfiler::ProfileHere(
     XTUNE_RETURN_IF_ERROR(
         d.Memset(reinterpret_cast<uint64_t>(out.opaque), 0xFF, out.bytes));
     DeviceTimingOptions o;
+    o.min_warmup_runs = options.min_warmup_runs;
     o.min_repetitions = options.min_repetitions;
     o.max_repetitions = options.max_repetitions;
     o.budget_seconds = absl::ToDoubleSeconds(options.time_budget);

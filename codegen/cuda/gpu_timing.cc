@@ -14,10 +14,10 @@ absl::StatusOr<std::vector<double>> TimeOnDevice(
     return std::chrono::duration<double>(Clock::now() - t).count();
   };
   Clock::time_point warm = Clock::now();
-  for (int i = 0; i < 100; ++i) {
+  for (int i = 0; o.min_warmup_runs > 0 && i < 100; ++i) {
     XTUNE_RETURN_IF_ERROR(enqueue());
     XTUNE_RETURN_IF_ERROR(d.Synchronize());
-    if (i >= 1 && since(warm) >= 5e-3) break;
+    if (i + 1 >= o.min_warmup_runs && since(warm) >= 5e-3) break;
   }
   XTUNE_ASSIGN_OR_RETURN(void* start, d.CreateEvent());
   absl::StatusOr<void*> end = d.CreateEvent();

@@ -18,6 +18,7 @@
 namespace xtune::cuda {
 
 struct DeviceTimingOptions {
+  int64_t min_warmup_runs = 2;  // then until 5 ms (ProfileOptions)
   int64_t min_repetitions = 3;
   int64_t max_repetitions = 200;
   double budget_seconds = 0.02;

@@ -68,6 +68,7 @@ absl::StatusOr<std::vector<double>> Time(Session& s, const Driver::Function& f,
   o.min_repetitions = cmd[1];
   o.max_repetitions = cmd[2];
   o.budget_seconds = static_cast<double>(cmd[3]) * 1e-9;
+  o.min_warmup_runs = cmd[5];
   if (cmd[4] != 0) {
     o.flush = s.flush;
     o.flush_bytes = s.flush_bytes;
@@ -131,7 +132,7 @@ int Main(int argc, char** argv) {
 
   while (ReadWorkerMessage(kRequestFd, &message)) {
     WireReader r(message);
-    std::vector<int64_t> cmd(5);
+    std::vector<int64_t> cmd(6);
     for (int64_t& v : cmd) v = r.Int();
     if (r.failed() || !r.done() || cmd[0] < 0 ||
         cmd[0] >= static_cast<int64_t>(setup.kernels.size())) {

@@ -45,7 +45,7 @@ std::string SwizzleFunction(const char* name, const TileLayout& l) {
   const int64_t c = l.chunks();
   const int64_t step = std::max<int64_t>(1, 8 / c);
   const int64_t width = std::min<int64_t>(c, 8);
-  return StrCat("XT_DEVICE int64_t ", name, "(int64_t xt_r, int64_t xt_c) {\n  return xt_r * ",
+  return StrCat("XT_DEVICE int ", name, "(int xt_r, int xt_c) {\n  return xt_r * ",
                 l.row_halves, " + ((xt_c ^ ((xt_r / ", step, ") % ", width,
                 ")) << 3);\n}\n");
 }
@@ -225,23 +225,26 @@ absl::StatusOr<std::optional<CudaKernelSource>> MmaGemmKernel(
   if (t.mt * 16 * t.wm != t.bm || t.nt * 8 * t.wn != t.bn) return std::nullopt;
   t.kc = KPerSplit(g.k, t.splits, t.bk);
 
-  // The tiles: cp.async when both operands allow it, else K-major through
+  // Each tile: cp.async when the operand allows it, else K-major through
   // registers.
   const int64_t k_halves = t.bk * (t.tf32 ? 2 : 1);  // a K-major row
-  std::optional<bool> async_a = AsyncKMajor(g, 0, t.pack);
-  std::optional<bool> async_b = AsyncKMajor(g, 1, t.pack);
-  const bool async = async_a.has_value() && async_b.has_value();
   TileLayout la, lb;
-  for (auto [l, rows, major, operand] :
-       {std::make_tuple(&la, t.bm, async_a, 0), std::make_tuple(&lb, t.bn, async_b, 1)}) {
-    l->k_major = !async || *major;
+  int64_t async_bytes = 0, register_bytes = 0;
+  for (auto [l, rows, operand] : {std::make_tuple(&la, t.bm, 0), std::make_tuple(&lb, t.bn, 1)}) {
+    std::optional<bool> major = AsyncKMajor(g, operand, t.pack);
+    l->k_major = !major.has_value() || *major;
     l->rows = l->k_major ? rows : t.bk;
     l->row_halves = l->k_major ? k_halves : rows * (t.tf32 ? 2 : 1);
-    if (async) l->param = g.dot->operand(operand)->attrs().parameter_number;
+    if (major.has_value()) l->param = g.dot->operand(operand)->attrs().parameter_number;
+    (major.has_value() ? async_bytes : register_bytes) += l->halves() * 2;
   }
-  const int64_t per_buffer = (la.halves() + lb.halves()) * 2;
+  const bool async = la.param >= 0 || lb.param >= 0;
+  const int64_t per_buffer = async_bytes + register_bytes;
   int64_t buffers = 1;
-  if (async) buffers = std::min<int64_t>(t.stages, kMaxStaticShared / per_buffer);
+  if (async) {
+    buffers = std::max<int64_t>(
+        1, std::min<int64_t>(t.stages, (kMaxStaticShared - register_bytes) / async_bytes));
+  }
   if (per_buffer > kMaxStaticShared || t.mt * t.nt * 4 > kMaxAccumulators) {
     return absl::InvalidArgumentError(StrCat(
         config.ToString(), ": ", per_buffer, " bytes of shared memory and ",
@@ -251,10 +254,8 @@ absl::StatusOr<std::optional<CudaKernelSource>> MmaGemmKernel(
 
   std::string globals = SwizzleFunction("xt_swz_a", la) + SwizzleFunction("xt_swz_b", lb);
   CodeBuffer loaders;
-  if (!async) {
-    XTUNE_RETURN_IF_ERROR(EmitWordLoader(fused, g, t, 0, &globals, &loaders));
-    XTUNE_RETURN_IF_ERROR(EmitWordLoader(fused, g, t, 1, &globals, &loaders));
-  }
+  if (la.param < 0) XTUNE_RETURN_IF_ERROR(EmitWordLoader(fused, g, t, 0, &globals, &loaders));
+  if (lb.param < 0) XTUNE_RETURN_IF_ERROR(EmitWordLoader(fused, g, t, 1, &globals, &loaders));
   const char* mma = t.tf32                     ? "XT_MMA_M16N8K8_TF32"
                     : t.pack == DType::kF16 ? "XT_MMA_M16N8K16_F16"
                                             : "XT_MMA_M16N8K16_BF16";
@@ -271,12 +272,14 @@ absl::StatusOr<std::optional<CudaKernelSource>> MmaGemmKernel(
   k.tile_a = la.halves();
   k.tile_b = lb.halves();
   k.buffers = buffers;
+  k.async[0] = la.param >= 0;
+  k.async[1] = lb.param >= 0;
   k.word = "uint32_t";
   k.words_a = la.halves() / 2;
   k.words_b = lb.halves() / 2;
   k.store_word = [&](CodeBuffer* b, int operand) {
     const int64_t row_words = (operand == 0 ? la : lb).row_halves / 2;
-    b->Linef("const int64_t xt_rr = xt_w / ", row_words, ", xt_x = xt_w % ", row_words, ";");
+    b->Linef("const int xt_rr = (int)xt_w / ", row_words, ", xt_x = (int)xt_w % ", row_words, ";");
     b->Linef("XT_S(", operand == 0 ? "xt_as32" : "xt_bs32", ")[(",
              operand == 0 ? "xt_swz_a" : "xt_swz_b",
              "(xt_rr, xt_x >> 2) >> 1) + (xt_x & 3)] = ", operand == 0 ? "xt_ra" : "xt_rb",
@@ -284,13 +287,13 @@ absl::StatusOr<std::optional<CudaKernelSource>> MmaGemmKernel(
   };
   if (async) {
     k.issue = [&](CodeBuffer* b, const std::string& k0, const std::string& buf) {
-      EmitIssue(g, t, 0, la, k0, buf, b);
-      EmitIssue(g, t, 1, lb, k0, buf, b);
+      if (la.param >= 0) EmitIssue(g, t, 0, la, k0, buf, b);
+      if (lb.param >= 0) EmitIssue(g, t, 1, lb, k0, buf, b);
     };
     if (t.tf32) {
       k.landed = [&](CodeBuffer* b, const std::string& buf) {
-        EmitRoundOwnChunks(t, 0, la, buf, b);
-        EmitRoundOwnChunks(t, 1, lb, buf, b);
+        if (la.param >= 0) EmitRoundOwnChunks(t, 0, la, buf, b);
+        if (lb.param >= 0) EmitRoundOwnChunks(t, 1, lb, buf, b);
       };
     }
   }
@@ -316,6 +319,9 @@ absl::StatusOr<std::optional<CudaKernelSource>> MmaGemmKernel(
     return StrCat("XT_S(", view, ")[", base, " + (", swz, "(", r, ", (", e,
                   ") >> 2) >> 1) + ((", e, ") & 3)]");
   };
+  // Where this step's tiles start: async tiles in buffer xt_buf.
+  const std::string abase = la.param >= 0 ? StrCat("xt_buf * ", la.halves(), " + ") : "";
+  const std::string bbase = lb.param >= 0 ? StrCat("xt_buf * ", lb.halves(), " + ") : "";
   k.compute = [&](CodeBuffer* b) {
     b->Line("#pragma unroll");
     b->Open(StrCat("for (int xt_kk = 0; xt_kk < ", t.bk, "; xt_kk += ", t.tf32 ? 8 : 16,
@@ -324,16 +330,15 @@ absl::StatusOr<std::optional<CudaKernelSource>> MmaGemmKernel(
     b->Line("#pragma unroll");
     b->Open(StrCat("for (int xt_i = 0; xt_i < ", t.mt, "; ++xt_i)"));
     if (la.k_major) {
-      b->Linef("XT_LDMATRIX_X4(xt_fa[xt_i], xt_as, xt_buf * ", la.halves(),
-               " + xt_swz_a(xt_wm0 + xt_i * 16 + xt_l7 + xt_l8 * 8, ", kchunk,
+      b->Linef("XT_LDMATRIX_X4(xt_fa[xt_i], xt_as, ", abase,
+               "xt_swz_a(xt_wm0 + xt_i * 16 + xt_l7 + xt_l8 * 8, ", kchunk,
                " + xt_l16));");
     } else if (!t.tf32) {
-      b->Linef("XT_LDMATRIX_X4_T(xt_fa[xt_i], xt_as, xt_buf * ", la.halves(),
-               " + xt_swz_a(xt_kk + xt_l7 + xt_l16 * 8, ((xt_wm0 + xt_i * 16) >> 3) + xt_l8));");
+      b->Linef("XT_LDMATRIX_X4_T(xt_fa[xt_i], xt_as, ", abase,
+               "xt_swz_a(xt_kk + xt_l7 + xt_l16 * 8, ((xt_wm0 + xt_i * 16) >> 3) + xt_l8));");
     } else {
       // a0..a3: (m, k) = (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4).
-      b->Linef("const int64_t xt_ab = xt_buf * ", la.halves(),
-               " / 2, xt_am = xt_wm0 + xt_i * 16 + xt_g;");
+      b->Linef("const int64_t xt_ab = (", abase, "0) / 2, xt_am = xt_wm0 + xt_i * 16 + xt_g;");
       for (int r = 0; r < 4; ++r) {
         std::string row = StrCat("xt_kk + xt_t + ", (r / 2) * 4);
         std::string col = StrCat("xt_am + ", (r % 2) * 8);
@@ -345,15 +350,14 @@ absl::StatusOr<std::optional<CudaKernelSource>> MmaGemmKernel(
     b->Line("#pragma unroll");
     b->Open(StrCat("for (int xt_j = 0; xt_j < ", t.nt, "; ++xt_j)"));
     if (lb.k_major) {
-      b->Linef("XT_LDMATRIX_X2(xt_fb[xt_j], xt_bs, xt_buf * ", lb.halves(),
-               " + xt_swz_b(xt_wn0 + xt_j * 8 + xt_l7, ", kchunk, " + xt_l8));");
+      b->Linef("XT_LDMATRIX_X2(xt_fb[xt_j], xt_bs, ", bbase,
+               "xt_swz_b(xt_wn0 + xt_j * 8 + xt_l7, ", kchunk, " + xt_l8));");
     } else if (!t.tf32) {
-      b->Linef("XT_LDMATRIX_X2_T(xt_fb[xt_j], xt_bs, xt_buf * ", lb.halves(),
-               " + xt_swz_b(xt_kk + xt_l7 + xt_l8 * 8, (xt_wn0 + xt_j * 8) >> 3));");
+      b->Linef("XT_LDMATRIX_X2_T(xt_fb[xt_j], xt_bs, ", bbase,
+               "xt_swz_b(xt_kk + xt_l7 + xt_l8 * 8, (xt_wn0 + xt_j * 8) >> 3));");
     } else {
       // b0, b1: (k, n) = (t, g), (t + 4, g).
-      b->Linef("const int64_t xt_bb = xt_buf * ", lb.halves(),
-               " / 2, xt_bn = xt_wn0 + xt_j * 8 + xt_g;");
+      b->Linef("const int64_t xt_bb = (", bbase, "0) / 2, xt_bn = xt_wn0 + xt_j * 8 + xt_g;");
       for (int r = 0; r < 2; ++r) {
         std::string at = f32_at("xt_bs32", "xt_bb", "xt_swz_b",
                                 StrCat("xt_kk + xt_t + ", r * 4), "xt_bn");

@@ -112,26 +112,38 @@ TEST(TritonGemmTest, PipelineDepthIsCappedByStaticSharedMemory) {
   EXPECT_THAT(g.gemm.main.body, Not(HasSubstr("pipeline of")));
 }
 
-TEST(TritonGemmTest, ProducersAndOddSizesGoThroughRegisters) {
-  // A converted operand, and K not a multiple of 8: K-major register tiles
-  // stored swizzled, ldmatrix without .trans.
+TEST(TritonGemmTest, OddSizesGoThroughRegisters) {
+  // K and N not multiples of 8: K-major register tiles stored swizzled,
+  // ldmatrix without .trans.
   KernelConfig c = Triton(32, 32, 32, 1, 2, 4);
-  Generated conv = Generate(R"hlo(HloModule m
+  Generated g = Generate(Dot("bf16[64,60]", "bf16[60,44]", "bf16[64,44]"), c);
+  const std::string& src = g.gemm.main.body;
+  EXPECT_THAT(src, HasSubstr("xt_load_a"));
+  EXPECT_THAT(src, HasSubstr("xt_load_b"));
+  EXPECT_THAT(src, HasSubstr("XT_S(xt_as32)[(xt_swz_a(xt_rr, xt_x >> 2) >> 1)"));
+  EXPECT_THAT(src, HasSubstr("XT_LDMATRIX_X2(xt_fb"));
+  EXPECT_THAT(src, Not(HasSubstr("XT_CP_ASYNC16")));
+  ExpectCompiles(g, c, (32 + 32) * 32 * 2);
+}
+
+TEST(TritonGemmTest, AConvertedOperandLoadsThroughRegistersBesideACpAsyncOne) {
+  // f16 x convert(s8): A by cp.async into 2 buffers, B through registers
+  // (converted in the loader) into one.
+  KernelConfig c = Triton(32, 32, 32, 1, 2, 4);
+  Generated g = Generate(R"hlo(HloModule m
 ENTRY e {
   a = f16[64,64] parameter(0)
   q = s8[64,48] parameter(1)
   b = f16[64,48] convert(q)
   ROOT d = f16[64,48] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 })hlo", c);
-  Generated odd = Generate(Dot("bf16[64,60]", "bf16[60,48]", "bf16[64,48]"), c);
-  for (const Generated* g : {&conv, &odd}) {
-    const std::string& src = g->gemm.main.body;
-    EXPECT_THAT(src, HasSubstr("xt_load_a"));
-    EXPECT_THAT(src, HasSubstr("XT_S(xt_as32)[(xt_swz_a(xt_rr, xt_x >> 2) >> 1)"));
-    EXPECT_THAT(src, HasSubstr("XT_LDMATRIX_X2(xt_fb"));
-    EXPECT_THAT(src, Not(HasSubstr("XT_CP_ASYNC16")));
-    ExpectCompiles(*g, c, (32 + 32) * 32 * 2);
-  }
+  const std::string& src = g.gemm.main.body;
+  EXPECT_THAT(src, HasSubstr("XT_CP_ASYNC16(xt_as"));
+  EXPECT_THAT(src, Not(HasSubstr("XT_CP_ASYNC16(xt_bs")));
+  EXPECT_THAT(src, Not(HasSubstr("xt_load_a")));
+  EXPECT_THAT(src, HasSubstr("xt_load_b"));
+  EXPECT_THAT(src, HasSubstr("XT_S(xt_bs32)[(xt_swz_b(xt_rr, xt_x >> 2) >> 1)"));
+  ExpectCompiles(g, c, 2 * 32 * 32 * 2 + 32 * 32 * 2);
 }
 
 TEST(TritonGemmTest, F32DotsUseTf32UnlessTheyAskForF32) {

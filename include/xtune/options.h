@@ -80,6 +80,16 @@ struct AutotuneOptions {
   // machine hit every candidate alike; the spread of the candidates' round
   // medians sets the noise band. Default 3.
   int rounds = 3;
+  // Adaptive timing (--xtune_adaptive_timing, default true; false is the
+  // previous fixed schedule, kept for comparison): a candidate's timing
+  // adapts to its own run time (one warm-up run at first and none later for
+  // kernels over 1 ms, which are flushed before each run anyway; one
+  // repetition a round once a run is longer than the round's budget), and
+  // candidates that cannot reach the leader stop being timed: after the
+  // first round those whose round was over twice the leader's median,
+  // after later rounds those whose fastest round is beyond
+  // max(3 x noise band, 15%) of it.
+  bool adaptive_timing = true;
   // Then the candidates within max(2 x band, 5%) of the best (at most 8)
   // get this many more rounds before the final choice. Default 3.
   int final_rounds = 3;

@@ -1,8 +1,8 @@
 #line 1 "gemm.cu"
-XT_DEVICE int64_t xt_swz_a(int64_t xt_r, int64_t xt_c) {
+XT_DEVICE int xt_swz_a(int xt_r, int xt_c) {
   return xt_r * 32 + ((xt_c ^ ((xt_r / 2) % 4)) << 3);
 }
-XT_DEVICE int64_t xt_swz_b(int64_t xt_r, int64_t xt_c) {
+XT_DEVICE int xt_swz_b(int xt_r, int xt_c) {
   return xt_r * 32 + ((xt_c ^ ((xt_r / 2) % 4)) << 3);
 }
 XT_DEVICE void xt_load_a(XT_IN(uint16_t) xt_p0, XT_IN(int8_t) xt_p1, int64_t xt_bi, int64_t xt_r0, int64_t xt_k0, int64_t xt_k_end, uint32_t* xt_r) {
@@ -63,39 +63,39 @@ XT_KERNEL(128) xt_kernel(XT_IN(uint16_t) xt_p0, XT_IN(int8_t) xt_p1, XT_OUT(uint
   float xt_acc[8];
   #pragma unroll
   for (int xt_i = 0; xt_i < 8; ++xt_i) xt_acc[xt_i] = 0.0f;
-  const int xt_buf = 0;
   uint32_t xt_ra[4], xt_rb[4];
   xt_load_a(xt_p0, xt_p1, xt_bi, xt_m0, xt_k_begin, xt_k_end, xt_ra);
   xt_load_b(xt_p0, xt_p1, xt_bi, xt_n0, xt_k_begin, xt_k_end, xt_rb);
   #pragma unroll
   for (int xt_i = 0; xt_i < 4; ++xt_i) {
-    const int64_t xt_w = xt_tid() + (int64_t)xt_i * 128;
+    const int xt_w = xt_tid() + xt_i * 128;
   if (xt_w < 512) {
-    const int64_t xt_rr = xt_w / 16, xt_x = xt_w % 16;
+    const int xt_rr = (int)xt_w / 16, xt_x = (int)xt_w % 16;
     XT_S(xt_as32)[(xt_swz_a(xt_rr, xt_x >> 2) >> 1) + (xt_x & 3)] = xt_ra[xt_i];
   }
   }
   #pragma unroll
   for (int xt_i = 0; xt_i < 4; ++xt_i) {
-    const int64_t xt_w = xt_tid() + (int64_t)xt_i * 128;
+    const int xt_w = xt_tid() + xt_i * 128;
   if (xt_w < 512) {
-    const int64_t xt_rr = xt_w / 16, xt_x = xt_w % 16;
+    const int xt_rr = (int)xt_w / 16, xt_x = (int)xt_w % 16;
     XT_S(xt_bs32)[(xt_swz_b(xt_rr, xt_x >> 2) >> 1) + (xt_x & 3)] = xt_rb[xt_i];
   }
   }
+  const int xt_buf = 0;
   for (int64_t xt_k0 = xt_k_begin; xt_k0 < xt_k_end; xt_k0 += 32) {
-    XT_SYNC();
     const bool xt_has_next = xt_k0 + 32 < xt_k_end;
+    XT_SYNC();  // the step's tiles are in for every thread; the last step's buffers are free
     #pragma unroll
     for (int xt_kk = 0; xt_kk < 32; xt_kk += 16) {
       uint32_t xt_fa[1][4], xt_fb[2][2];
       #pragma unroll
       for (int xt_i = 0; xt_i < 1; ++xt_i) {
-        XT_LDMATRIX_X4(xt_fa[xt_i], xt_as, xt_buf * 1024 + xt_swz_a(xt_wm0 + xt_i * 16 + xt_l7 + xt_l8 * 8, (xt_kk >> 3) + xt_l16));
+        XT_LDMATRIX_X4(xt_fa[xt_i], xt_as, xt_swz_a(xt_wm0 + xt_i * 16 + xt_l7 + xt_l8 * 8, (xt_kk >> 3) + xt_l16));
       }
       #pragma unroll
       for (int xt_j = 0; xt_j < 2; ++xt_j) {
-        XT_LDMATRIX_X2(xt_fb[xt_j], xt_bs, xt_buf * 1024 + xt_swz_b(xt_wn0 + xt_j * 8 + xt_l7, (xt_kk >> 3) + xt_l8));
+        XT_LDMATRIX_X2(xt_fb[xt_j], xt_bs, xt_swz_b(xt_wn0 + xt_j * 8 + xt_l7, (xt_kk >> 3) + xt_l8));
       }
       #pragma unroll
       for (int xt_i = 0; xt_i < 1; ++xt_i)
@@ -109,17 +109,17 @@ XT_KERNEL(128) xt_kernel(XT_IN(uint16_t) xt_p0, XT_IN(int8_t) xt_p1, XT_OUT(uint
       xt_load_b(xt_p0, xt_p1, xt_bi, xt_n0, xt_k0 + 32, xt_k_end, xt_rb);
       #pragma unroll
       for (int xt_i = 0; xt_i < 4; ++xt_i) {
-        const int64_t xt_w = xt_tid() + (int64_t)xt_i * 128;
+        const int xt_w = xt_tid() + xt_i * 128;
       if (xt_w < 512) {
-        const int64_t xt_rr = xt_w / 16, xt_x = xt_w % 16;
+        const int xt_rr = (int)xt_w / 16, xt_x = (int)xt_w % 16;
         XT_S(xt_as32)[(xt_swz_a(xt_rr, xt_x >> 2) >> 1) + (xt_x & 3)] = xt_ra[xt_i];
       }
       }
       #pragma unroll
       for (int xt_i = 0; xt_i < 4; ++xt_i) {
-        const int64_t xt_w = xt_tid() + (int64_t)xt_i * 128;
+        const int xt_w = xt_tid() + xt_i * 128;
       if (xt_w < 512) {
-        const int64_t xt_rr = xt_w / 16, xt_x = xt_w % 16;
+        const int xt_rr = (int)xt_w / 16, xt_x = (int)xt_w % 16;
         XT_S(xt_bs32)[(xt_swz_b(xt_rr, xt_x >> 2) >> 1) + (xt_x & 3)] = xt_rb[xt_i];
       }
       }
