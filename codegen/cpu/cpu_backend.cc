@@ -32,7 +32,7 @@ absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(
     CpuBackendOptions options) {
   HostCompilerOptions compiler = options.compiler;
   compiler.flags.push_back("-ffp-contract=fast");
-  if (compiler.precompiled_header.empty()) {
+  if (compiler.precompiled_header.empty() && options.precompiled_prelude) {
     compiler.precompiled_header = kKernelSystemHeaders;
   }
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<HostCompiler> host,

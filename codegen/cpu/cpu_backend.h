@@ -31,6 +31,11 @@ struct CpuBackendOptions {
   // reductions combine in their type in element order. Default true, as in
   // XLA.
   bool excess_precision = true;
+  // Precompile the kernels' system headers once (HostCompilerOptions::
+  // precompiled_header = kKernelSystemHeaders, unless `compiler` names
+  // one). Default true; false is the compile of earlier versions (kept for
+  // bench/tuning_cost).
+  bool precompiled_prelude = true;
 };
 
 class CpuBackend : public Backend {

@@ -253,12 +253,15 @@ std::string HostCompiler::precompiled_header_path() const {
   return pch_ready_.load() ? pch_path_ : std::string();
 }
 
+std::string HostCompiler::PchDir() const {
+  return absl::StrCat(kernel_dir_, "/pch-", Sha256Hex(identity_).substr(0, 32));
+}
+
 std::string HostCompiler::BuildPrecompiledHeader() const {
   if (precompiled_header_.empty()) return "";
   // One folder per identity, published whole by rename: it either has the
   // header, its .gch and the `ok` marker, or does not exist.
-  const std::string dir =
-      absl::StrCat(kernel_dir_, "/pch-", Sha256Hex(identity_).substr(0, 32));
+  const std::string dir = PchDir();
   // Absolute: kernels compile in their own work folders.
   const std::string header = std::filesystem::absolute(dir + "/xt_pch.h").string();
   struct stat st;
@@ -377,13 +380,24 @@ absl::StatusOr<std::shared_ptr<LoadedObject>> HostCompiler::Compile(
     remove_work();
     return w;
   }
-  std::call_once(pch_once_, [this] {
-    pch_path_ = BuildPrecompiledHeader();
-    pch_ready_.store(!pch_path_.empty());
-  });
+  // The precompiled header pays for itself after a few kernels: build it
+  // at the fifth compile of this process, or use it at once when an earlier
+  // process built it.
+  std::string pch;
+  if (!precompiled_header_.empty()) {
+    struct stat st;
+    if (pch_ready_.load() || compilations_.load() > kCompilesBeforePch ||
+        stat((PchDir() + "/ok").c_str(), &st) == 0) {
+      std::call_once(pch_once_, [this] {
+        pch_path_ = BuildPrecompiledHeader();
+        pch_ready_.store(!pch_path_.empty());
+      });
+      pch = pch_path_;
+    }
+  }
   std::vector<std::string> argv = {compiler_path_};
   argv.insert(argv.end(), flags_.begin(), flags_.end());
-  if (!pch_path_.empty()) argv.insert(argv.end(), {"-include", pch_path_});
+  if (!pch.empty()) argv.insert(argv.end(), {"-include", pch});
   argv.insert(argv.end(), {absl::StrCat("-frandom-seed=", key), "-o",
                            key + ".so", key + ".cc"});
   absl::StatusOr<SubprocessResult> run = RunSubprocess(argv, timeout_, work);

@@ -52,10 +52,12 @@ struct HostCompilerOptions {
   absl::Duration timeout = absl::Seconds(120);
   // A header every kernel source starts with (its system includes): it is
   // precompiled once per compiler identity, under
-  // <kernel_dir>/pch-<hash>/, and passed to every kernel compile with
-  // -include, so kernels skip parsing it (immintrin.h alone is half of a
-  // small kernel's compile). When precompiling fails, kernels compile
-  // without it. Part of identity(). Default "": none.
+  // <kernel_dir>/pch-<hash>/, and passed to kernel compiles with -include,
+  // so they skip parsing it (immintrin.h alone is half of a small kernel's
+  // compile). It is built at a process's fifth kernel compile (a compile of
+  // a few kernels does not pay the 1-2 s), and used from the first once it
+  // exists. When precompiling fails, kernels compile without it. Part of
+  // identity(). Default "": none.
   std::string precompiled_header;
 };
 
@@ -143,8 +145,8 @@ class HostCompiler {
   // (cache misses, successful or not).
   int64_t compilations() const { return compilations_.load(); }
 
-  // The precompiled header's -include path once it is built (after the
-  // first compile), or "" (none asked for, not built yet, or it failed).
+  // The precompiled header's -include path once this HostCompiler uses it,
+  // or "" (none asked for, not needed yet, or it failed).
   std::string precompiled_header_path() const;
 
  private:
@@ -155,6 +157,9 @@ class HostCompiler {
 
   // Builds (or finds) the precompiled header; "" when there is none.
   std::string BuildPrecompiledHeader() const;
+  std::string PchDir() const;  // <kernel_dir>/pch-<hash of identity>
+  // Kernels this process compiles before it builds the header.
+  static constexpr int64_t kCompilesBeforePch = 4;
 
   // Loads <key>.so when it matches its sidecar; nullptr when it does not.
   std::shared_ptr<LoadedObject> LoadCached(const std::string& key) const;

@@ -1,0 +1,387 @@
+// What tuning a model costs, and whether the choices stay as good, in one
+// run: the current approach against the previous one (no precompiled
+// kernel prelude, the fixed timing schedule: CpuBackendOptions::
+// precompiled_prelude = false, AutotuneOptions::adaptive_timing = false).
+// For each module (the examples and a generated model with over 30
+// distinct fusions of gemms, reductions and loops):
+//
+//  - cold tuning: wall time of Autotuner::Tune with an empty kernel cache,
+//    previous and current, and the ratio;
+//  - quality: every fusion's chosen config of both re-timed side by side
+//    (one worker, interleaved rounds), and the module's run time with each
+//    tuning's configs, also side by side;
+//  - stability: a second cold current tuning; how many fusions choose the
+//    same config, and the module's run time with one tuning's configs
+//    against the other's;
+//  - warm compile: the chosen kernels compiled with an empty kernel cache
+//    (what a fresh CI machine with a checked-in autotune cache pays),
+//    previous and current.
+//
+// Prints one JSON line per measurement. Usage:
+//   tuning_cost [--only=NAME] [--layers=N] [--write_model=FILE]
+// (the model: 3 fusions a layer and a loop; --write_model writes its HLO)
+#include <stdlib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "autotune/autotuner.h"
+#include "autotune/selection.h"
+#include "bench/bench_util.h"
+#include "codegen/cpu/cpu_backend.h"
+#include "codegen/cpu/cpu_profiler.h"
+#include "fusion/fusion_pass.h"
+#include "ir/parser.h"
+#include "runtime/executable.h"
+#include "runtime/random_inputs.h"
+#include "util/file.h"
+#include "util/status_macros.h"
+
+namespace xtune::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// A model-like module: `layers` layers of tanh, gemm + bias + relu, a layer norm
+// (row reductions and their epilogue), a column sum of the activations
+// (as a bias gradient would be), each layer with other widths so that
+// every fusion is distinct; the column sums and the last activation are
+// the results.
+std::string ModelModule(int layers) {
+  const int64_t batch = 48;
+  std::vector<int64_t> widths = {64};
+  for (int l = 0; l < layers; ++l) widths.push_back(96 + 32 * ((l * 5) % 9));
+  std::string text =
+      "HloModule tuning_cost_model\n\nadd_f32 {\n  a = f32[] parameter(0)\n  b = f32[] "
+      "parameter(1)\n  ROOT c = f32[] add(a, b)\n}\n\nENTRY e {\n";
+  absl::StrAppend(&text, "  x0 = f32[", batch, ",", widths[0], "] parameter(0)\n",
+                  "  zero = f32[] constant(0)\n  eps = f32[] constant(1e-5)\n");
+  int param = 1;
+  std::string outputs, shapes;
+  for (int l = 0; l < layers; ++l) {
+    const int64_t in = widths[l], out = widths[l + 1];
+    const std::string s = absl::StrCat("f32[", batch, ",", out, "]");
+    const std::string v = absl::StrCat("f32[", batch, "]");
+    const std::string L = absl::StrCat(l);
+    absl::StrAppend(
+        &text, "  w", L, " = f32[", in, ",", out, "] parameter(", param++, ")\n",
+        "  b", L, " = f32[", out, "] parameter(", param++, ")\n",
+        "  t", L, " = f32[", batch, ",", in, "] tanh(x", L, ")\n",
+        "  d", L, " = ", s, " dot(t", L, ", w", L,
+        "), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n",
+        "  bb", L, " = ", s, " broadcast(b", L, "), dimensions={1}\n",
+        "  a", L, " = ", s, " add(d", L, ", bb", L, ")\n",
+        "  zb", L, " = ", s, " broadcast(zero), dimensions={}\n",
+        "  r", L, " = ", s, " maximum(a", L, ", zb", L, ")\n",
+        // The bias gradient's column sum.
+        "  cs", L, " = f32[", out, "] reduce(r", L, ", zero), dimensions={0}, to_apply=add_f32\n",
+        // Layer norm.
+        "  n", L, " = f32[] constant(", 1.0 / static_cast<double>(out), ")\n",
+        "  sum", L, " = ", v, " reduce(r", L, ", zero), dimensions={1}, to_apply=add_f32\n",
+        "  nb", L, " = ", v, " broadcast(n", L, "), dimensions={}\n",
+        "  mean", L, " = ", v, " multiply(sum", L, ", nb", L, ")\n",
+        "  mb", L, " = ", s, " broadcast(mean", L, "), dimensions={0}\n",
+        "  c", L, " = ", s, " subtract(r", L, ", mb", L, ")\n",
+        "  sq", L, " = ", s, " multiply(c", L, ", c", L, ")\n",
+        "  ss", L, " = ", v, " reduce(sq", L, ", zero), dimensions={1}, to_apply=add_f32\n",
+        "  var", L, " = ", v, " multiply(ss", L, ", nb", L, ")\n",
+        "  eb", L, " = ", v, " broadcast(eps), dimensions={}\n",
+        "  ve", L, " = ", v, " add(var", L, ", eb", L, ")\n",
+        "  rs", L, " = ", v, " rsqrt(ve", L, ")\n",
+        "  rb", L, " = ", s, " broadcast(rs", L, "), dimensions={0}\n",
+        "  x", l + 1, " = ", s, " multiply(c", L, ", rb", L, ")\n");
+    absl::StrAppend(&outputs, outputs.empty() ? "" : ", ", "cs", L);
+    absl::StrAppend(&shapes, shapes.empty() ? "" : ", ", "f32[", out, "]");
+  }
+  absl::StrAppend(&text, "  ROOT t = (", shapes, ", f32[", batch, ",", widths.back(),
+                  "]) tuple(", outputs, ", x", layers, ")\n}\n");
+  return text;
+}
+
+struct Approach {
+  std::string name;  // "previous" or "current"
+  bool current = true;
+};
+
+absl::StatusOr<std::unique_ptr<cpu::CpuBackend>> MakeBackend(bool current,
+                                                            const std::string& cache) {
+  cpu::CpuBackendOptions o;
+  o.compiler.cache_dir = cache;
+  o.precompiled_prelude = current;
+  return cpu::CpuBackend::Create(o);
+}
+
+AutotuneOptions Tuning(const cpu::CpuBackend& cpu, bool current) {
+  AutotuneOptions o;
+  o.print_summary = false;
+  o.flush_bytes = cpu.device().l3_bytes * 3 / 2;
+  o.adaptive_timing = current;
+  return o;
+}
+
+struct ColdRun {
+  double seconds = 0;
+  TuningResult result;
+};
+
+// One cold tuning: a new kernel cache folder, a new in-memory autotune
+// cache.
+absl::StatusOr<ColdRun> TuneCold(const Module& fused, bool current,
+                                 const std::string& cache) {
+  std::error_code ignored;
+  std::filesystem::remove_all(cache, ignored);
+  Clock::time_point start = Clock::now();
+  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<cpu::CpuBackend> backend,
+                         MakeBackend(current, cache));
+  cpu::CpuBackend* cpu = backend.get();
+  InMemoryAutotuneCache results;
+  cpu::CpuProfiler profiler("", cpu->device().threads, cpu->FlushBytes());
+  Autotuner tuner(cpu, &results, &profiler, Tuning(*cpu, current));
+  ColdRun run;
+  XTUNE_ASSIGN_OR_RETURN(run.result, tuner.Tune(fused));
+  run.seconds = Since(start);
+  return run;
+}
+
+// Scores (medians of cold-cache runs) of `configs` for fusion `f`, re-timed
+// side by side: one worker, 8 interleaved rounds.
+std::vector<double> Retime(cpu::CpuBackend& cpu, const Instruction& f,
+                           const std::vector<KernelConfig>& configs) {
+  std::vector<std::unique_ptr<Kernel>> kernels;
+  std::vector<Kernel*> session;
+  for (const KernelConfig& c : configs) {
+    absl::StatusOr<std::unique_ptr<Kernel>> k = cpu.Compile(f, c);
+    kernels.push_back(k.ok() ? std::move(*k) : nullptr);
+    session.push_back(kernels.back().get());
+  }
+  std::vector<Literal> inputs;
+  for (int64_t i = 0; i < f.operand_count(); ++i) {
+    inputs.push_back(RandomLiteral(f.operand(i)->shape(), 1000 + i));
+  }
+  cpu::CpuProfiler profiler("", cpu.device().threads, cpu.FlushBytes());
+  std::vector<double> scores(configs.size(), INFINITY);
+  if (!profiler.BeginFusion(session, inputs, f.shape()).ok()) return scores;
+  ProfileOptions o;
+  o.min_repetitions = 5;
+  o.max_repetitions = 1000;
+  o.time_budget = absl::Milliseconds(20);
+  o.flush_bytes = 1;
+  std::vector<std::vector<double>> samples(configs.size());
+  for (int round = 0; round < 8; ++round) {
+    for (size_t i = 0; i < configs.size(); ++i) {
+      if (kernels[i] == nullptr) continue;
+      absl::StatusOr<ProfileResult> r =
+          profiler.Profile(*kernels[i], configs[i], inputs, f.shape(), o);
+      if (r.ok()) samples[i].insert(samples[i].end(), r->seconds.begin(), r->seconds.end());
+    }
+  }
+  profiler.EndFusion();
+  for (size_t i = 0; i < configs.size(); ++i) {
+    if (!samples[i].empty()) scores[i] = Score(samples[i]);
+  }
+  return scores;
+}
+
+// The module's run time with each config set, interleaved: `rounds`
+// rounds of a median of runs each; returns each set's median of rounds.
+std::vector<double> RetimeModule(cpu::CpuBackend& cpu, const Module& module,
+                                 const std::vector<const TuningResult*>& sets) {
+  std::vector<std::unique_ptr<Executable>> exes;
+  for (const TuningResult* r : sets) {
+    absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(module);
+    if (!fused.ok()) return std::vector<double>(sets.size(), INFINITY);
+    absl::StatusOr<std::unique_ptr<Executable>> e = Executable::Create(
+        std::move(*fused), &cpu, [&](const Instruction& f) -> absl::StatusOr<KernelConfig> {
+          for (const FusionTuning& ft : r->fusions) {
+            if (ft.fusion->name() == f.name()) return ft.config;
+          }
+          return cpu.DefaultConfig(f);
+        });
+    if (!e.ok()) {
+      std::cerr << e.status() << "\n";
+      return std::vector<double>(sets.size(), INFINITY);
+    }
+    exes.push_back(std::move(*e));
+  }
+  std::vector<Literal> args = RandomArguments(module, 7);
+  std::vector<std::vector<double>> rounds(sets.size());
+  for (int round = 0; round < 7; ++round) {
+    for (size_t i = 0; i < exes.size(); ++i) {
+      rounds[i].push_back(MedianSeconds([&] { exes[i]->Run(args).IgnoreError(); }, 5, 0.05));
+    }
+  }
+  std::vector<double> out;
+  for (auto& r : rounds) out.push_back(Median(r));
+  return out;
+}
+
+// The chosen kernels compiled with an empty kernel cache.
+double WarmCompile(const Module& module, const TuningResult& chosen, bool current,
+                   const std::string& cache) {
+  std::error_code ignored;
+  std::filesystem::remove_all(cache, ignored);
+  Clock::time_point start = Clock::now();
+  absl::StatusOr<std::unique_ptr<cpu::CpuBackend>> cpu = MakeBackend(current, cache);
+  absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(module);
+  if (!cpu.ok() || !fused.ok()) return INFINITY;
+  absl::StatusOr<std::unique_ptr<Executable>> e = Executable::Create(
+      std::move(*fused), cpu->get(), [&](const Instruction& f) -> absl::StatusOr<KernelConfig> {
+        for (const FusionTuning& ft : chosen.fusions) {
+          if (ft.fusion->name() == f.name()) return ft.config;
+        }
+        return (*cpu)->DefaultConfig(f);
+      });
+  return e.ok() ? Since(start) : INFINITY;
+}
+
+std::map<std::string, KernelConfig> ByName(const TuningResult& r) {
+  std::map<std::string, KernelConfig> out;
+  for (const FusionTuning& ft : r.fusions) out[ft.fusion->name()] = ft.config;
+  return out;
+}
+
+int Bench(const std::string& name, const std::string& text, const std::string& scratch) {
+  absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(text, name + ".hlo");
+  if (!m.ok()) {
+    std::cerr << m.status() << "\n";
+    return 1;
+  }
+  absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
+  if (!fused.ok()) {
+    std::cerr << fused.status() << "\n";
+    return 1;
+  }
+  absl::StatusOr<ColdRun> previous = TuneCold(**fused, false, scratch + "/previous");
+  absl::StatusOr<ColdRun> current = TuneCold(**fused, true, scratch + "/current");
+  absl::StatusOr<ColdRun> again = TuneCold(**fused, true, scratch + "/again");
+  for (const auto* r : {&previous, &current, &again}) {
+    if (!r->ok()) {
+      std::cerr << name << ": " << r->status() << "\n";
+      return 1;
+    }
+  }
+  const TuningStats& ps = previous->result.stats;
+  const TuningStats& cs = current->result.stats;
+  std::cout << absl::StrFormat(
+                   "{\"bench\":\"tuning_cost_cold\",\"module\":\"%s\",\"fusions\":%d,"
+                   "\"unique\":%d,\"candidates\":%d,\"previous_s\":%.2f,\"current_s\":%.2f,"
+                   "\"current_vs_previous\":%.3f,\"stopped_early\":%d,"
+                   "\"second_current_s\":%.2f}",
+                   name, cs.fusions, cs.unique, cs.compiled, previous->seconds,
+                   current->seconds, current->seconds / previous->seconds,
+                   cs.stopped_early, again->seconds)
+            << std::endl;
+  (void)ps;
+
+  absl::StatusOr<std::unique_ptr<cpu::CpuBackend>> cpu = MakeBackend(true, scratch + "/current");
+  if (!cpu.ok()) return 1;
+  // Quality and stability, fusion by fusion.
+  std::map<std::string, KernelConfig> p = ByName(previous->result);
+  std::map<std::string, KernelConfig> c = ByName(current->result);
+  std::map<std::string, KernelConfig> a = ByName(again->result);
+  int same = 0, total = 0, slower = 0;
+  double worst = 0;
+  for (const auto& inst : (*fused)->entry()->instructions()) {
+    if (inst->opcode() != Opcode::kFusion) continue;
+    const std::string& f = inst->name();
+    ++total;
+    same += c[f] == a[f];
+    // The current choice twice (two loaded copies of one object: the noise
+    // floor of this comparison), the previous one and the second tuning's.
+    std::vector<double> t = Retime(**cpu, *inst, {c[f], c[f], p[f], a[f]});
+    double noise = t[1] / t[0];
+    // The same config is the same kernel: no difference to measure.
+    double ratio = c[f] == p[f] ? 1.0 : t[0] / t[2];
+    worst = std::max(worst, ratio);
+    slower += ratio > 1.03;
+    std::cout << absl::StrFormat(
+                     "{\"bench\":\"tuning_cost_quality\",\"module\":\"%s\",\"fusion\":\"%s\","
+                     "\"kind\":\"%s\",\"current_us\":%.2f,\"current_again_us\":%.2f,"
+                     "\"noise_floor\":%.3f,\"previous_us\":%.2f,"
+                     "\"current_vs_previous\":%.3f,\"same_as_previous\":%s,"
+                     "\"second_current_us\":%.2f,"
+                     "\"same_config_twice\":%s,\"current\":\"%s\",\"previous\":\"%s\"}",
+                     name, f, FusionKindName(ClassifyFusion(*inst)), t[0] * 1e6, t[1] * 1e6,
+                     noise, t[2] * 1e6, ratio, c[f] == p[f] ? "true" : "false", t[3] * 1e6,
+                     c[f] == a[f] ? "true" : "false", c[f].ToString(), p[f].ToString())
+              << std::endl;
+  }
+  std::vector<double> run =
+      RetimeModule(**cpu, **m, {&current->result, &previous->result, &again->result});
+  std::cout << absl::StrFormat(
+                   "{\"bench\":\"tuning_cost_module\",\"module\":\"%s\",\"fusions\":%d,"
+                   "\"same_config_twice\":%d,\"fusions_slower_than_previous_by_3pct\":%d,"
+                   "\"worst_fusion_vs_previous\":%.3f,\"run_current_us\":%.1f,"
+                   "\"run_previous_us\":%.1f,\"run_current_vs_previous\":%.3f,"
+                   "\"run_second_current_us\":%.1f,\"run_second_vs_first\":%.3f}",
+                   name, total, same, slower, worst, run[0] * 1e6, run[1] * 1e6,
+                   run[0] / run[1], run[2] * 1e6, run[2] / run[0])
+            << std::endl;
+  double warm_previous = WarmCompile(**m, current->result, false, scratch + "/warm_p");
+  double warm_current = WarmCompile(**m, current->result, true, scratch + "/warm_c");
+  std::cout << absl::StrFormat(
+                   "{\"bench\":\"tuning_cost_warm_compile\",\"module\":\"%s\","
+                   "\"previous_s\":%.2f,\"current_s\":%.2f,\"current_vs_previous\":%.3f}",
+                   name, warm_previous, warm_current, warm_current / warm_previous)
+            << std::endl;
+  return 0;
+}
+
+}  // namespace
+}  // namespace xtune::bench
+
+int main(int argc, char** argv) {
+  std::string only, write_model;
+  int layers = 10;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (absl::StartsWith(arg, "--only=")) {
+      only = arg.substr(7);
+    } else if (absl::StartsWith(arg, "--write_model=")) {
+      write_model = arg.substr(14);
+    } else if (absl::StartsWith(arg, "--layers=") &&
+               absl::SimpleAtoi(arg.substr(9), &layers) && layers > 0 && layers < 100) {
+    } else {
+      std::cerr << "usage: tuning_cost [--only=NAME] [--layers=N (1..99, default 10)] "
+                   "[--write_model=FILE (write the model's HLO and stop)]\n";
+      return 1;
+    }
+  }
+  if (!write_model.empty()) {
+    absl::Status w = xtune::WriteFileAtomically(write_model, xtune::bench::ModelModule(layers));
+    if (!w.ok()) std::cerr << w << "\n";
+    return w.ok() ? 0 : 1;
+  }
+  std::string tmpl = (std::filesystem::temp_directory_path() / "xtune_tuning_cost.XXXXXX").string();
+  if (mkdtemp(tmpl.data()) == nullptr) {
+    std::cerr << "cannot create a scratch folder in " << std::filesystem::temp_directory_path()
+              << "\n";
+    return 1;
+  }
+  const std::string scratch = tmpl;
+  std::vector<std::pair<std::string, std::string>> modules;
+  for (const char* e : {"mlp", "attention", "layer_norm", "mlp_bf16"}) {
+    absl::StatusOr<std::string> text =
+        xtune::ReadFile(std::string(XTUNE_SOURCE_DIR) + "/examples/" + e + ".hlo");
+    if (text.ok()) modules.push_back({e, *text});
+  }
+  modules.push_back({"model", xtune::bench::ModelModule(layers)});
+  int rc = 0;
+  for (const auto& [name, text] : modules) {
+    if (!only.empty() && name != only) continue;
+    rc |= xtune::bench::Bench(name, text, scratch);
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(scratch, ignored);
+  return rc;
+}
