@@ -34,6 +34,7 @@
 #include "autotune/autotuner.h"
 #include "autotune/selection.h"
 #include "bench/bench_util.h"
+#include "bench/cpu_retime.h"
 #include "codegen/cpu/cpu_backend.h"
 #include "codegen/cpu/cpu_profiler.h"
 #include "fusion/fusion_pass.h"
@@ -151,45 +152,6 @@ absl::StatusOr<ColdRun> TuneCold(const Module& fused, bool current,
   XTUNE_ASSIGN_OR_RETURN(run.result, tuner.Tune(fused));
   run.seconds = Since(start);
   return run;
-}
-
-// Scores (medians of cold-cache runs) of `configs` for fusion `f`, re-timed
-// side by side: one worker, 8 interleaved rounds.
-std::vector<double> Retime(cpu::CpuBackend& cpu, const Instruction& f,
-                           const std::vector<KernelConfig>& configs) {
-  std::vector<std::unique_ptr<Kernel>> kernels;
-  std::vector<Kernel*> session;
-  for (const KernelConfig& c : configs) {
-    absl::StatusOr<std::unique_ptr<Kernel>> k = cpu.Compile(f, c);
-    kernels.push_back(k.ok() ? std::move(*k) : nullptr);
-    session.push_back(kernels.back().get());
-  }
-  std::vector<Literal> inputs;
-  for (int64_t i = 0; i < f.operand_count(); ++i) {
-    inputs.push_back(RandomLiteral(f.operand(i)->shape(), 1000 + i));
-  }
-  cpu::CpuProfiler profiler("", cpu.device().threads, cpu.FlushBytes());
-  std::vector<double> scores(configs.size(), INFINITY);
-  if (!profiler.BeginFusion(session, inputs, f.shape()).ok()) return scores;
-  ProfileOptions o;
-  o.min_repetitions = 5;
-  o.max_repetitions = 1000;
-  o.time_budget = absl::Milliseconds(20);
-  o.flush_bytes = 1;
-  std::vector<std::vector<double>> samples(configs.size());
-  for (int round = 0; round < 8; ++round) {
-    for (size_t i = 0; i < configs.size(); ++i) {
-      if (kernels[i] == nullptr) continue;
-      absl::StatusOr<ProfileResult> r =
-          profiler.Profile(*kernels[i], configs[i], inputs, f.shape(), o);
-      if (r.ok()) samples[i].insert(samples[i].end(), r->seconds.begin(), r->seconds.end());
-    }
-  }
-  profiler.EndFusion();
-  for (size_t i = 0; i < configs.size(); ++i) {
-    if (!samples[i].empty()) scores[i] = Score(samples[i]);
-  }
-  return scores;
 }
 
 // The module's run time with each config set, interleaved: `rounds`

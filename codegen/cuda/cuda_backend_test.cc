@@ -4,6 +4,7 @@
 // the source, PTX, cubin and a manifest line.
 #include "codegen/cuda/cuda_backend.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
@@ -128,15 +129,27 @@ TEST(CudaBackendTest, EveryDefaultKernelCompilesForSm80AndSm90a) {
 
 // Every candidate of the layer norm, the column sums and some gemm fusions
 // (XLA's Triton configs for the shape, and the cuBLASLt candidate's
-// kernels) compiles for both targets within their limits, without spills.
+// kernels) compiles for both targets within their limits (gemms: spills
+// recorded). With XTUNE_NVRTC_EVERY_GEMM_MODULE=1, also every other module
+// with a dot in examples/ and tests/ (minutes with an empty cubin cache).
 TEST(CudaBackendTest, EveryCandidateOfTheLayerNormAndColumnSums) {
+  std::vector<std::string> modules = {
+      "examples/layer_norm.hlo", "tests/golden/column_reduce.hlo",
+      "examples/mlp_bf16.hlo",   "examples/mlp.hlo",
+      "tests/data/xla_triton_entry.hlo", "tests/golden/gemm_patterns.hlo"};
+  const char* every = getenv("XTUNE_NVRTC_EVERY_GEMM_MODULE");
+  if (every != nullptr && std::string(every) == "1") {
+    for (const char* rel : {"examples/attention.hlo", "tests/data/all_ops.hlo",
+                            "tests/data/single_gemm_fusion.hlo", "tests/xla_style/model.hlo",
+                            "tests/numpy/cases/dots.hlo", "tests/numpy/cases/layouts2.hlo",
+                            "tests/numpy/cases/half_types.hlo"}) {
+      modules.push_back(rel);
+    }
+  }
   for (const char* target : {"a100", "h200"}) {
     std::unique_ptr<CudaBackend> b = Make(target);
     ASSERT_NE(b, nullptr);
-    for (const char* rel : {"examples/layer_norm.hlo", "tests/golden/column_reduce.hlo",
-                            "examples/mlp_bf16.hlo", "examples/mlp.hlo",
-                            "tests/data/xla_triton_entry.hlo",
-                            "tests/golden/gemm_patterns.hlo"}) {
+    for (const std::string& rel : modules) {
       std::unique_ptr<Module> m = Fused(rel);
       for (const auto& inst : m->entry()->instructions()) {
         if (inst->opcode() != Opcode::kFusion) continue;
