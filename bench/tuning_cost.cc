@@ -1,7 +1,9 @@
 // What tuning a model costs, and whether the choices stay as good, in one
 // run: the current approach against the previous one (no precompiled
-// kernel prelude, the fixed timing schedule: CpuBackendOptions::
-// precompiled_prelude = false, AutotuneOptions::adaptive_timing = false).
+// kernel prelude, a compile per candidate even when candidates share a
+// source, the fixed timing schedule: CpuBackendOptions::precompiled_prelude
+// = false, HostCompilerOptions::one_compile_per_source = false,
+// AutotuneOptions::adaptive_timing = false).
 // For each module (the examples and a generated model with over 30
 // distinct fusions of gemms, reductions and loops):
 //
@@ -119,6 +121,7 @@ absl::StatusOr<std::unique_ptr<cpu::CpuBackend>> MakeBackend(bool current,
   cpu::CpuBackendOptions o;
   o.compiler.cache_dir = cache;
   o.precompiled_prelude = current;
+  o.compiler.one_compile_per_source = current;
   return cpu::CpuBackend::Create(o);
 }
 

@@ -233,21 +233,23 @@ absl::StatusOr<std::unique_ptr<HostCompiler>> HostCompiler::Create(
   return std::unique_ptr<HostCompiler>(new HostCompiler(
       std::move(compiler_path), std::move(options.flags), options.timeout,
       std::move(identity), std::move(kernel_dir), std::move(temporary_cache),
-      std::move(options.precompiled_header)));
+      std::move(options.precompiled_header), options.one_compile_per_source));
 }
 
 HostCompiler::HostCompiler(std::string compiler_path,
                            std::vector<std::string> flags,
                            absl::Duration timeout, std::string identity,
                            std::string kernel_dir, std::string temporary_cache,
-                           std::string precompiled_header)
+                           std::string precompiled_header,
+                           bool one_compile_per_source)
     : compiler_path_(std::move(compiler_path)),
       flags_(std::move(flags)),
       timeout_(timeout),
       identity_(std::move(identity)),
       kernel_dir_(std::move(kernel_dir)),
       temporary_cache_(std::move(temporary_cache)),
-      precompiled_header_(std::move(precompiled_header)) {}
+      precompiled_header_(std::move(precompiled_header)),
+      one_compile_per_source_(one_compile_per_source) {}
 
 std::string HostCompiler::precompiled_header_path() const {
   return pch_ready_.load() ? pch_path_ : std::string();
@@ -308,7 +310,32 @@ absl::StatusOr<std::shared_ptr<LoadedObject>> HostCompiler::CompileAndLoad(
     absl::string_view source) {
   std::string key = Sha256Hex(absl::StrCat(identity_, "\n", source));
   if (std::shared_ptr<LoadedObject> cached = LoadCached(key)) return cached;
-  return Compile(key, source);
+  if (!one_compile_per_source_) return Compile(key, source);
+  // Candidates that differ only in run-time parameters share a source, and
+  // the autotuner compiles them at once: the first compiles, the others
+  // wait for it.
+  std::shared_ptr<InFlight> flight;
+  bool leader = false;
+  {
+    MutexLock lock(&in_flight_mu_);
+    std::shared_ptr<InFlight>& slot = in_flight_[key];
+    if (slot == nullptr) {
+      slot = std::make_shared<InFlight>();
+      leader = true;
+    }
+    flight = slot;
+    if (!leader) {
+      in_flight_mu_.Await(absl::Condition(
+          +[](InFlight* f) { return f->done; }, flight.get()));
+      return flight->result;
+    }
+  }
+  absl::StatusOr<std::shared_ptr<LoadedObject>> result = Compile(key, source);
+  MutexLock lock(&in_flight_mu_);
+  flight->result = result;
+  flight->done = true;
+  in_flight_.erase(key);
+  return result;
 }
 
 std::shared_ptr<LoadedObject> HostCompiler::LoadCached(

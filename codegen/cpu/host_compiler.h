@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -29,6 +30,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "util/mutex.h"
 
 namespace xtune::cpu {
 
@@ -59,6 +61,11 @@ struct HostCompilerOptions {
   // exists. When precompiling fails, kernels compile without it. Part of
   // identity(). Default "": none.
   std::string precompiled_header;
+  // Concurrent CompileAndLoad calls for one source run the compiler once
+  // (the others wait for it). Default true; false is the behaviour of
+  // earlier versions (each call compiles on a cache miss), kept for
+  // bench/tuning_cost.
+  bool one_compile_per_source = true;
 };
 
 // A loaded shared object. The object stays loaded while any shared_ptr to it
@@ -128,8 +135,10 @@ class HostCompiler {
   // cache files cannot be written.
   //
   // Thread-safe; concurrent calls, also for the same source and from other
-  // processes sharing the cache, are fine (the same source may then be
-  // compiled more than once).
+  // processes sharing the cache, are fine. Concurrent calls of this
+  // HostCompiler for one source compile it once (the others wait and get
+  // the same loaded object, or the same error); other processes may compile
+  // it again.
   absl::StatusOr<std::shared_ptr<LoadedObject>> CompileAndLoad(
       absl::string_view source);
 
@@ -153,7 +162,7 @@ class HostCompiler {
   HostCompiler(std::string compiler_path, std::vector<std::string> flags,
                absl::Duration timeout, std::string identity,
                std::string kernel_dir, std::string temporary_cache,
-               std::string precompiled_header);
+               std::string precompiled_header, bool one_compile_per_source);
 
   // Builds (or finds) the precompiled header; "" when there is none.
   std::string BuildPrecompiledHeader() const;
@@ -176,7 +185,15 @@ class HostCompiler {
   const std::string kernel_dir_;
   const std::string temporary_cache_;  // Empty when the real cache is used.
   const std::string precompiled_header_;  // its text
+  const bool one_compile_per_source_;
   std::atomic<int64_t> compilations_{0};
+  // Compiles in progress, by key, so that one source compiles once.
+  struct InFlight {
+    bool done = false;
+    absl::StatusOr<std::shared_ptr<LoadedObject>> result;
+  };
+  Mutex in_flight_mu_;
+  std::map<std::string, std::shared_ptr<InFlight>> in_flight_;
   mutable std::once_flag pch_once_;
   mutable std::string pch_path_;  // set once, under pch_once_
   mutable std::atomic<bool> pch_ready_{false};

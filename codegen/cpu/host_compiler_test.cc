@@ -153,6 +153,40 @@ TEST_F(HostCompilerTest, PrecompiledHeaderIsBuiltOnceAndUsed) {
   EXPECT_EQ((*bad)->precompiled_header_path(), "");
 }
 
+// Threads compiling one source at once (candidates that differ only in
+// run-time parameters) run the compiler once and share the object.
+TEST_F(HostCompilerTest, ConcurrentCompilesOfOneSourceRunTheCompilerOnce) {
+  std::unique_ptr<HostCompiler> compiler = MakeCompiler();
+  std::vector<std::shared_ptr<LoadedObject>> objects(4);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&, i] {
+      absl::StatusOr<std::shared_ptr<LoadedObject>> o =
+          compiler->CompileAndLoad(ValueSource(77));
+      if (o.ok()) objects[i] = *o;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(compiler->compilations(), 1);
+  for (const auto& o : objects) {
+    ASSERT_NE(o, nullptr);
+    EXPECT_EQ(Call(*o, "xtune_value"), 77);
+  }
+  // A failing source fails for every waiter, compiled once too.
+  std::vector<absl::Status> errors(3);
+  threads.clear();
+  for (int i = 0; i < 3; ++i) {
+    threads.emplace_back([&, i] {
+      errors[i] = compiler->CompileAndLoad("this is not C++").status();
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(compiler->compilations(), 2);
+  for (const absl::Status& e : errors) {
+    EXPECT_THAT(e, StatusIs(absl::StatusCode::kInvalidArgument));
+  }
+}
+
 TEST_F(HostCompilerTest, CompilesAndCallsAKernel) {
   std::unique_ptr<HostCompiler> compiler = MakeCompiler();
   ASSERT_NE(compiler, nullptr);
