@@ -8,6 +8,7 @@
 #include "compiler/compile.h"
 #include "eval/evaluator.h"
 #include "ir/parser.h"
+#include "ir/dot_precision.h"
 #include "runtime/compare.h"
 #include "runtime/random_inputs.h"
 #include "util/file.h"
@@ -206,7 +207,11 @@ absl::Status Program::RunAndVerify(uint64_t seed) {
                    ? impl_->compiled.executable->module()
                    : *impl_->module,
                inputs, eval_options));
-  return CompareLiterals(expected, actual, "the compiled module's output");
+  CompareOptions tolerance;
+  if (impl_->tf32_dots && AnyDotAllowsTf32(*impl_->module)) {
+    tolerance.f32_tolerance = kTf32Tolerance;
+  }
+  return CompareLiterals(expected, actual, "the compiled module's output", tolerance);
 }
 
 absl::StatusOr<CompilerOptions> CompilerOptionsFromFlags(

@@ -29,6 +29,15 @@ bool DotAllowsTf32(const Instruction& dot) {
   return true;
 }
 
+bool AnyDotAllowsTf32(const Module& module) {
+  for (const auto& c : module.computations()) {
+    for (const auto& inst : c->instructions()) {
+      if (DotAllowsTf32(*inst)) return true;
+    }
+  }
+  return false;
+}
+
 float RoundToTf32(float v) {
   uint32_t bits;
   std::memcpy(&bits, &v, 4);

@@ -10,11 +10,21 @@
 #include <cstdint>
 
 #include "ir/instruction.h"
+#include "ir/module.h"
 
 namespace xtune {
 
 // True for a dot (opcode kDot) that allows TF32 products as above.
 bool DotAllowsTf32(const Instruction& dot);
+
+// Whether any computation of `module` has such a dot.
+bool AnyDotAllowsTf32(const Module& module);
+
+// The f32 tolerance of a comparison whose computation ran TF32 dots: ten
+// TF32 ulps (2^-10 each), since one ulp of an operand that rounds the
+// other way grows through the layers after it (a layer norm divides by a
+// small spread). XLA's GPU tests loosen their error specs likewise.
+inline constexpr double kTf32Tolerance = 1e-2;
 
 // An f32 value rounded to TF32 (10 explicit mantissa bits), to nearest with
 // ties away from zero as cvt.rna.tf32.f32 does; infinities and NaN kept.

@@ -33,6 +33,24 @@ TEST(DotPrecisionTest, OnlyDefaultPrecisionF32DotsAllowTf32) {
   EXPECT_FALSE(Allows("bf16", ""));
 }
 
+TEST(DotPrecisionTest, AnyDotAllowsTf32LooksInEveryComputation) {
+  auto m = ParseModule(R"hlo(HloModule m
+f {
+  a = f32[2,2] parameter(0)
+  ROOT d = f32[2,2] dot(a, a), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+ENTRY e {
+  p = f32[2,2] parameter(0)
+  ROOT c = f32[2,2] call(p), to_apply=f
+})hlo", "t.hlo");
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_TRUE(AnyDotAllowsTf32(**m));
+  auto n = ParseModule("HloModule n\nENTRY e {\n  a = f32[2] parameter(0)\n  ROOT b = f32[2] "
+                       "add(a, a)\n}\n", "t.hlo");
+  ASSERT_TRUE(n.ok()) << n.status();
+  EXPECT_FALSE(AnyDotAllowsTf32(**n));
+}
+
 TEST(DotPrecisionTest, RoundsToNearestTiesAwayAndKeepsSpecials) {
   const float ulp = std::ldexp(1.0f, -10);  // TF32's at 1
   EXPECT_EQ(RoundToTf32(1.0f + ulp / 4), 1.0f);

@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "eval/evaluator.h"
 #include "ir/parser.h"
+#include "ir/dot_precision.h"
 #include "runtime/compare.h"
 #include "runtime/npy.h"
 #include "runtime/random_inputs.h"
@@ -49,7 +50,9 @@ flags:
                       allows the kernels: f16/bf16 intermediates and
                       accumulators in f32, rounded at converts and stores
                       (it evaluates the fused module, whose fusion outputs
-                      are stores)
+                      are stores). On GPU backends (sm_80 on) f32 dots at
+                      default precision are TF32 in kernels and reference,
+                      and f32 outputs of such modules match within 1e-2
   --verify_exact      the same against HLO semantics (every f16/bf16 result
                       rounded, reductions in their element type in order),
                       to see what excess precision changes
@@ -234,7 +237,10 @@ absl::Status Run(const ParsedArgs& args, bool* verify_failed) {
         Evaluate(eval_options.excess_precision ? compiled.executable->module()
                                                : *module,
                  inputs, eval_options));
-    absl::Status match = CompareLiterals(expected, result, "output");
+    CompareOptions tolerance;
+    const bool tf32 = eval_options.tf32_dots && AnyDotAllowsTf32(*module);
+    if (tf32) tolerance.f32_tolerance = kTf32Tolerance;
+    absl::Status match = CompareLiterals(expected, result, "output", tolerance);
     if (!match.ok()) {
       *verify_failed = true;
       return absl::Status(
@@ -244,7 +250,7 @@ absl::Status Run(const ParsedArgs& args, bool* verify_failed) {
               << (eval_options.excess_precision
                       ? " (with excess precision, as the kernels)"
                       : "")
-              << "\n";
+              << (tf32 ? " (TF32 dots: f32 within 1e-2)" : "") << "\n";
   }
   return absl::OkStatus();
 }
