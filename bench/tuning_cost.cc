@@ -157,6 +157,21 @@ absl::StatusOr<ColdRun> TuneCold(const Module& fused, bool current,
   return run;
 }
 
+std::map<std::string, KernelConfig> ByName(const TuningResult& r) {
+  std::map<std::string, KernelConfig> out;
+  for (const FusionTuning& ft : r.fusions) out[ft.fusion->name()] = ft.config;
+  return out;
+}
+
+// Each fusion's config in `r` (by name: the modules are fused again), else
+// the default.
+ConfigChooser ChooserOf(const TuningResult& r, const Backend& backend) {
+  return [chosen = ByName(r), &backend](const Instruction& f) -> absl::StatusOr<KernelConfig> {
+    auto it = chosen.find(f.name());
+    return it != chosen.end() ? it->second : backend.DefaultConfig(f);
+  };
+}
+
 // The module's run time with each config set, interleaved: `rounds`
 // rounds of a median of runs each; returns each set's median of rounds.
 std::vector<double> RetimeModule(cpu::CpuBackend& cpu, const Module& module,
@@ -165,13 +180,8 @@ std::vector<double> RetimeModule(cpu::CpuBackend& cpu, const Module& module,
   for (const TuningResult* r : sets) {
     absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(module);
     if (!fused.ok()) return std::vector<double>(sets.size(), INFINITY);
-    absl::StatusOr<std::unique_ptr<Executable>> e = Executable::Create(
-        std::move(*fused), &cpu, [&](const Instruction& f) -> absl::StatusOr<KernelConfig> {
-          for (const FusionTuning& ft : r->fusions) {
-            if (ft.fusion->name() == f.name()) return ft.config;
-          }
-          return cpu.DefaultConfig(f);
-        });
+    absl::StatusOr<std::unique_ptr<Executable>> e =
+        Executable::Create(std::move(*fused), &cpu, ChooserOf(*r, cpu));
     if (!e.ok()) {
       std::cerr << e.status() << "\n";
       return std::vector<double>(sets.size(), INFINITY);
@@ -199,21 +209,11 @@ double WarmCompile(const Module& module, const TuningResult& chosen, bool curren
   absl::StatusOr<std::unique_ptr<cpu::CpuBackend>> cpu = MakeBackend(current, cache);
   absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(module);
   if (!cpu.ok() || !fused.ok()) return INFINITY;
-  absl::StatusOr<std::unique_ptr<Executable>> e = Executable::Create(
-      std::move(*fused), cpu->get(), [&](const Instruction& f) -> absl::StatusOr<KernelConfig> {
-        for (const FusionTuning& ft : chosen.fusions) {
-          if (ft.fusion->name() == f.name()) return ft.config;
-        }
-        return (*cpu)->DefaultConfig(f);
-      });
+  absl::StatusOr<std::unique_ptr<Executable>> e =
+      Executable::Create(std::move(*fused), cpu->get(), ChooserOf(chosen, **cpu));
   return e.ok() ? Since(start) : INFINITY;
 }
 
-std::map<std::string, KernelConfig> ByName(const TuningResult& r) {
-  std::map<std::string, KernelConfig> out;
-  for (const FusionTuning& ft : r.fusions) out[ft.fusion->name()] = ft.config;
-  return out;
-}
 
 int Bench(const std::string& name, const std::string& text, const std::string& scratch) {
   absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(text, name + ".hlo");

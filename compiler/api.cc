@@ -8,7 +8,6 @@
 #include "compiler/compile.h"
 #include "eval/evaluator.h"
 #include "ir/parser.h"
-#include "ir/dot_precision.h"
 #include "runtime/compare.h"
 #include "runtime/random_inputs.h"
 #include "util/file.h"
@@ -207,11 +206,8 @@ absl::Status Program::RunAndVerify(uint64_t seed) {
                    ? impl_->compiled.executable->module()
                    : *impl_->module,
                inputs, eval_options));
-  CompareOptions tolerance;
-  if (impl_->tf32_dots && AnyDotAllowsTf32(*impl_->module)) {
-    tolerance.f32_tolerance = kTf32Tolerance;
-  }
-  return CompareLiterals(expected, actual, "the compiled module's output", tolerance);
+  return CompareLiterals(expected, actual, "the compiled module's output",
+                         VerifyTolerance(*impl_->module, impl_->tf32_dots));
 }
 
 absl::StatusOr<CompilerOptions> CompilerOptionsFromFlags(

@@ -4,8 +4,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "ir/dot_precision.h"
 
 namespace xtune {
+
+CompareOptions VerifyTolerance(const Module& module, bool tf32_dots) {
+  CompareOptions o;
+  if (tf32_dots && AnyDotAllowsTf32(module)) o.f32_tolerance = kTf32Tolerance;
+  return o;
+}
+
 namespace {
 
 std::string IndexString(const Shape& s, int64_t linear) {

@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "ir/literal.h"
+#include "ir/module.h"
 
 namespace xtune {
 
@@ -13,6 +14,11 @@ struct CompareOptions {
   double f32_tolerance = 1e-3;   // f32 and f64
   double f16_tolerance = 2e-2;   // f16 and bf16
 };
+
+// The tolerance a module's outputs are verified with against the evaluator
+// (--verify): the defaults, and f32 within kTf32Tolerance when the kernels
+// ran TF32 dots (`tf32_dots`, Backend::Tf32Dots) and `module` has one.
+CompareOptions VerifyTolerance(const Module& module, bool tf32_dots);
 
 // OK when `actual` matches `expected` element by element (shapes must be
 // compatible; layouts may differ). Otherwise InvalidArgument naming the

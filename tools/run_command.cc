@@ -237,9 +237,8 @@ absl::Status Run(const ParsedArgs& args, bool* verify_failed) {
         Evaluate(eval_options.excess_precision ? compiled.executable->module()
                                                : *module,
                  inputs, eval_options));
-    CompareOptions tolerance;
-    const bool tf32 = eval_options.tf32_dots && AnyDotAllowsTf32(*module);
-    if (tf32) tolerance.f32_tolerance = kTf32Tolerance;
+    const CompareOptions tolerance = VerifyTolerance(*module, eval_options.tf32_dots);
+    const bool tf32 = tolerance.f32_tolerance == kTf32Tolerance;
     absl::Status match = CompareLiterals(expected, result, "output", tolerance);
     if (!match.ok()) {
       *verify_failed = true;

@@ -249,21 +249,18 @@ HostCompiler::HostCompiler(std::string compiler_path,
       kernel_dir_(std::move(kernel_dir)),
       temporary_cache_(std::move(temporary_cache)),
       precompiled_header_(std::move(precompiled_header)),
-      one_compile_per_source_(one_compile_per_source) {}
+      one_compile_per_source_(one_compile_per_source),
+      pch_dir_(absl::StrCat(kernel_dir_, "/pch-", Sha256Hex(identity_).substr(0, 32))) {}
 
 std::string HostCompiler::precompiled_header_path() const {
   return pch_ready_.load() ? pch_path_ : std::string();
-}
-
-std::string HostCompiler::PchDir() const {
-  return absl::StrCat(kernel_dir_, "/pch-", Sha256Hex(identity_).substr(0, 32));
 }
 
 std::string HostCompiler::BuildPrecompiledHeader() const {
   if (precompiled_header_.empty()) return "";
   // One folder per identity, published whole by rename: it either has the
   // header, its .gch and the `ok` marker, or does not exist.
-  const std::string dir = PchDir();
+  const std::string& dir = pch_dir_;
   // Absolute: kernels compile in their own work folders.
   const std::string header = std::filesystem::absolute(dir + "/xt_pch.h").string();
   struct stat st;
@@ -414,7 +411,7 @@ absl::StatusOr<std::shared_ptr<LoadedObject>> HostCompiler::Compile(
   if (!precompiled_header_.empty()) {
     struct stat st;
     if (pch_ready_.load() || compilations_.load() > kCompilesBeforePch ||
-        stat((PchDir() + "/ok").c_str(), &st) == 0) {
+        stat((pch_dir_ + "/ok").c_str(), &st) == 0) {
       std::call_once(pch_once_, [this] {
         pch_path_ = BuildPrecompiledHeader();
         pch_ready_.store(!pch_path_.empty());

@@ -166,7 +166,6 @@ class HostCompiler {
 
   // Builds (or finds) the precompiled header; "" when there is none.
   std::string BuildPrecompiledHeader() const;
-  std::string PchDir() const;  // <kernel_dir>/pch-<hash of identity>
   // Kernels this process compiles before it builds the header.
   static constexpr int64_t kCompilesBeforePch = 4;
 
@@ -186,6 +185,7 @@ class HostCompiler {
   const std::string temporary_cache_;  // Empty when the real cache is used.
   const std::string precompiled_header_;  // its text
   const bool one_compile_per_source_;
+  const std::string pch_dir_;  // <kernel_dir>/pch-<hash of identity>
   std::atomic<int64_t> compilations_{0};
   // Compiles in progress, by key, so that one source compiles once.
   struct InFlight {

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "codegen/cpu/elemental.h"
 #include "codegen/cuda/kernel_frame.h"
+#include "codegen/cuda/library_gemm.h"
 #include "util/status_macros.h"
 
 namespace xtune::cuda {
@@ -13,6 +14,18 @@ namespace xtune::cuda {
 using cpu::CodeBuffer;
 using cpu::ElementalEmitter;
 using cpu::IndexExpr;
+
+GemmSkeleton SkeletonOf(const KernelConfig& config, int64_t k) {
+  GemmSkeleton s;
+  s.bm = config.Get("block_m", 0);
+  s.bn = config.Get("block_n", 0);
+  s.bk = config.Get("block_k", 0);
+  s.splits = config.Get("split_k", 1);
+  s.stages = config.Get("num_stages", 1);
+  s.threads = config.Get("num_warps", 1) * 32;
+  s.kc = KPerSplit(k, s.splits, s.bk);
+  return s;
+}
 
 absl::StatusOr<CudaKernelSource> EmitGemmKernel(
     const Computation& fused, const cpu::GemmFusion& g, const GemmSkeleton& s,
@@ -97,7 +110,7 @@ absl::StatusOr<CudaKernelSource> EmitGemmKernel(
   b.Line(depth >= 2 ? "int xt_buf = 0;" : "const int xt_buf = 0;");
   b.Open(absl::StrCat("for (int64_t xt_k0 = xt_k_begin; xt_k0 < xt_k_end; xt_k0 += ",
                       step, ")"));
-  b.Linef("const bool xt_has_next = xt_k0 + ", s.bk, " < xt_k_end;");
+  if (any_register) b.Linef("const bool xt_has_next = xt_k0 + ", s.bk, " < xt_k_end;");
   if (any_async) {
     if (depth == 1) {
       s.issue(&b, "xt_k0", "0");
@@ -148,12 +161,7 @@ absl::StatusOr<CudaKernelSource> EmitGemmKernel(
             g.n, " + xt_ni] = xt_accv;");
   } else {
     ElementalEmitter epi = MakeEmitter("xt_ep");
-    epi.Bind(g.dot, "xt_accv");
-    std::vector<IndexExpr> index =
-        cpu::DotResultIndex(*g.dot, "xt_bi", "xt_mi", "xt_ni", 0);
-    XTUNE_ASSIGN_OR_RETURN(std::string v, epi.Emit(g.epilogue_root, index, &b));
-    b.Linef("XT_G(xt_out)[", cpu::PhysicalOffset(g.epilogue_root->shape(), index).base,
-            "] = ", ElementalEmitter::ToStorage(v, out_type), ";");
+    XTUNE_RETURN_IF_ERROR(EmitGemmResultStore(g, "xt_accv", out_type, &epi, &b));
     globals += epi.globals();
   }
   b.Close();

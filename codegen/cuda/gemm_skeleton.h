@@ -25,6 +25,7 @@
 #include "codegen/cpu/code_buffer.h"
 #include "codegen/cpu/gemm_analysis.h"
 #include "codegen/cuda/cuda_kernels.h"
+#include "codegen/kernel_config.h"
 #include "ir/computation.h"
 
 namespace xtune::cuda {
@@ -63,6 +64,10 @@ struct GemmSkeleton {
   // Declares xt_mi and xt_ni, the output element of accumulator xt_x.
   std::function<void(cpu::CodeBuffer*)> element;
 };
+
+// The fields every path takes from its config (TritonGemmKey): tiles,
+// splits, stages, threads (num_warps x 32) and K per split of `k`.
+GemmSkeleton SkeletonOf(const KernelConfig& config, int64_t k);
 
 // The K range of one split: ceil(K / splits), rounded up to whole bk steps.
 inline int64_t KPerSplit(int64_t k, int64_t splits, int64_t bk) {

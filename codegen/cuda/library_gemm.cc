@@ -70,6 +70,16 @@ absl::StatusOr<CudaKernelSource> PackKernel(const Computation& fused,
 
 }  // namespace
 
+absl::Status EmitGemmResultStore(const cpu::GemmFusion& g, const std::string& acc,
+                                 DType out, ElementalEmitter* emitter, CodeBuffer* body) {
+  emitter->Bind(g.dot, acc);
+  std::vector<IndexExpr> index = cpu::DotResultIndex(*g.dot, "xt_bi", "xt_mi", "xt_ni", 0);
+  XTUNE_ASSIGN_OR_RETURN(std::string v, emitter->Emit(g.epilogue_root, index, body));
+  body->Linef("XT_G(xt_out)[", cpu::PhysicalOffset(g.epilogue_root->shape(), index).base,
+              "] = ", ElementalEmitter::ToStorage(v, out), ";");
+  return absl::OkStatus();
+}
+
 absl::StatusOr<CudaKernelSource> GemmEpilogueKernel(
     const Computation& fused, const cpu::GemmFusion& g, int64_t splits,
     const CudaKernelOptions& options) {
@@ -93,12 +103,7 @@ absl::StatusOr<CudaKernelSource> GemmEpilogueKernel(
     body.Linef("for (int xt_s = 0; xt_s < ", splits, "; ++xt_s) xt_acc += XT_G(xt_p",
                c, ")[xt_s * (int64_t)", total, " + xt_lin];");
   }
-  emitter.Bind(g.dot, "xt_acc");
-  std::vector<IndexExpr> index =
-      cpu::DotResultIndex(*g.dot, "xt_bi", "xt_mi", "xt_ni", 0);
-  XTUNE_ASSIGN_OR_RETURN(std::string v, emitter.Emit(g.epilogue_root, index, &body));
-  body.Linef("XT_G(xt_out)[", cpu::PhysicalOffset(g.epilogue_root->shape(), index).base,
-             "] = ", ElementalEmitter::ToStorage(v, out), ";");
+  XTUNE_RETURN_IF_ERROR(EmitGemmResultStore(g, "xt_acc", out, &emitter, &body));
   body.Close();
   body.Close();
   CudaKernelOptions named = options;

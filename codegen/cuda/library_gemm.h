@@ -18,6 +18,8 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
+#include "codegen/cpu/code_buffer.h"
+#include "codegen/cpu/elemental.h"
 #include "codegen/cpu/gemm_analysis.h"
 #include "codegen/cuda/cuda_kernels.h"
 #include "ir/computation.h"
@@ -57,6 +59,13 @@ absl::StatusOr<GemmShape> LibraryGemmShape(const Computation& fused, bool tf32);
 absl::StatusOr<CudaKernelSource> GemmEpilogueKernel(
     const Computation& fused, const cpu::GemmFusion& g, int64_t splits,
     const CudaKernelOptions& options);
+
+// Emits the store of the fusion's result element (xt_bi, xt_mi, xt_ni) from
+// `acc`, the dot's f32 value there: the epilogue through `emitter`, then
+// the store to xt_out as `out` in the result's layout.
+absl::Status EmitGemmResultStore(const cpu::GemmFusion& g, const std::string& acc,
+                                 DType out, cpu::ElementalEmitter* emitter,
+                                 cpu::CodeBuffer* body);
 
 // The emulator's stand-in for cuBLASLt: C = A x B per batch, products and
 // sums in f32 in k order. `a` and `b` hold shape.pack_type elements.

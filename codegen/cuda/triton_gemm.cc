@@ -182,14 +182,7 @@ absl::StatusOr<TritonGemm> TritonGemmKernels(const Computation& fused,
   CodeBuffer loaders;
   XTUNE_RETURN_IF_ERROR(EmitLoader(fused, g, t, 0, &globals, &loaders));
   XTUNE_RETURN_IF_ERROR(EmitLoader(fused, g, t, 1, &globals, &loaders));
-  GemmSkeleton k;
-  k.bm = t.bm;
-  k.bn = t.bn;
-  k.bk = t.bk;
-  k.splits = t.splits;
-  k.stages = t.stages;
-  k.threads = t.threads;
-  k.kc = t.kc;
+  GemmSkeleton k = SkeletonOf(config, g.k);
   k.accs = t.rm * t.rn;
   k.tile_type = "float";
   k.tile_a = t.bm * t.bk;

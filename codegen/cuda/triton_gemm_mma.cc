@@ -259,14 +259,7 @@ absl::StatusOr<std::optional<CudaKernelSource>> MmaGemmKernel(
   const char* mma = t.tf32                     ? "XT_MMA_M16N8K8_TF32"
                     : t.pack == DType::kF16 ? "XT_MMA_M16N8K16_F16"
                                             : "XT_MMA_M16N8K16_BF16";
-  GemmSkeleton k;
-  k.bm = t.bm;
-  k.bn = t.bn;
-  k.bk = t.bk;
-  k.splits = t.splits;
-  k.stages = t.stages;
-  k.threads = t.threads;
-  k.kc = t.kc;
+  GemmSkeleton k = SkeletonOf(config, g.k);
   k.accs = t.mt * t.nt * 4;
   k.tile_type = "uint16_t";
   k.tile_a = la.halves();
