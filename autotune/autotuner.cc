@@ -34,7 +34,7 @@ std::string TuningStats::ToString() const {
   if (!tiers.empty()) tiers += ")";
   return absl::StrFormat(
       "%d fusions (%d unique): %d from the cache%s, %d tuned, %d default, %d "
-      "overridden%s; %d candidates compiled (%d failed), %s, %d wrong; "
+      "overridden%s; %d candidates compiled (%d failed)%s, %s, %d wrong; "
       "%.2f s",
       fusions, unique, cache_hits, tiers, tuned, defaults, overrides,
       on_evaluator > 0
@@ -42,6 +42,7 @@ std::string TuningStats::ToString() const {
                          " on the evaluator (no kernel can be generated)")
           : "",
       compiled, compile_failures,
+      pruned > 0 ? absl::StrCat(", ", pruned, " pruned by the cost model") : "",
       stopped_early > 0 ? absl::StrCat(timed, " timed (", stopped_early, " stopped early)")
                         : absl::StrCat(timed, " timed"),
       wrong, seconds) +
@@ -140,10 +141,20 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
         g.first->name(), "' with key ", g.key.ToString()));
   }
 
-  CompileTrials(*backend_, trials, options_.compilation_parallelism,
-                [&](int64_t done, int64_t total) {
-                  progress.Compiled(done, total);
-                });
+  // With the cost model, fusions are pruned and compiled a few at a time
+  // (kCompileWindow, so the pool stays busy) just before they are timed,
+  // each pruned by what the fusions before the window measured; without it
+  // every candidate of every fusion is compiled first.
+  const bool prune = options_.cost_model && !options_.exhaustive && !checks_only;
+  constexpr size_t kCompileWindow = 4;
+  CostModel model;
+  int64_t compile_total = 0, compile_done = 0;
+  for (const Trial& t : trials) compile_total += t.configs.size();
+  size_t compiled_up_to = prune ? 0 : trials.size();
+  if (!prune) {
+    CompileTrials(*backend_, absl::MakeSpan(trials), options_.compilation_parallelism,
+                  [&](int64_t done, int64_t total) { progress.Compiled(done, total); });
+  }
 
   // Candidates are timed in interleaved rounds so that slow drifts of the
   // machine (frequency, neighbours) hit them all alike; each round has a
@@ -165,6 +176,22 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   for (size_t i = 0; i < trials.size(); ++i) {
     Trial& trial = trials[i];
     const Instruction& f = *trial.group->first;
+    if (i == compiled_up_to) {
+      const size_t end = std::min(trials.size(), i + kCompileWindow);
+      for (size_t w = i; w < end; ++w) {
+        const int pruned = PruneTrial(*backend_, model, trials[w]);
+        stats.pruned += pruned;
+        compile_total -= pruned;
+        all_total -= static_cast<int64_t>(pruned) * rounds;
+      }
+      const int64_t before = compile_done;
+      CompileTrials(*backend_, absl::MakeSpan(&trials[i], end - i),
+                    options_.compilation_parallelism, [&](int64_t done, int64_t) {
+                      compile_done = before + done;
+                      progress.Compiled(compile_done, compile_total);
+                    });
+      compiled_up_to = end;
+    }
     std::vector<Kernel*> session;
     for (auto& k : trial.kernels) session.push_back(k.ok() ? k->get() : nullptr);
     XTUNE_RETURN_IF_ERROR(profiler_->BeginFusion(session, trial.inputs, f.shape()));
@@ -209,6 +236,7 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
         ChooseAndRecord(*backend_, *cache_, options_, trial, &stats));
     decided.missed = decided.source == ConfigSource::kTuned;
     assign(*trial.group, decided);
+    if (prune) ObserveTrial(trial, model);
     result.logs.push_back(std::move(trial.log));
     trial.kernels.clear();  // unload the candidates
   }

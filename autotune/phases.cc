@@ -162,6 +162,36 @@ std::vector<KernelConfig> TuningCandidates(const Backend& backend,
   return out;
 }
 
+namespace {
+
+// The per-candidate records of `t` for `configs`, empty; library calls are
+// timed first (for gemms they are the reference).
+void SetCandidates(const Backend& backend, std::vector<KernelConfig> configs,
+                   Trial& t) {
+  size_t n = configs.size();
+  t.configs = std::move(configs);
+  t.kernels.clear();
+  t.kernels.resize(n);
+  t.timed.assign(n, Timed{});
+  t.failed.assign(n, false);
+  t.stopped.assign(n, false);
+  t.wrong.assign(n, false);
+  t.outputs.clear();
+  t.outputs.resize(n);
+  t.medians.assign(n, 0);
+  t.log.candidates.assign(n, CandidateLog{});
+  for (size_t c = 0; c < n; ++c) t.log.candidates[c].config = t.configs[c];
+  t.order.clear();
+  for (size_t c = 0; c < n; ++c) {
+    if (backend.IsLibraryCall(t.configs[c])) t.order.push_back(c);
+  }
+  for (size_t c = 0; c < n; ++c) {
+    if (!backend.IsLibraryCall(t.configs[c])) t.order.push_back(c);
+  }
+}
+
+}  // namespace
+
 Trial MakeTrial(const Backend& backend, const KeyGroup& group,
                 std::vector<KernelConfig> configs, int level) {
   Trial t;
@@ -172,30 +202,49 @@ Trial MakeTrial(const Backend& backend, const KeyGroup& group,
     // Level 1 tunes on uninitialized memory in XLA; zeros stand in for it.
     t.inputs.push_back(level >= 2 ? RandomLiteral(s, 1000 + i) : Literal(s));
   }
-  size_t n = configs.size();
-  t.configs = std::move(configs);
-  t.kernels.resize(n);
-  t.timed.resize(n);
-  t.failed.assign(n, false);
-  t.stopped.assign(n, false);
-  t.wrong.assign(n, false);
-  t.outputs.resize(n);
-  t.medians.assign(n, 0);
   t.log.fusion = f.name();
   t.log.key = group.key;
-  t.log.candidates.resize(n);
-  for (size_t c = 0; c < n; ++c) t.log.candidates[c].config = t.configs[c];
-  // Library calls first: for gemms they are the reference.
-  for (size_t c = 0; c < n; ++c) {
-    if (backend.IsLibraryCall(t.configs[c])) t.order.push_back(c);
-  }
-  for (size_t c = 0; c < n; ++c) {
-    if (!backend.IsLibraryCall(t.configs[c])) t.order.push_back(c);
-  }
+  t.generated = configs;
+  SetCandidates(backend, std::move(configs), t);
   return t;
 }
 
-void CompileTrials(Backend& backend, std::vector<Trial>& trials,
+int PruneTrial(const Backend& backend, const CostModel& model, Trial& trial) {
+  const Instruction& f = *trial.group->first;
+  const std::vector<std::optional<double>> predicted =
+      model.Predict(f, trial.configs);
+  const KernelConfig def = backend.DefaultConfig(f);
+  std::vector<bool> always(trial.configs.size());
+  for (size_t c = 0; c < trial.configs.size(); ++c) {
+    always[c] = backend.IsLibraryCall(trial.configs[c]) || trial.configs[c] == def;
+  }
+  const std::vector<bool> keep = model.Keep(predicted, always);
+  std::vector<KernelConfig> kept;
+  for (size_t c = 0; c < trial.configs.size(); ++c) {
+    if (keep[c]) {
+      kept.push_back(trial.configs[c]);
+    } else {
+      trial.log.pruned.push_back({trial.configs[c], *predicted[c]});
+    }
+  }
+  const int pruned = static_cast<int>(trial.configs.size() - kept.size());
+  if (pruned > 0) SetCandidates(backend, std::move(kept), trial);
+  return pruned;
+}
+
+void ObserveTrial(const Trial& trial, CostModel& model) {
+  std::vector<CostModel::Measurement> measured;
+  for (size_t c = 0; c < trial.configs.size(); ++c) {
+    CostModel::Measurement m{trial.configs[c], std::nullopt};
+    if (!trial.failed[c] && !trial.wrong[c] && trial.medians[c] > 0) {
+      m.seconds = trial.medians[c];
+    }
+    measured.push_back(std::move(m));
+  }
+  model.Observe(*trial.group->first, trial.generated, measured);
+}
+
+void CompileTrials(Backend& backend, absl::Span<Trial> trials,
                    int parallelism,
                    const std::function<void(int64_t, int64_t)>& compiled) {
   std::vector<std::pair<size_t, size_t>> jobs;
@@ -217,6 +266,9 @@ void CompileTrials(Backend& backend, std::vector<Trial>& trials,
 
 ProfileOptions AdaptedTo(const ProfileOptions& per_round, const Timed& timed) {
   ProfileOptions o = per_round;
+  // The budget buys samples, and past this many a round the median of a
+  // fast kernel moves less than the rounds' drift does.
+  o.max_repetitions = std::min(o.max_repetitions, kAdaptiveRepetitionsPerRound);
   if (timed.seconds.empty()) {
     o.min_warmup_runs = std::min(o.min_warmup_runs, 1);
     return o;

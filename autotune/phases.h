@@ -4,7 +4,8 @@
 //   2. Decide           per group: override, default, cache hit, missing
 //                       (require-complete) or tune
 //   3. TuningCandidates the configs to try (library fallback, default in)
-//   4. CompileTrials    every candidate of every trial, on a thread pool
+//   3b. PruneTrial      the cost model drops the predicted-hopeless ones
+//   4. CompileTrials    every candidate of the trials, on a thread pool
 //   5. TimeRounds       interleaved timing rounds in the profiler
 //   6. VerifyTrial      outputs against the reference (library or evaluator)
 //   7. TimeFinalists    more rounds for the candidates near the best
@@ -21,6 +22,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "autotune/cost_model.h"
 #include "autotune/options.h"
 #include "autotune/selection.h"
 #include "autotune/tuning_result.h"
@@ -81,6 +84,7 @@ std::vector<KernelConfig> TuningCandidates(const Backend& backend,
 struct Trial {
   const KeyGroup* group = nullptr;
   std::vector<KernelConfig> configs;
+  std::vector<KernelConfig> generated;  // configs before PruneTrial
   std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> kernels;
   std::vector<Literal> inputs;
   std::vector<size_t> order;  // timing order: library calls first
@@ -100,9 +104,19 @@ struct Trial {
 Trial MakeTrial(const Backend& backend, const KeyGroup& group,
                 std::vector<KernelConfig> configs, int level);
 
+// 3b. Drops the candidates of `trial` (not yet compiled) that `model`
+// predicts over its prune_above times the best (CostModel::Keep; library
+// calls and the default config are always kept), recording each with its
+// prediction in trial.log.pruned. Returns how many were dropped.
+int PruneTrial(const Backend& backend, const CostModel& model, Trial& trial);
+
+// After ChooseAndRecord: the trial's timed candidates (failed and wrong
+// ones as failures) into `model`.
+void ObserveTrial(const Trial& trial, CostModel& model);
+
 // 4. Compiles every candidate of every trial on `parallelism` threads (0:
 // all cores); `compiled(done, total)` after each.
-void CompileTrials(Backend& backend, std::vector<Trial>& trials,
+void CompileTrials(Backend& backend, absl::Span<Trial> trials,
                    int parallelism,
                    const std::function<void(int64_t, int64_t)>& compiled);
 
@@ -120,7 +134,11 @@ absl::Status TimeRounds(Profiler& profiler, Trial& trial,
                         const std::function<void()>& timed_one);
 
 // The profile options of `per_round` for a candidate timed so far as
-// `timed` (AutotuneOptions::adaptive_timing).
+// `timed` (AutotuneOptions::adaptive_timing): at most
+// kAdaptiveRepetitionsPerRound runs a round, one warm-up run at first and
+// none later for kernels over 1 ms, one repetition a round for a kernel
+// slower than the round's budget.
+inline constexpr int kAdaptiveRepetitionsPerRound = 50;
 ProfileOptions AdaptedTo(const ProfileOptions& per_round, const Timed& timed);
 
 // 6. At level >= 4, every output against the reference — the library

@@ -129,7 +129,7 @@ TEST(PhasesTest, CompileTrialsCompilesEveryCandidate) {
   trials.push_back(MakeTrial(backend, fx.groups[0], {C(1), C(2)}, 4));
   trials.push_back(MakeTrial(backend, fx.groups[1], {C(1)}, 4));
   int64_t last = 0;
-  CompileTrials(backend, trials, 2, [&](int64_t done, int64_t total) {
+  CompileTrials(backend, absl::MakeSpan(trials), 2, [&](int64_t done, int64_t total) {
     EXPECT_EQ(total, 3);
     last = std::max(last, done);
   });
@@ -144,7 +144,7 @@ TEST(PhasesTest, TimeRoundsRecordsFailuresOnceAndCountsFirstRounds) {
   Fixture fx(backend);
   std::vector<Trial> trials;
   trials.push_back(MakeTrial(backend, fx.gemm(), {C(1), C(2), C(3)}, 4));
-  CompileTrials(backend, trials, 1, nullptr);
+  CompileTrials(backend, absl::MakeSpan(trials), 1, nullptr);
   fx.profiler.SetError(C(3).ToString(), absl::AbortedError("crashed"));
   TuningStats stats;
   int ticks = 0;
@@ -175,7 +175,7 @@ TEST(PhasesTest, AdaptiveTimingStopsCandidatesThatCannotWin) {
     fx.profiler.SetSamples(C(3).ToString(), {5e-3, 5e-3});
     std::vector<Trial> trials;
     trials.push_back(MakeTrial(backend, fx.gemm(), {C(1), C(2), C(3)}, 4));
-    CompileTrials(backend, trials, 1, nullptr);
+    CompileTrials(backend, absl::MakeSpan(trials), 1, nullptr);
     TuningStats stats;
     ASSERT_THAT(TimeRounds(fx.profiler, trials[0], Quick(), 3, adaptive, 0.03, &stats,
                            nullptr),
@@ -198,7 +198,9 @@ TEST(PhasesTest, AdaptedProfileOptionsFollowTheKernelsRunTime) {
   per_round.min_warmup_runs = 3;
   per_round.min_repetitions = 2;
   per_round.time_budget = absl::Milliseconds(10);
+  per_round.max_repetitions = 300;
   Timed fresh;
+  EXPECT_EQ(AdaptedTo(per_round, fresh).max_repetitions, kAdaptiveRepetitionsPerRound);
   EXPECT_EQ(AdaptedTo(per_round, fresh).min_warmup_runs, 1);
   EXPECT_EQ(AdaptedTo(per_round, fresh).min_repetitions, 2);
   Timed fast;
@@ -220,7 +222,7 @@ TEST(PhasesTest, TimeRoundsStopsWhenNoWorkerCanRun) {
   Fixture fx(backend);
   std::vector<Trial> trials;
   trials.push_back(MakeTrial(backend, fx.gemm(), {C(1)}, 4));
-  CompileTrials(backend, trials, 1, nullptr);
+  CompileTrials(backend, absl::MakeSpan(trials), 1, nullptr);
   fx.profiler.SetError(C(1).ToString(),
                        absl::UnavailableError("no worker program"));
   TuningStats stats;
@@ -235,7 +237,7 @@ TEST(PhasesTest, VerifyTrialUsesTheLibraryAsReferenceAndPassesOverWrong) {
   Fixture fx(backend);
   std::vector<Trial> trials;
   trials.push_back(MakeTrial(backend, fx.gemm(), {C(1), C(2), Lib()}, 4));
-  CompileTrials(backend, trials, 1, nullptr);
+  CompileTrials(backend, absl::MakeSpan(trials), 1, nullptr);
   TuningStats stats;
   ASSERT_THAT(TimeRounds(fx.profiler, trials[0], Quick(), 1, false, 0.03, &stats, nullptr),
               IsOk());
@@ -256,7 +258,7 @@ TEST(PhasesTest, TimeFinalistsGivesNearEqualsMoreRounds) {
   Fixture fx(backend);
   std::vector<Trial> trials;
   trials.push_back(MakeTrial(backend, fx.gemm(), {C(1), C(2), C(3)}, 4));
-  CompileTrials(backend, trials, 1, nullptr);
+  CompileTrials(backend, absl::MakeSpan(trials), 1, nullptr);
   fx.profiler.SetSamples(C(1).ToString(), {1.00e-3, 1.00e-3});
   fx.profiler.SetSamples(C(2).ToString(), {1.01e-3, 1.01e-3});
   fx.profiler.SetSamples(C(3).ToString(), {5e-3, 5e-3});  // far behind
@@ -276,7 +278,7 @@ TEST(PhasesTest, ChooseAndRecordStoresTheWinnerWithTheBackendsCodec) {
   Fixture fx(backend);
   std::vector<Trial> trials;
   trials.push_back(MakeTrial(backend, fx.gemm(), {C(1), C(2)}, 4));
-  CompileTrials(backend, trials, 1, nullptr);
+  CompileTrials(backend, absl::MakeSpan(trials), 1, nullptr);
   fx.profiler.SetSamples(C(2).ToString(), {1e-4, 1e-4});
   TuningStats stats;
   ASSERT_THAT(TimeRounds(fx.profiler, trials[0], Quick(), 1, false, 0.03, &stats, nullptr),
@@ -300,7 +302,7 @@ TEST(PhasesTest, ChooseAndRecordWhenEveryCandidateFailed) {
   Fixture fx(backend);
   std::vector<Trial> trials;
   trials.push_back(MakeTrial(backend, fx.gemm(), {C(1)}, 4));
-  CompileTrials(backend, trials, 1, nullptr);
+  CompileTrials(backend, absl::MakeSpan(trials), 1, nullptr);
   TuningStats stats;
   ASSERT_THAT(TimeRounds(fx.profiler, trials[0], Quick(), 1, false, 0.03, &stats, nullptr),
               IsOk());

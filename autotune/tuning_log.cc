@@ -4,6 +4,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace xtune {
 namespace {
@@ -62,6 +63,11 @@ std::string TuningLogsToText(const std::vector<FusionLog>& logs) {
                         XtuneReason(c.failure), " }\n");
       }
       absl::StrAppend(&out, "  }\n");
+    }
+    for (const PrunedLog& p : f.pruned) {
+      absl::StrAppend(&out, "  pruned { config: ", Quote(p.config.ToString()),
+                      " predicted_ratio: ", absl::StrFormat("%.3g", p.predicted_ratio),
+                      " }\n");
     }
     if (f.selected.has_value()) {
       absl::StrAppend(&out, "  selected: ", Quote(f.selected->ToString()), "\n");

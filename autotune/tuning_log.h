@@ -34,10 +34,17 @@ struct CandidateLog {
   std::string message;  // the failure, in words
 };
 
+// A candidate the cost model dropped before compiling it.
+struct PrunedLog {
+  KernelConfig config;
+  double predicted_ratio = 0;  // its predicted time over the best's
+};
+
 struct FusionLog {
   std::string fusion;  // the fusion instruction's name
   AutotuneKey key;
   std::vector<CandidateLog> candidates;  // canonical order
+  std::vector<PrunedLog> pruned;         // not compiled (cost model)
   std::optional<KernelConfig> selected;
   double noise_band = 0;
 };

@@ -42,6 +42,7 @@ struct TuningStats {
   int on_evaluator = 0;  // misses no candidate can generate (all Unimplemented)
   int64_t compiled = 0;
   int64_t compile_failures = 0;
+  int64_t pruned = 0;  // dropped by the cost model before compiling
   int64_t timed = 0;
   int64_t stopped_early = 0;  // timed less: could not reach the leader
   int64_t wrong = 0;

@@ -1,9 +1,10 @@
 // What tuning a model costs, and whether the choices stay as good, in one
 // run: the current approach against the previous one (no precompiled
 // kernel prelude, a compile per candidate even when candidates share a
-// source, the fixed timing schedule: CpuBackendOptions::precompiled_prelude
-// = false, HostCompilerOptions::one_compile_per_source = false,
-// AutotuneOptions::adaptive_timing = false).
+// source, the fixed timing schedule, no cost model: CpuBackendOptions::
+// precompiled_prelude = false, HostCompilerOptions::one_compile_per_source
+// = false, AutotuneOptions::adaptive_timing = false, AutotuneOptions::
+// cost_model = false).
 // For each module (the examples and a generated model with over 30
 // distinct fusions of gemms, reductions and loops):
 //
@@ -11,7 +12,10 @@
 //    previous and current, and the ratio;
 //  - quality: every fusion's chosen config of both re-timed side by side
 //    (one worker, interleaved rounds), and the module's run time with each
-//    tuning's configs, also side by side;
+//    tuning's configs, also side by side; for gemm fusions also the
+//    exhaustive search's winner and the next four it scored best (one
+//    exhaustive tuning of every gemm, the other fusions forced), re-timed
+//    with them;
 //  - stability: a second cold current tuning; how many fusions choose the
 //    same config, and the module's run time with one tuning's configs
 //    against the other's;
@@ -130,6 +134,7 @@ AutotuneOptions Tuning(const cpu::CpuBackend& cpu, bool current) {
   o.print_summary = false;
   o.flush_bytes = cpu.device().l3_bytes * 3 / 2;
   o.adaptive_timing = current;
+  o.cost_model = current;
   return o;
 }
 
@@ -155,6 +160,46 @@ absl::StatusOr<ColdRun> TuneCold(const Module& fused, bool current,
   XTUNE_ASSIGN_OR_RETURN(run.result, tuner.Tune(fused));
   run.seconds = Since(start);
   return run;
+}
+
+// Every gemm fusion of `fused` tuned over the exhaustive space (the other
+// fusions forced to `chosen`'s configs): per gemm, the exhaustive winner
+// first and then the next best four it measured.
+std::map<std::string, std::vector<KernelConfig>> ExhaustiveBest(
+    cpu::CpuBackend& cpu, const Module& fused, const TuningResult& chosen) {
+  InMemoryAutotuneCache results;
+  cpu::CpuProfiler profiler("", cpu.device().threads, cpu.FlushBytes());
+  AutotuneOptions o = Tuning(cpu, true);
+  o.exhaustive = true;
+  o.time_budget = absl::Milliseconds(10);
+  Autotuner tuner(&cpu, &results, &profiler, o);
+  for (const FusionTuning& ft : chosen.fusions) {
+    if (ClassifyFusion(*ft.fusion) != FusionKind::kGemm) {
+      tuner.ForceConfig(ft.fusion->name(), ft.config);
+    }
+  }
+  std::map<std::string, std::vector<KernelConfig>> out;
+  absl::StatusOr<TuningResult> r = tuner.Tune(fused);
+  if (!r.ok()) {
+    std::cerr << "exhaustive tuning: " << r.status() << "\n";
+    return out;
+  }
+  for (const FusionLog& log : r->logs) {
+    if (!log.selected) continue;
+    std::vector<std::pair<double, KernelConfig>> ranked;
+    for (const CandidateLog& c : log.candidates) {
+      if (c.failure == FailureKind::kNone && !c.seconds.empty() &&
+          c.config != *log.selected) {
+        ranked.push_back({Score(c.seconds), c.config});
+      }
+    }
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<KernelConfig>& best = out[log.fusion];
+    best.push_back(*log.selected);
+    for (size_t i = 0; i < ranked.size() && i < 4; ++i) best.push_back(ranked[i].second);
+  }
+  return out;
 }
 
 std::map<std::string, KernelConfig> ByName(const TuningResult& r) {
@@ -239,14 +284,15 @@ int Bench(const std::string& name, const std::string& text, const std::string& s
   const TuningStats& cs = current->result.stats;
   std::cout << absl::StrFormat(
                    "{\"bench\":\"tuning_cost_cold\",\"module\":\"%s\",\"fusions\":%d,"
-                   "\"unique\":%d,\"candidates\":%d,\"previous_s\":%.2f,\"current_s\":%.2f,"
+                   "\"unique\":%d,\"candidates\":%d,\"compiled\":%d,\"pruned\":%d,"
+                   "\"previous_s\":%.2f,\"current_s\":%.2f,"
                    "\"current_vs_previous\":%.3f,\"stopped_early\":%d,"
                    "\"second_current_s\":%.2f}",
-                   name, cs.fusions, cs.unique, cs.compiled, previous->seconds,
-                   current->seconds, current->seconds / previous->seconds,
-                   cs.stopped_early, again->seconds)
+                   name, cs.fusions, cs.unique, ps.compiled, cs.compiled, cs.pruned,
+                   previous->seconds, current->seconds,
+                   current->seconds / previous->seconds, cs.stopped_early,
+                   again->seconds)
             << std::endl;
-  (void)ps;
 
   absl::StatusOr<std::unique_ptr<cpu::CpuBackend>> cpu = MakeBackend(true, scratch + "/current");
   if (!cpu.ok()) return 1;
@@ -254,8 +300,12 @@ int Bench(const std::string& name, const std::string& text, const std::string& s
   std::map<std::string, KernelConfig> p = ByName(previous->result);
   std::map<std::string, KernelConfig> c = ByName(current->result);
   std::map<std::string, KernelConfig> a = ByName(again->result);
-  int same = 0, total = 0, slower = 0;
-  double worst = 0;
+  Clock::time_point exhaustive_start = Clock::now();
+  std::map<std::string, std::vector<KernelConfig>> exhaustive =
+      ExhaustiveBest(**cpu, **fused, current->result);
+  const double exhaustive_s = Since(exhaustive_start);
+  int same = 0, total = 0, slower = 0, gemms = 0, gemms_within_3pct = 0;
+  double worst = 0, worst_vs_exhaustive = 0;
   for (const auto& inst : (*fused)->entry()->instructions()) {
     if (inst->opcode() != Opcode::kFusion) continue;
     const std::string& f = inst->name();
@@ -263,8 +313,26 @@ int Bench(const std::string& name, const std::string& text, const std::string& s
     same += c[f] == a[f];
     // The current choice twice (two loaded copies of one object: the noise
     // floor of this comparison), the previous one and the second tuning's.
-    std::vector<double> t = Retime(**cpu, *inst, {c[f], c[f], p[f], a[f]});
+    std::vector<KernelConfig> configs = {c[f], c[f], p[f], a[f]};
+    const std::vector<KernelConfig>& best = exhaustive[f];
+    configs.insert(configs.end(), best.begin(), best.end());
+    std::vector<double> t = Retime(**cpu, *inst, configs);
     double noise = t[1] / t[0];
+    std::string vs_exhaustive;
+    if (!best.empty()) {
+      size_t fastest = 4;
+      for (size_t i = 4; i < t.size(); ++i) {
+        if (t[i] < t[fastest]) fastest = i;
+      }
+      const double r = t[0] / t[fastest];
+      ++gemms;
+      gemms_within_3pct += r <= 1.03;
+      worst_vs_exhaustive = std::max(worst_vs_exhaustive, r);
+      vs_exhaustive = absl::StrFormat(
+          ",\"exhaustive_best_us\":%.2f,\"current_vs_exhaustive\":%.3f,"
+          "\"exhaustive_best\":\"%s\"",
+          t[fastest] * 1e6, r, configs[fastest].ToString());
+    }
     // The same config is the same kernel: no difference to measure.
     double ratio = c[f] == p[f] ? 1.0 : t[0] / t[2];
     worst = std::max(worst, ratio);
@@ -275,10 +343,11 @@ int Bench(const std::string& name, const std::string& text, const std::string& s
                      "\"noise_floor\":%.3f,\"previous_us\":%.2f,"
                      "\"current_vs_previous\":%.3f,\"same_as_previous\":%s,"
                      "\"second_current_us\":%.2f,"
-                     "\"same_config_twice\":%s,\"current\":\"%s\",\"previous\":\"%s\"}",
+                     "\"same_config_twice\":%s,\"current\":\"%s\",\"previous\":\"%s\"%s}",
                      name, f, FusionKindName(ClassifyFusion(*inst)), t[0] * 1e6, t[1] * 1e6,
                      noise, t[2] * 1e6, ratio, c[f] == p[f] ? "true" : "false", t[3] * 1e6,
-                     c[f] == a[f] ? "true" : "false", c[f].ToString(), p[f].ToString())
+                     c[f] == a[f] ? "true" : "false", c[f].ToString(), p[f].ToString(),
+                     vs_exhaustive)
               << std::endl;
   }
   std::vector<double> run =
@@ -288,9 +357,12 @@ int Bench(const std::string& name, const std::string& text, const std::string& s
                    "\"same_config_twice\":%d,\"fusions_slower_than_previous_by_3pct\":%d,"
                    "\"worst_fusion_vs_previous\":%.3f,\"run_current_us\":%.1f,"
                    "\"run_previous_us\":%.1f,\"run_current_vs_previous\":%.3f,"
-                   "\"run_second_current_us\":%.1f,\"run_second_vs_first\":%.3f}",
+                   "\"run_second_current_us\":%.1f,\"run_second_vs_first\":%.3f,"
+                   "\"gemms\":%d,\"gemms_within_3pct_of_exhaustive\":%d,"
+                   "\"worst_gemm_vs_exhaustive\":%.3f,\"exhaustive_tuning_s\":%.1f}",
                    name, total, same, slower, worst, run[0] * 1e6, run[1] * 1e6,
-                   run[0] / run[1], run[2] * 1e6, run[2] / run[0])
+                   run[0] / run[1], run[2] * 1e6, run[2] / run[0], gemms,
+                   gemms_within_3pct, worst_vs_exhaustive, exhaustive_s)
             << std::endl;
   double warm_previous = WarmCompile(**m, current->result, false, scratch + "/warm_p");
   double warm_current = WarmCompile(**m, current->result, true, scratch + "/warm_c");

@@ -103,6 +103,7 @@ std::vector<std::string> KnownXlaFlags() {
           "xtune_dump_autotune_results_merge",
           "xtune_autotune_details",
           "xtune_adaptive_timing",
+          "xtune_cost_model",
           "xla_gpu_target_config_filename",
           "xtune_gpu_target",
           "xtune_dump_kernels_to"};
@@ -194,6 +195,9 @@ absl::Status ApplyXlaFlag(absl::string_view name, absl::string_view value,
   }
   if (name == "xtune_adaptive_timing") {
     return ParseBool(name, value, has_value, &a.adaptive_timing);
+  }
+  if (name == "xtune_cost_model") {
+    return ParseBool(name, value, has_value, &a.cost_model);
   }
   return absl::NotFoundError(absl::StrCat("unknown XLA flag '--", name, "'"));
 }

@@ -90,6 +90,15 @@ struct AutotuneOptions {
   // after later rounds those whose fastest round is beyond
   // max(3 x noise band, 15%) of it.
   bool adaptive_timing = true;
+  // Cost model (--xtune_cost_model, default true; false compiles every
+  // candidate, as before): fusions are tuned one after the other, and once
+  // fusions of a config kind have been measured, a model fit on their
+  // candidates (autotune/cost_model.h) predicts each new candidate's time
+  // relative to its fusion's best; candidates predicted over 1.2x are not
+  // compiled ("pruned" in the summary line). Library calls, the default
+  // config and candidates the model knows too little about are always
+  // tried. Off with `exhaustive`, and on backends that only check.
+  bool cost_model = true;
   // Then the candidates within max(2 x band, 5%) of the best (at most 8)
   // get this many more rounds before the final choice. Default 3.
   int final_rounds = 3;
