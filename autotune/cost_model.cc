@@ -116,7 +116,8 @@ std::vector<std::optional<double>> CostModel::Predict(
     const std::vector<std::string> names = NamesOf(configs, kind);
     std::vector<int> counts;
     const std::vector<Candidate> features = Features(configs, kind, names, &counts);
-    std::vector<double> sum(features.size(), 0), weight(features.size(), 0);
+    // Per candidate: the smallest log ratio of its matches.
+    std::vector<double> best_case(features.size(), INFINITY);
     std::vector<int> support(features.size(), 0);
     for (const Measured& m : fusions_) {
       if (m.kind != kind || m.names != names) continue;
@@ -146,16 +147,15 @@ std::vector<std::optional<double>> CostModel::Predict(
           }
         }
         if (match == nullptr) continue;
-        sum[j] += w * match->log_ratio;
-        weight[j] += w;
+        best_case[j] = std::min(best_case[j], match->log_ratio);
         ++support[j];
       }
     }
     size_t j = 0;
     for (size_t i = 0; i < configs.size(); ++i) {
       if (configs[i].kind() != kind) continue;
-      if (support[j] >= options_.min_support && weight[j] > 0) {
-        out[i] = std::exp(sum[j] / weight[j]);
+      if (support[j] >= options_.min_support) {
+        out[i] = std::exp(best_case[j]);
       }
       ++j;
     }

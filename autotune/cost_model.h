@@ -10,13 +10,17 @@
 // shape to the next where a time would not.
 //
 // The model is nearest-neighbour: a candidate of a new fusion is matched,
-// in each measured fusion of the same config kind, to the candidate at the
-// same place in each parameter's list of values among that fusion's
-// candidates (which lines up shape-dependent lists such as cols_per_task
-// in {12, 96} with {32, 256}), the nearest in log2 values where several
-// are; the prediction is the mean log ratio of those matches, weighted by
-// how close the measured fusion's size is (output elements and operand
-// bytes, log2). A candidate without a match in at least `min_support`
+// in each measured fusion of the same config kind and a similar size
+// (output elements and operand bytes, log2, within a Gaussian weight of
+// min_weight), to the candidate at the same place in each parameter's list
+// of values among that fusion's candidates (which lines up shape-dependent
+// lists such as cols_per_task in {12, 96} with {32, 256}), the nearest in
+// log2 values where several are. The prediction is the smallest ratio of
+// those matches: how close the candidate came to the best on the fusions
+// most like this one. It is conservative on purpose: a candidate is pruned
+// only when it was far behind on every similar fusion measured, because
+// timings of near-equal candidates are noisy and a candidate that won once
+// may win again. A candidate without a match in at least `min_support`
 // fusions has no prediction and is always kept. Not thread-safe; one per
 // Tune().
 #ifndef XTUNE_AUTOTUNE_COST_MODEL_H_
@@ -37,12 +41,13 @@ struct CostModelOptions {
   // later rounds (15%), so a candidate pruned would have been given up on
   // anyway had its fusion been like the measured ones.
   double prune_above = 1.2;
-  // Predictions need close matches in this many measured fusions (weight
-  // at least `min_weight` each). Default 2.
+  // Predictions need matches in this many measured fusions of weight at
+  // least `min_weight`. Defaults 2 and 0.1.
   int min_support = 2;
   double min_weight = 0.1;
-  // Width of the fusion-size kernel, in log2 units (a fusion 2^sigma times
-  // larger weighs exp(-1/2)). Default 1.5.
+  // Width of the fusion-size weight, in log2 units (a fusion 2^sigma times
+  // larger weighs exp(-1/2); with min_weight 0.1, fusions up to 2^3.2
+  // times larger or smaller count). Default 1.5.
   double sigma = 1.5;
   // At least this many predicted candidates (the best predicted) are kept
   // besides the always-kept ones. Default 3.
@@ -66,7 +71,8 @@ class CostModel {
                const std::vector<Measurement>& measured);
 
   // The predicted ratio to the best for each of `configs` (the candidates
-  // of `fusion`), nullopt where the model has too little support.
+  // of `fusion`: the smallest ratio of its matches), nullopt where the
+  // model has too little support.
   std::vector<std::optional<double>> Predict(
       const Instruction& fusion, const std::vector<KernelConfig>& configs) const;
 

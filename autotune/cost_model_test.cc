@@ -93,6 +93,14 @@ TEST(CostModelTest, RatiosCarryOverToShapeDependentParameters) {
   failing.Observe(a.fusion(), Configs(48), Measured(Configs(48), t));
   failing.Observe(b.fusion(), Configs(64), Measured(Configs(64), t));
   EXPECT_NEAR(*failing.Predict(c.fusion(), Configs(56))[2], 100, 1);
+  // A candidate that came close once is predicted by that (the smallest
+  // ratio), however slow elsewhere.
+  CostModel once;
+  std::vector<std::optional<double>> near = Times(1e-5);
+  near[2] = 1.1e-5;
+  once.Observe(a.fusion(), Configs(48), Measured(Configs(48), near));
+  once.Observe(b.fusion(), Configs(64), Measured(Configs(64), Times(1e-5)));
+  EXPECT_NEAR(*once.Predict(c.fusion(), Configs(56))[2], 1.1, 0.01);
   // A candidate pruned from a measured fusion still places the others (its
   // neighbour is not taken for it), and predicts nothing itself.
   CostModel pruned;

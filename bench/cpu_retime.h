@@ -14,9 +14,9 @@
 
 namespace xtune::bench {
 
-// Re-times `configs` side by side: one worker, 8 interleaved rounds of 30 ms
-// each, so that every config sees the same memory placement and the same
-// drifts of the machine. Returns each config's score (the median of its
+// Re-times `configs` side by side: one worker, a warm-up round and 8
+// interleaved rounds of 30 ms each, so that every config sees the same
+// memory placement and the same drifts of the machine. Returns each config's score (the median of its
 // cold-cache runs, as the autotuner compares), +inf for one that fails.
 inline std::vector<double> Retime(cpu::CpuBackend& cpu, const Instruction& f,
                            const std::vector<KernelConfig>& configs) {
@@ -41,7 +41,9 @@ inline std::vector<double> Retime(cpu::CpuBackend& cpu, const Instruction& f,
   o.flush_bytes = 1;
   std::vector<std::vector<double>> samples(configs.size());
   std::vector<bool> failed(configs.size(), false);
-  for (int round = 0; round < 8; ++round) {
+  // Round 0 only warms up (the worker's first runs of each kernel: page
+  // faults, the thread pool, frequency); its samples are dropped.
+  for (int round = 0; round < 9; ++round) {
     for (size_t i = 0; i < configs.size(); ++i) {
       if (kernels[i] == nullptr || failed[i]) continue;
       absl::StatusOr<ProfileResult> r =
@@ -50,6 +52,7 @@ inline std::vector<double> Retime(cpu::CpuBackend& cpu, const Instruction& f,
         failed[i] = true;
         continue;
       }
+      if (round == 0) continue;
       samples[i].insert(samples[i].end(), r->seconds.begin(), r->seconds.end());
     }
   }

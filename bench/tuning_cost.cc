@@ -80,9 +80,10 @@ std::string ModelModule(int layers) {
     const std::string s = absl::StrCat("f32[", batch, ",", out, "]");
     const std::string v = absl::StrCat("f32[", batch, "]");
     const std::string L = absl::StrCat(l);
+    const int w_param = param++, b_param = param++;
     absl::StrAppend(
-        &text, "  w", L, " = f32[", in, ",", out, "] parameter(", param++, ")\n",
-        "  b", L, " = f32[", out, "] parameter(", param++, ")\n",
+        &text, "  w", L, " = f32[", in, ",", out, "] parameter(", w_param, ")\n",
+        "  b", L, " = f32[", out, "] parameter(", b_param, ")\n",
         "  t", L, " = f32[", batch, ",", in, "] tanh(x", L, ")\n",
         "  d", L, " = ", s, " dot(t", L, ", w", L,
         "), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n",
