@@ -266,9 +266,6 @@ void CompileTrials(Backend& backend, absl::Span<Trial> trials,
 
 ProfileOptions AdaptedTo(const ProfileOptions& per_round, const Timed& timed) {
   ProfileOptions o = per_round;
-  // The budget buys samples, and past this many a round the median of a
-  // fast kernel moves less than the rounds' drift does.
-  o.max_repetitions = std::min(o.max_repetitions, kAdaptiveRepetitionsPerRound);
   if (timed.seconds.empty()) {
     o.min_warmup_runs = std::min(o.min_warmup_runs, 1);
     return o;

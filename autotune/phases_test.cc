@@ -198,9 +198,7 @@ TEST(PhasesTest, AdaptedProfileOptionsFollowTheKernelsRunTime) {
   per_round.min_warmup_runs = 3;
   per_round.min_repetitions = 2;
   per_round.time_budget = absl::Milliseconds(10);
-  per_round.max_repetitions = 300;
   Timed fresh;
-  EXPECT_EQ(AdaptedTo(per_round, fresh).max_repetitions, kAdaptiveRepetitionsPerRound);
   EXPECT_EQ(AdaptedTo(per_round, fresh).min_warmup_runs, 1);
   EXPECT_EQ(AdaptedTo(per_round, fresh).min_repetitions, 2);
   Timed fast;
