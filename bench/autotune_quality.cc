@@ -106,16 +106,9 @@ int Main(const std::string& dir) {
           exhaustive_candidates = static_cast<int64_t>(cpu.Candidates(f, true).size());
           for (const FusionLog& log : r->logs) {
             if (log.fusion != f.name()) continue;
-            std::vector<std::pair<double, KernelConfig>> ranked;
-            for (const CandidateLog& c : log.candidates) {
-              if (c.failure == FailureKind::kNone && !c.seconds.empty()) {
-                ranked.push_back({Score(c.seconds), c.config});
-              }
-            }
-            std::sort(ranked.begin(), ranked.end(),
-                      [](const auto& a, const auto& b) { return a.first < b.first; });
+            std::vector<KernelConfig> ranked = RankedByScore(log);
             for (size_t i = 0; i < ranked.size() && i < 5; ++i) {
-              configs.push_back(ranked[i].second);
+              configs.push_back(ranked[i]);
             }
           }
         }

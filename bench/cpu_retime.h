@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "autotune/selection.h"
+#include "autotune/tuning_log.h"
 #include "codegen/cpu/cpu_backend.h"
 #include "codegen/cpu/cpu_profiler.h"
 #include "runtime/random_inputs.h"
@@ -61,6 +62,22 @@ inline std::vector<double> Retime(cpu::CpuBackend& cpu, const Instruction& f,
     if (!failed[i] && !samples[i].empty()) scores[i] = Score(samples[i]);
   }
   return scores;
+}
+
+// The configs of `log`'s timed candidates that did not fail, fastest
+// (by Score) first, ties in canonical order.
+inline std::vector<KernelConfig> RankedByScore(const FusionLog& log) {
+  std::vector<std::pair<double, KernelConfig>> ranked;
+  for (const CandidateLog& c : log.candidates) {
+    if (c.failure == FailureKind::kNone && !c.seconds.empty()) {
+      ranked.push_back({Score(c.seconds), c.config});
+    }
+  }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<KernelConfig> out;
+  for (auto& [score, config] : ranked) out.push_back(std::move(config));
+  return out;
 }
 
 }  // namespace xtune::bench

@@ -187,18 +187,12 @@ std::map<std::string, std::vector<KernelConfig>> ExhaustiveBest(
   }
   for (const FusionLog& log : r->logs) {
     if (!log.selected) continue;
-    std::vector<std::pair<double, KernelConfig>> ranked;
-    for (const CandidateLog& c : log.candidates) {
-      if (c.failure == FailureKind::kNone && !c.seconds.empty() &&
-          c.config != *log.selected) {
-        ranked.push_back({Score(c.seconds), c.config});
-      }
-    }
-    std::stable_sort(ranked.begin(), ranked.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<KernelConfig>& best = out[log.fusion];
     best.push_back(*log.selected);
-    for (size_t i = 0; i < ranked.size() && i < 4; ++i) best.push_back(ranked[i].second);
+    for (const KernelConfig& c : RankedByScore(log)) {
+      if (best.size() == 5) break;
+      if (c != *log.selected) best.push_back(c);
+    }
   }
   return out;
 }

@@ -41,14 +41,17 @@ struct Tiling {
 
 // The CUDA-core tiling of a config CheckCommon accepted.
 absl::StatusOr<Tiling> Plan(const cpu::GemmFusion& g, const KernelConfig& c) {
+  // The config's fields, read where the skeleton reads them.
+  const GemmSkeleton s = SkeletonOf(c, g.k);
   Tiling t;
-  t.bm = c.Get("block_m", 0);
-  t.bn = c.Get("block_n", 0);
-  t.bk = c.Get("block_k", 0);
-  t.splits = c.Get("split_k", 0);
-  t.stages = c.Get("num_stages", 0);
-  t.warps = c.Get("num_warps", 0);
-  t.threads = t.warps * 32;
+  t.bm = s.bm;
+  t.bn = s.bn;
+  t.bk = s.bk;
+  t.splits = s.splits;
+  t.stages = s.stages;
+  t.threads = s.threads;
+  t.warps = s.threads / 32;
+  t.kc = s.kc;
   // A square-ish thread grid over the tile, columns fastest (coalesced
   // stores along n).
   int64_t side = 1;
@@ -73,7 +76,6 @@ absl::StatusOr<Tiling> Plan(const cpu::GemmFusion& g, const KernelConfig& c) {
         t.rm * t.rn, " accumulators a thread (at most ", kMaxStaticShared,
         " and ", kMaxAccumulators, " on the CUDA-core path)"));
   }
-  t.kc = KPerSplit(g.k, t.splits, t.bk);
   int64_t tiles = ((g.m + t.bm - 1) / t.bm) * ((g.n + t.bn - 1) / t.bn);
   if (tiles * t.splits * g.batch > 0x7fffffff) {
     return absl::InvalidArgumentError(absl::StrCat(c.ToString(), ": too many blocks"));
