@@ -42,7 +42,12 @@ std::string TuningStats::ToString() const {
                          " on the evaluator (no kernel can be generated)")
           : "",
       compiled, compile_failures,
-      pruned > 0 ? absl::StrCat(", ", pruned, " pruned by the cost model") : "",
+      pruned > 0 ? absl::StrCat(", ", pruned, " pruned by the cost model",
+                                model_seeded > 0
+                                    ? absl::StrCat(" (fit on ", model_seeded,
+                                                   " cached fusions too)")
+                                    : "")
+                 : "",
       stopped_early > 0 ? absl::StrCat(timed, " timed (", stopped_early, " stopped early)")
                         : absl::StrCat(timed, " timed"),
       wrong, seconds) +
@@ -147,7 +152,14 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   // every candidate of every fusion is compiled first.
   const bool prune = options_.cost_model && !options_.exhaustive && !checks_only;
   constexpr size_t kCompileWindow = 4;
+  // The model starts from what the cache holds in memory for this device
+  // (a loaded file, earlier compiles of this process), so a compile with a
+  // loaded cache prunes from its first fusion.
   CostModel model;
+  if (prune && !trials.empty()) {
+    stats.model_seeded =
+        SeedModel(*backend_, *cache_, trials.front().group->key.version, model);
+  }
   int64_t compile_total = 0, compile_done = 0;
   for (const Trial& t : trials) compile_total += t.configs.size();
   size_t compiled_up_to = prune ? 0 : trials.size();

@@ -4,12 +4,23 @@
 #include <cmath>
 #include <numeric>
 
+#include "absl/strings/str_cat.h"
+#include "util/status_macros.h"
 
 namespace xtune {
 namespace {
 
 // A failed, wrong or untimed candidate counts as this many times the best.
 constexpr double kFailedRatio = 100;
+
+// The smallest positive median; infinity when none.
+double BestOf(const std::vector<CostModel::Measurement>& measured) {
+  double best = INFINITY;
+  for (const CostModel::Measurement& m : measured) {
+    if (m.seconds && *m.seconds > 0) best = std::min(best, *m.seconds);
+  }
+  return best;
+}
 
 std::vector<std::string> NamesOf(const std::vector<KernelConfig>& configs,
                                  const std::string& kind) {
@@ -81,19 +92,24 @@ std::vector<CostModel::Candidate> CostModel::Features(
 void CostModel::Observe(const Instruction& fusion,
                         const std::vector<KernelConfig>& candidates,
                         const std::vector<Measurement>& measured) {
-  double best = INFINITY;
-  for (const Measurement& m : measured) {
-    if (m.seconds && *m.seconds > 0) best = std::min(best, *m.seconds);
-  }
+  Sample sample;
+  FusionSize(fusion, sample.size);
+  sample.generated = candidates;
+  sample.measured = measured;
+  Observe(sample);
+}
+
+void CostModel::Observe(const Sample& sample) {
+  const std::vector<KernelConfig>& candidates = sample.generated;
+  const std::vector<Measurement>& measured = sample.measured;
+  const double best = BestOf(measured);
   if (!std::isfinite(best)) return;
-  double size[2];
-  FusionSize(fusion, size);
   for (const std::string& kind : KindsOf(candidates)) {
     Measured m;
     m.kind = kind;
     m.names = NamesOf(candidates, kind);
-    m.size[0] = size[0];
-    m.size[1] = size[1];
+    m.size[0] = sample.size[0];
+    m.size[1] = sample.size[1];
     for (Candidate& c : Features(candidates, kind, m.names, &m.values)) {
       auto it = std::find_if(measured.begin(), measured.end(),
                              [&](const Measurement& x) { return x.config == c.config; });
@@ -105,6 +121,50 @@ void CostModel::Observe(const Instruction& fusion,
     }
     fusions_.push_back(std::move(m));
   }
+}
+
+xla::AutotuneResult::CostModelSample CostModel::ToProto(const Sample& sample) {
+  xla::AutotuneResult::CostModelSample proto;
+  const double best = BestOf(sample.measured);
+  if (!std::isfinite(best)) return proto;  // nothing timed: nothing learnt
+  proto.set_log2_output_elements(sample.size[0]);
+  proto.set_log2_operand_bytes(sample.size[1]);
+  for (const KernelConfig& c : sample.generated) {
+    auto* point = proto.add_candidates();
+    point->set_config(c.ToString());
+    auto it = std::find_if(sample.measured.begin(), sample.measured.end(),
+                           [&](const Measurement& x) { return x.config == c; });
+    if (it == sample.measured.end()) {
+      point->set_pruned(true);
+    } else if (it->seconds && *it->seconds > 0) {
+      point->set_ratio(*it->seconds / best);
+    }
+  }
+  return proto;
+}
+
+absl::StatusOr<CostModel::Sample> CostModel::FromProto(
+    const xla::AutotuneResult::CostModelSample& proto) {
+  Sample sample;
+  sample.size[0] = proto.log2_output_elements();
+  sample.size[1] = proto.log2_operand_bytes();
+  if (!std::isfinite(sample.size[0]) || !std::isfinite(sample.size[1])) {
+    return absl::InvalidArgumentError("cost model sample: fusion size is not finite");
+  }
+  for (const auto& point : proto.candidates()) {
+    XTUNE_ASSIGN_OR_RETURN(KernelConfig config, ParseKernelConfig(point.config()));
+    if (!std::isfinite(point.ratio()) || point.ratio() < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cost model sample: ratio ", point.ratio(), " of ", point.config(),
+          " is not a non-negative number"));
+    }
+    sample.generated.push_back(config);
+    if (point.pruned()) continue;
+    sample.measured.push_back(
+        {std::move(config),
+         point.ratio() > 0 ? std::optional<double>(point.ratio()) : std::nullopt});
+  }
+  return sample;
 }
 
 std::vector<std::optional<double>> CostModel::Predict(

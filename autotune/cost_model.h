@@ -21,8 +21,10 @@
 // only when it was far behind on every similar fusion measured, because
 // timings of near-equal candidates are noisy and a candidate that won once
 // may win again. A candidate without a match in at least `min_support`
-// fusions has no prediction and is always kept. Not thread-safe; one per
-// Tune().
+// fusions has no prediction and is always kept. What it learns from a
+// fusion is kept in that fusion's cache entry (Sample, ToProto), so a
+// model is fit from a loaded cache before the first fusion is tuned. Not
+// thread-safe; one per Tune().
 #ifndef XTUNE_AUTOTUNE_COST_MODEL_H_
 #define XTUNE_AUTOTUNE_COST_MODEL_H_
 
@@ -30,6 +32,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "cache/autotune_results.pb.h"
 #include "codegen/kernel_config.h"
 #include "ir/instruction.h"
 
@@ -69,6 +73,25 @@ class CostModel {
   };
   void Observe(const Instruction& fusion, const std::vector<KernelConfig>& candidates,
                const std::vector<Measurement>& measured);
+
+  // What the model keeps of one tuned fusion: its size (FusionSize), its
+  // candidates as generated and the measurements of the compiled ones, as
+  // Observe() takes them. A cache entry carries one (ToProto) so that a
+  // compile that loads the cache learns from it before its first fusion.
+  struct Sample {
+    double size[2] = {0, 0};
+    std::vector<KernelConfig> generated;
+    std::vector<Measurement> measured;
+  };
+  void Observe(const Sample& sample);
+  // The sample as stored in a cache entry (AutotuneResult's
+  // xtune_provenance.cost_model): medians become ratios to the best.
+  static xla::AutotuneResult::CostModelSample ToProto(const Sample& sample);
+  // Reads a stored sample back. InvalidArgument for a config that does not
+  // parse or a ratio that is negative or not finite (the caller skips
+  // that entry).
+  static absl::StatusOr<Sample> FromProto(
+      const xla::AutotuneResult::CostModelSample& proto);
 
   // The predicted ratio to the best for each of `configs` (the candidates
   // of `fusion`: the smallest ratio of its matches), nullopt where the

@@ -152,11 +152,11 @@ TEST(CostModelTest, KeepsTheBestPredictedAndTheAlwaysKept) {
 // offers six candidates to each. Two are ten and twenty times the best:
 // the first window of four fusions is compiled in full, the last two
 // without them.
-std::unique_ptr<Module> SixLoops() {
+std::unique_ptr<Module> SixLoops(int first_cols = 16) {
   std::string text = "HloModule m\nENTRY e {\n";
   std::string outs, shapes;
   for (int i = 0; i < 6; ++i) {
-    const std::string s = absl::StrCat("f32[8,", 16 + 4 * i, "]");
+    const std::string s = absl::StrCat("f32[8,", first_cols + 4 * i, "]");
     absl::StrAppend(&text, "  p", i, " = ", s, " parameter(", i, ")\n  t", i, " = ", s,
                     " tanh(p", i, ")\n");
     absl::StrAppend(&outs, i ? ", " : "", "t", i);
@@ -214,6 +214,114 @@ TEST(CostModelTest, AutotunerPrunesWhatMeasuredFusionsPredictHopeless) {
   FakeBackend every(six);
   EXPECT_EQ(run(exhaustive, every).stats.pruned, 0);
   EXPECT_EQ(every.compilations(), 36);
+}
+
+TEST(CostModelTest, SampleSurvivesTheCacheEntry) {
+  Sized a = Of(64, 128);
+  CostModel::Sample sample;
+  FusionSize(a.fusion(), sample.size);
+  sample.generated = Configs(64);
+  // The first failed, the last was pruned (not compiled).
+  sample.measured = Measured({sample.generated.begin(), sample.generated.end() - 1},
+                             {std::nullopt, 4e-3, 2e-3});
+  xla::AutotuneResult::CostModelSample proto = CostModel::ToProto(sample);
+  ASSERT_EQ(proto.candidates_size(), 4);
+  EXPECT_EQ(proto.candidates(0).config(), "row:vector_width=1,rows_per_task=8");
+  EXPECT_EQ(proto.candidates(0).ratio(), 0);
+  EXPECT_FALSE(proto.candidates(0).pruned());
+  EXPECT_DOUBLE_EQ(proto.candidates(1).ratio(), 2);
+  EXPECT_DOUBLE_EQ(proto.candidates(2).ratio(), 1);
+  EXPECT_TRUE(proto.candidates(3).pruned());
+  EXPECT_NEAR(proto.log2_output_elements(), 13, 1e-3);
+
+  absl::StatusOr<CostModel::Sample> back = CostModel::FromProto(proto);
+  ASSERT_THAT(back, IsOk());
+  EXPECT_EQ(back->generated, sample.generated);
+  ASSERT_EQ(back->measured.size(), 3u);
+  EXPECT_FALSE(back->measured[0].seconds.has_value());
+  EXPECT_EQ(back->measured[1].seconds, 2.0);
+  EXPECT_EQ(back->measured[2].config, sample.generated[2]);
+
+  // Two fusions learnt from stored samples predict like measured ones.
+  CostModel model;
+  for (int rows : {64, 128}) {
+    Sized f = Of(rows, 128);
+    CostModel::Sample s;
+    FusionSize(f.fusion(), s.size);
+    s.generated = Configs(rows);
+    s.measured = Measured(s.generated, Times(1e-3));
+    absl::StatusOr<CostModel::Sample> stored = CostModel::FromProto(CostModel::ToProto(s));
+    ASSERT_THAT(stored, IsOk());
+    model.Observe(*stored);
+  }
+  Sized b = Of(96, 128);
+  std::vector<std::optional<double>> p = model.Predict(b.fusion(), Configs(96));
+  ASSERT_TRUE(p[0].has_value());
+  EXPECT_NEAR(*p[0], 30, 1e-6);
+  EXPECT_NEAR(*p[3], 1, 1e-6);
+
+  // A damaged sample is an error, not a crash or a wrong model.
+  proto.mutable_candidates(1)->set_config("row:vector_width");
+  EXPECT_THAT(CostModel::FromProto(proto).status(),
+              ::xtune::testing::StatusIs(absl::StatusCode::kInvalidArgument));
+  proto.mutable_candidates(1)->set_config("row:vector_width=16,rows_per_task=8");
+  proto.mutable_candidates(1)->set_ratio(-1);
+  EXPECT_THAT(CostModel::FromProto(proto).status(),
+              ::xtune::testing::StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST(CostModelTest, LoadedCacheSeedsTheModelBeforeTheFirstFusion) {
+  std::vector<FakeCandidate> six = {{C(1)}, {C(2)}, {C(3)}, {C(4)}, {C(5)}, {C(6)}};
+  auto profiler = [] {
+    auto p = std::make_unique<FakeProfiler>();
+    p->SetSamples(C(2).ToString(), {0.5e-3, 0.5e-3, 0.5e-3});
+    p->SetSamples(C(5).ToString(), {5e-3, 5e-3, 5e-3});
+    p->SetSamples(C(6).ToString(), {10e-3, 10e-3, 10e-3});
+    return p;
+  };
+  AutotuneOptions o = Options();
+  o.dump_logs_to = "";
+  o.record_candidates = true;  // the fake's key is XLA's: provenance on ask
+  InMemoryAutotuneCache cache;
+  {
+    FakeBackend backend(six);
+    auto p = profiler();
+    Autotuner tuner(&backend, &cache, p.get(), o);
+    ASSERT_THAT(tuner.Tune(*SixLoops()), IsOk());
+  }
+  xla::AutotuneResults dumped = cache.Dump();
+  ASSERT_EQ(dumped.results_size(), 6);
+  const auto& stored = dumped.results(0).result().xtune_provenance().cost_model();
+  ASSERT_EQ(stored.candidates_size(), 6);
+  EXPECT_EQ(stored.candidates(1).ratio(), 1);
+
+  // A cache file with those entries, loaded for another module's fusions
+  // (other sizes, so other keys): pruned from its first fusion.
+  InMemoryAutotuneCache loaded;
+  ASSERT_THAT(loaded.Load(dumped, "test.textproto", 0), IsOk());
+  FakeBackend backend(six);
+  auto p = profiler();
+  Autotuner tuner(&backend, &loaded, p.get(), o);
+  absl::StatusOr<TuningResult> r = tuner.Tune(*SixLoops(18));
+  ASSERT_THAT(r, IsOk());
+  EXPECT_EQ(r->stats.tuned, 6);
+  EXPECT_EQ(r->stats.model_seeded, 6);
+  EXPECT_EQ(r->stats.pruned, 12);
+  EXPECT_EQ(backend.compilations(), 6 * 4);
+  EXPECT_THAT(r->stats.ToString(),
+              HasSubstr("12 pruned by the cost model (fit on 6 cached fusions too)"));
+  for (const FusionTuning& ft : r->fusions) EXPECT_EQ(ft.config, C(2));
+
+  // Entries of another device teach nothing.
+  InMemoryAutotuneCache other;
+  ASSERT_THAT(other.Load(dumped, "test.textproto", 0), IsOk());
+  FakeBackend elsewhere(six, 0, "FAKE: another device");
+  auto q = profiler();
+  Autotuner fresh(&elsewhere, &other, q.get(), o);
+  absl::StatusOr<TuningResult> r2 = fresh.Tune(*SixLoops(18));
+  ASSERT_THAT(r2, IsOk());
+  EXPECT_EQ(r2->stats.model_seeded, 0);
+  EXPECT_EQ(r2->stats.pruned, 4);
 }
 
 }  // namespace

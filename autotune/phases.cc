@@ -232,16 +232,37 @@ int PruneTrial(const Backend& backend, const CostModel& model, Trial& trial) {
   return pruned;
 }
 
-void ObserveTrial(const Trial& trial, CostModel& model) {
-  std::vector<CostModel::Measurement> measured;
+CostModel::Sample SampleOf(const Trial& trial) {
+  CostModel::Sample sample;
+  FusionSize(*trial.group->first, sample.size);
+  sample.generated = trial.generated;
   for (size_t c = 0; c < trial.configs.size(); ++c) {
     CostModel::Measurement m{trial.configs[c], std::nullopt};
     if (!trial.failed[c] && !trial.wrong[c] && trial.medians[c] > 0) {
       m.seconds = trial.medians[c];
     }
-    measured.push_back(std::move(m));
+    sample.measured.push_back(std::move(m));
   }
-  model.Observe(*trial.group->first, trial.generated, measured);
+  return sample;
+}
+
+void ObserveTrial(const Trial& trial, CostModel& model) {
+  model.Observe(SampleOf(trial));
+}
+
+int SeedModel(const Backend& backend, const AutotuneCache& cache, int version,
+              CostModel& model) {
+  int used = 0;
+  for (const auto& [key, result] :
+       cache.InMemoryEntries(backend.DeviceDescription(), version)) {
+    if (!result->xtune_provenance().has_cost_model()) continue;
+    absl::StatusOr<CostModel::Sample> sample =
+        CostModel::FromProto(result->xtune_provenance().cost_model());
+    if (!sample.ok() || sample->measured.empty()) continue;
+    model.Observe(*sample);
+    ++used;
+  }
+  return used;
 }
 
 void CompileTrials(Backend& backend, absl::Span<Trial> trials,
@@ -518,19 +539,20 @@ absl::StatusOr<FusionTuning> ChooseAndRecord(const Backend& backend,
   decided.source = ConfigSource::kTuned;
   decided.chosen_seconds = trial.medians[winner];
   trial.log.selected = trial.configs[winner];
+  const CostModel::Sample sample = SampleOf(trial);
   XTUNE_ASSIGN_OR_RETURN(
       xla::AutotuneResult stored,
       ResultFor(backend, trial.configs[winner], trial.medians[winner],
-                trial.log, decided.failed, options.record_candidates));
+                trial.log, decided.failed, options.record_candidates,
+                options.exhaustive ? nullptr : &sample));
   XTUNE_RETURN_IF_ERROR(cache.Insert(trial.group->key, stored));
   return decided;
 }
 
-absl::StatusOr<xla::AutotuneResult> ResultFor(const Backend& backend,
-                                              const KernelConfig& config,
-                                              double seconds,
-                                              const FusionLog& log,
-                                              int failures, bool candidates) {
+absl::StatusOr<xla::AutotuneResult> ResultFor(
+    const Backend& backend, const KernelConfig& config, double seconds,
+    const FusionLog& log, int failures, bool candidates,
+    const CostModel::Sample* sample) {
   xla::AutotuneResult r;
   XTUNE_RETURN_IF_ERROR(backend.ConfigToResult(config, &r));
   SetDurationSeconds(seconds, r.mutable_run_time());
@@ -542,6 +564,10 @@ absl::StatusOr<xla::AutotuneResult> ResultFor(const Backend& backend,
   p->set_failed(failures);
   p->set_noise_band(log.noise_band);
   p->set_tuned_at_unix_seconds(absl::ToUnixSeconds(absl::Now()));
+  if (sample != nullptr) {
+    xla::AutotuneResult::CostModelSample proto = CostModel::ToProto(*sample);
+    if (proto.candidates_size() > 0) *p->mutable_cost_model() = std::move(proto);
+  }
   if (candidates) {
     for (const CandidateLog& cl : log.candidates) {
       auto* c = p->add_timed();

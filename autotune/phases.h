@@ -110,9 +110,20 @@ Trial MakeTrial(const Backend& backend, const KeyGroup& group,
 // prediction in trial.log.pruned. Returns how many were dropped.
 int PruneTrial(const Backend& backend, const CostModel& model, Trial& trial);
 
-// After ChooseAndRecord: the trial's timed candidates (failed and wrong
-// ones as failures) into `model`.
+// What the cost model learns from a tuned trial: its fusion's size, the
+// candidates as generated, and the timed ones' medians (failed and wrong
+// ones as failures).
+CostModel::Sample SampleOf(const Trial& trial);
+
+// After ChooseAndRecord: SampleOf(trial) into `model`.
 void ObserveTrial(const Trial& trial, CostModel& model);
+
+// Before the first fusion is tuned: the samples of every entry `cache`
+// holds in memory for `backend`'s device at `version` (a loaded file,
+// fusions tuned earlier in this process) into `model`. An entry whose
+// sample cannot be read is skipped. Returns the number of entries used.
+int SeedModel(const Backend& backend, const AutotuneCache& cache, int version,
+              CostModel& model);
 
 // 4. Compiles every candidate of every trial on `parallelism` threads (0:
 // all cores); `compiled(done, total)` after each.
@@ -167,14 +178,15 @@ absl::StatusOr<FusionTuning> ChooseAndRecord(const Backend& backend,
                                              Trial& trial, TuningStats* stats);
 
 // The cache entry of a tuned fusion: the config (the backend's codec), its
-// median, and xtune's provenance (every candidate's median too with
-// `candidates`). Provenance (field 1010) is left out of entries with XLA's
-// key types unless asked for, so such files stay readable by XLA.
-absl::StatusOr<xla::AutotuneResult> ResultFor(const Backend& backend,
-                                              const KernelConfig& config,
-                                              double seconds,
-                                              const FusionLog& log,
-                                              int failures, bool candidates);
+// median, and xtune's provenance: the cost model's `sample` when there is
+// one (not for an exhaustive search, whose lists of values are not the
+// default space's), every candidate's median too with `candidates`.
+// Provenance (field 1010) is left out of entries with XLA's key types
+// unless asked for, so such files stay readable by XLA.
+absl::StatusOr<xla::AutotuneResult> ResultFor(
+    const Backend& backend, const KernelConfig& config, double seconds,
+    const FusionLog& log, int failures, bool candidates,
+    const CostModel::Sample* sample);
 
 }  // namespace xtune
 

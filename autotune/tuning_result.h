@@ -43,6 +43,7 @@ struct TuningStats {
   int64_t compiled = 0;
   int64_t compile_failures = 0;
   int64_t pruned = 0;  // dropped by the cost model before compiling
+  int model_seeded = 0;  // cache entries the cost model was fit on first
   int64_t timed = 0;
   int64_t stopped_early = 0;  // timed less: could not reach the leader
   int64_t wrong = 0;

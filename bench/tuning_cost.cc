@@ -19,6 +19,9 @@
 //  - stability: a second cold current tuning; how many fusions choose the
 //    same config, and the module's run time with one tuning's configs
 //    against the other's;
+//  - seeded (the examples, after the model): a cold current tuning with
+//    the model's tuned cache loaded, so the cost model is fit on its
+//    entries before the first fusion;
 //  - warm compile: the chosen kernels compiled with an empty kernel cache
 //    (what a fresh CI machine with a checked-in autotune cache pays),
 //    previous and current.
@@ -32,6 +35,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -142,24 +146,31 @@ AutotuneOptions Tuning(const cpu::CpuBackend& cpu, bool current) {
 struct ColdRun {
   double seconds = 0;
   TuningResult result;
+  xla::AutotuneResults cache;  // what it tuned
 };
 
 // One cold tuning: a new kernel cache folder, a new in-memory autotune
-// cache.
+// cache (holding `seed`'s entries when given: another module's tuning, as
+// a loaded file would).
 absl::StatusOr<ColdRun> TuneCold(const Module& fused, bool current,
-                                 const std::string& cache) {
+                                 const std::string& cache,
+                                 const xla::AutotuneResults* seed = nullptr) {
   std::error_code ignored;
   std::filesystem::remove_all(cache, ignored);
+  InMemoryAutotuneCache results;
+  if (seed != nullptr) {
+    XTUNE_RETURN_IF_ERROR(results.Load(*seed, "seed", 0).status());
+  }
   Clock::time_point start = Clock::now();
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<cpu::CpuBackend> backend,
                          MakeBackend(current, cache));
   cpu::CpuBackend* cpu = backend.get();
-  InMemoryAutotuneCache results;
   cpu::CpuProfiler profiler("", cpu->device().threads, cpu->FlushBytes());
   Autotuner tuner(cpu, &results, &profiler, Tuning(*cpu, current));
   ColdRun run;
   XTUNE_ASSIGN_OR_RETURN(run.result, tuner.Tune(fused));
   run.seconds = Since(start);
+  run.cache = results.Dump();
   return run;
 }
 
@@ -255,7 +266,10 @@ double WarmCompile(const Module& module, const TuningResult& chosen, bool curren
 }
 
 
-int Bench(const std::string& name, const std::string& text, const std::string& scratch) {
+// `seed`: another module's tuned cache, for the seeded cold tuning (none
+// when null). Sets `tuned` to this module's current tuning.
+int Bench(const std::string& name, const std::string& text, const std::string& scratch,
+          const xla::AutotuneResults* seed, xla::AutotuneResults* tuned) {
   absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(text, name + ".hlo");
   if (!m.ok()) {
     std::cerr << m.status() << "\n";
@@ -275,18 +289,34 @@ int Bench(const std::string& name, const std::string& text, const std::string& s
       return 1;
     }
   }
+  *tuned = current->cache;
   const TuningStats& ps = previous->result.stats;
   const TuningStats& cs = current->result.stats;
+  // With the cost model fit on another module's cache first (a loaded file
+  // whose entries are other fusions): pruned from the first fusion.
+  std::string seeded;
+  if (seed != nullptr) {
+    absl::StatusOr<ColdRun> s = TuneCold(**fused, true, scratch + "/seeded", seed);
+    if (!s.ok()) {
+      std::cerr << name << ": " << s.status() << "\n";
+      return 1;
+    }
+    seeded = absl::StrFormat(
+        ",\"seeded_s\":%.2f,\"seeded_vs_previous\":%.3f,\"seeded_pruned\":%d,"
+        "\"seeded_from_cached_fusions\":%d",
+        s->seconds, s->seconds / previous->seconds, s->result.stats.pruned,
+        s->result.stats.model_seeded);
+  }
   std::cout << absl::StrFormat(
                    "{\"bench\":\"tuning_cost_cold\",\"module\":\"%s\",\"fusions\":%d,"
                    "\"unique\":%d,\"candidates\":%d,\"compiled\":%d,\"pruned\":%d,"
                    "\"previous_s\":%.2f,\"current_s\":%.2f,"
                    "\"current_vs_previous\":%.3f,\"stopped_early\":%d,"
-                   "\"second_current_s\":%.2f}",
+                   "\"second_current_s\":%.2f%s}",
                    name, cs.fusions, cs.unique, ps.compiled, cs.compiled, cs.pruned,
                    previous->seconds, current->seconds,
                    current->seconds / previous->seconds, cs.stopped_early,
-                   again->seconds)
+                   again->seconds, seeded)
             << std::endl;
 
   absl::StatusOr<std::unique_ptr<cpu::CpuBackend>> cpu = MakeBackend(true, scratch + "/current");
@@ -401,17 +431,22 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::string scratch = tmpl;
+  // The model first: the examples are also tuned with its cache loaded.
   std::vector<std::pair<std::string, std::string>> modules;
+  modules.push_back({"model", xtune::bench::ModelModule(layers)});
   for (const char* e : {"mlp", "attention", "layer_norm", "mlp_bf16"}) {
     absl::StatusOr<std::string> text =
         xtune::ReadFile(std::string(XTUNE_SOURCE_DIR) + "/examples/" + e + ".hlo");
     if (text.ok()) modules.push_back({e, *text});
   }
-  modules.push_back({"model", xtune::bench::ModelModule(layers)});
   int rc = 0;
+  std::optional<xla::AutotuneResults> model_cache;
   for (const auto& [name, text] : modules) {
     if (!only.empty() && name != only) continue;
-    rc |= xtune::bench::Bench(name, text, scratch);
+    xla::AutotuneResults tuned;
+    rc |= xtune::bench::Bench(name, text, scratch,
+                              model_cache ? &*model_cache : nullptr, &tuned);
+    if (name == "model") model_cache = std::move(tuned);
   }
   std::error_code ignored;
   std::filesystem::remove_all(scratch, ignored);

@@ -110,6 +110,22 @@ absl::StatusOr<int64_t> InMemoryAutotuneCache::Load(
   return added;
 }
 
+AutotuneCache::Entries InMemoryAutotuneCache::InMemoryEntries(
+    absl::string_view device, int version) const {
+  Entries out;
+  {
+    MutexLock lock(&mu_);
+    for (const auto& [key, stored] : entries_) {
+      if (key.device == device && key.version == version) {
+        out.emplace_back(key, stored.result);
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  return out;
+}
+
 xla::AutotuneResults InMemoryAutotuneCache::Dump() const {
   std::vector<std::pair<const AutotuneKey*, const Stored*>> sorted;
   xla::AutotuneResults out;

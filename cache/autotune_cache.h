@@ -65,6 +65,17 @@ class AutotuneCache {
   // (a file tier that cannot write).
   virtual absl::Status Insert(const AutotuneKey& key,
                               const xla::AutotuneResult& result) = 0;
+
+  // Every entry held in memory whose key has `device` and `version`,
+  // sorted by key: what the autotuner's cost model learns from before it
+  // tunes (a loaded file, fusions tuned earlier in this process). A store
+  // that would have to read files or ask a remote lists none (the
+  // default). Never an error.
+  using Entries =
+      std::vector<std::pair<AutotuneKey, std::shared_ptr<const xla::AutotuneResult>>>;
+  virtual Entries InMemoryEntries(absl::string_view device, int version) const {
+    return {};
+  }
 };
 
 // The in-memory tier: what --xla_gpu_load_autotune_results_from fills and
@@ -77,6 +88,7 @@ class InMemoryAutotuneCache : public AutotuneCache {
       const AutotuneKey& key) override;
   absl::Status Insert(const AutotuneKey& key,
                       const xla::AutotuneResult& result) override;
+  Entries InMemoryEntries(absl::string_view device, int version) const override;
 
   // Adds every entry of a results file (`source` names it in errors); entry
   // version 0 means `current_version`. All or nothing: InvalidArgument

@@ -1,5 +1,6 @@
 #include "cache/store_chain.h"
 
+#include <algorithm>
 #include <iostream>
 #include <system_error>
 #include <thread>
@@ -110,6 +111,20 @@ absl::Status StoreChain::InsertIn(size_t tier, const AutotuneKey& key,
     MarkDown(tier);
   }
   return r.status();
+}
+
+AutotuneCache::Entries StoreChain::InMemoryEntries(absl::string_view device,
+                                                   int version) const {
+  Entries out;
+  absl::flat_hash_set<AutotuneKey> seen;
+  for (const Tier& tier : tiers_) {
+    for (auto& entry : tier.store->InMemoryEntries(device, version)) {
+      if (seen.insert(entry.first).second) out.push_back(std::move(entry));
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  return out;
 }
 
 absl::StatusOr<std::optional<CacheHit>> StoreChain::Lookup(

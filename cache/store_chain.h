@@ -65,6 +65,9 @@ class StoreChain : public AutotuneCache {
   // writes are required (naming it); best-effort failures are warnings.
   absl::Status Insert(const AutotuneKey& key,
                       const xla::AutotuneResult& result) override;
+  // The tiers' in-memory entries; where two tiers hold a key, the upper
+  // tier's (as Lookup would find it).
+  Entries InMemoryEntries(absl::string_view device, int version) const override;
 
   // Where warnings go (one line each, without "xtune: warning: "); stderr
   // by default.

@@ -51,6 +51,27 @@ bool KernelConfig::operator==(const KernelConfig& other) const {
   return kind_ == other.kind_ && params_ == other.params_;
 }
 
+absl::StatusOr<KernelConfig> ParseKernelConfig(absl::string_view text) {
+  const size_t colon = text.find(':');
+  if (colon == absl::string_view::npos || colon == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("kernel config '", text, "' has no kind (kind:name=value,...)"));
+  }
+  std::vector<std::pair<std::string, int64_t>> params;
+  for (absl::string_view item :
+       absl::StrSplit(text.substr(colon + 1), ',', absl::SkipEmpty())) {
+    const size_t eq = item.find('=');
+    int64_t value;
+    if (eq == absl::string_view::npos || eq == 0 ||
+        !absl::SimpleAtoi(item.substr(eq + 1), &value)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "kernel config '", text, "': '", item, "' is not name=integer"));
+    }
+    params.emplace_back(std::string(item.substr(0, eq)), value);
+  }
+  return KernelConfig(std::string(text.substr(0, colon)), std::move(params));
+}
+
 absl::StatusOr<KernelConfig> ApplyOverrides(const KernelConfig& base,
                                             absl::string_view overrides) {
   KernelConfig out = base;

@@ -50,6 +50,11 @@ class KernelConfig {
   std::vector<std::pair<std::string, int64_t>> params_;
 };
 
+// Reads ToString()'s form back ("kind:name=value,..."; parameters kept in
+// the order written). InvalidArgument when there is no kind, a parameter
+// has no '=' or a value is not an integer.
+absl::StatusOr<KernelConfig> ParseKernelConfig(absl::string_view text);
+
 // Applies "name=value,name=value" overrides to `base`. Every name must
 // already be a parameter of `base` (InvalidArgument naming the unknown one
 // and listing the valid ones); values must be integers.

@@ -35,5 +35,19 @@ TEST(KernelConfigTest, OverridesOnlyKnownIntegerParameters) {
                        HasSubstr("must be an integer")));
 }
 
+TEST(KernelConfigTest, ParsesWhatItPrints) {
+  KernelConfig a("cpu_gemm", {{"mc", 96}, {"nc", 256}, {"split_k", 1}});
+  absl::StatusOr<KernelConfig> back = ParseKernelConfig(a.ToString());
+  ASSERT_THAT(back, IsOk());
+  EXPECT_EQ(*back, a);
+  EXPECT_THAT(ParseKernelConfig("mc=96"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("has no kind")));
+  EXPECT_THAT(ParseKernelConfig("cpu_gemm:mc=9x6"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("'mc=9x6' is not name=integer")));
+  EXPECT_THAT(ParseKernelConfig("cpu_gemm:=3"),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
 }  // namespace
 }  // namespace xtune
