@@ -5,6 +5,7 @@
 #include <atomic>
 #include <iostream>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "cache/config_proto.h"
 #include "codegen/codegen_version.h"
@@ -274,15 +275,31 @@ void CompileTrials(Backend& backend, absl::Span<Trial> trials,
   }
   if (jobs.empty()) return;
   ThreadPool pool(parallelism);
+  // One candidate of each code key first, then the rest, which find their
+  // code compiled: candidates sharing code sit side by side in canonical
+  // order, and compiled in that order a second thread would only wait for
+  // the first one's compile.
+  std::vector<std::string> keys(jobs.size());
+  pool.ParallelFor(static_cast<int64_t>(jobs.size()), 0, [&](int64_t j) {
+    auto [t, c] = jobs[j];
+    keys[j] = backend.CodeKey(*trials[t].group->first, trials[t].configs[c]);
+  });
+  std::vector<std::pair<size_t, size_t>> first, rest;
+  absl::flat_hash_set<std::pair<size_t, std::string>> seen;
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    (seen.insert({jobs[j].first, keys[j]}).second ? first : rest).push_back(jobs[j]);
+  }
   std::atomic<int64_t> done{0};
   const int64_t total = static_cast<int64_t>(jobs.size());
-  pool.ParallelFor(total, 0, [&](int64_t j) {
-    auto [t, c] = jobs[j];
-    trials[t].kernels[c] = backend.CompileCandidate(
-        *trials[t].group->first, trials[t].configs[c],
-        static_cast<int64_t>(trials[t].configs.size()));
-    if (compiled) compiled(++done, total);
-  });
+  for (const auto* part : {&first, &rest}) {
+    pool.ParallelFor(static_cast<int64_t>(part->size()), 0, [&](int64_t j) {
+      auto [t, c] = (*part)[j];
+      trials[t].kernels[c] = backend.CompileCandidate(
+          *trials[t].group->first, trials[t].configs[c],
+          static_cast<int64_t>(trials[t].configs.size()));
+      if (compiled) compiled(++done, total);
+    });
+  }
 }
 
 ProfileOptions AdaptedTo(const ProfileOptions& per_round, const Timed& timed) {

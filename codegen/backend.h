@@ -99,6 +99,17 @@ class Backend {
     return Compile(fusion, config);
   }
 
+  // Configs of one fusion with the same key here build the same code (they
+  // differ only in parameters passed at run time), so one compile serves
+  // them all: the autotuner compiles one of each key first, on all its
+  // threads, then the others (a lookup), instead of letting a second
+  // thread wait for a compile already under way. Thread-safe. Default: the
+  // config's text (every config its own code).
+  virtual std::string CodeKey(const Instruction& fusion,
+                              const KernelConfig& config) const {
+    return config.ToString();
+  }
+
   // Whether the autotuner tunes (and caches) this backend's configs. The
   // interpreter is not tuned: it runs every fusion with its default config.
   // Default true.

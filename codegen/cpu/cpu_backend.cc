@@ -8,6 +8,7 @@
 #include "codegen/cpu/cpu_kernel.h"
 #include "codegen/cpu/cpu_profiler.h"
 #include "codegen/cpu/kernel_source.h"
+#include "util/sha256.h"
 #include "codegen/cpu/prelude.h"
 #include "fusion/precision.h"
 #include "util/status_macros.h"
@@ -26,7 +27,8 @@ CpuBackend::CpuBackend(CpuDevice device, std::unique_ptr<HostCompiler> compiler,
     : options_(std::move(options)),
       device_(std::move(device)),
       compiler_(std::move(compiler)),
-      pool_(std::make_unique<ThreadPool>(device_.threads)) {}
+      // The caller takes part in every loop (see cpu_worker_main.cc).
+      pool_(std::make_unique<ThreadPool>(std::max(1, device_.threads - 1))) {}
 
 absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(
     CpuBackendOptions options) {
@@ -143,6 +145,12 @@ absl::StatusOr<std::string> CpuBackend::Source(
   }
   if (!body.ok()) return body.status();
   return header + *body;
+}
+
+std::string CpuBackend::CodeKey(const Instruction& fusion,
+                                const KernelConfig& config) const {
+  absl::StatusOr<std::string> source = Source(fusion, config);
+  return source.ok() ? Sha256Hex(*source) : config.ToString();
 }
 
 absl::StatusOr<std::unique_ptr<Kernel>> CpuBackend::Compile(

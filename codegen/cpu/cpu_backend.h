@@ -59,6 +59,10 @@ class CpuBackend : public Backend {
   KernelConfig DefaultConfig(const Instruction& fusion) const override;
   absl::StatusOr<std::unique_ptr<Kernel>> Compile(
       const Instruction& fusion, const KernelConfig& config) override;
+  // The SHA-256 of the generated source (the config's text when it cannot
+  // be generated: Compile reports why).
+  std::string CodeKey(const Instruction& fusion,
+                      const KernelConfig& config) const override;
 
   // The generated source for (fusion, config), for inspection and tests.
   absl::Status CheckConfig(const Instruction& fusion,

@@ -13,6 +13,7 @@
 #include "ir/printer.h"
 #include "runtime/compare.h"
 #include "runtime/random_inputs.h"
+#include "util/file.h"
 #include "util/status_matchers.h"
 #include "util/thread_pool.h"
 
@@ -233,6 +234,35 @@ ENTRY e {
     ++checked;
   }
   EXPECT_EQ(checked, 1);
+}
+
+// Configs that differ only in run-time parameters (cache blocks, threads)
+// share one compile; a different register tile is different code.
+TEST(CpuBackendTest, CodeKeyGroupsConfigsThatShareCode) {
+  absl::StatusOr<std::string> text = ReadFile(Root() + "/examples/mlp.hlo");
+  ASSERT_THAT(text, IsOk());
+  absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(*text);
+  ASSERT_THAT(m, IsOk());
+  absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
+  ASSERT_THAT(fused, IsOk());
+  const Instruction* gemm = nullptr;
+  for (const auto& inst : (*fused)->entry()->instructions()) {
+    if (inst->opcode() == Opcode::kFusion &&
+        Backend().DefaultConfig(*inst).kind() == "cpu_gemm") {
+      gemm = inst.get();
+      break;
+    }
+  }
+  ASSERT_NE(gemm, nullptr);
+  KernelConfig a = Backend().DefaultConfig(*gemm);
+  KernelConfig b = a;
+  b.Set("threads", a.Get("threads") == 1 ? 2 : 1);
+  b.Set("kc", a.Get("kc") / 2);
+  KernelConfig c = a;
+  c.Set("mr", a.Get("mr") == 4 ? 8 : 4);
+  EXPECT_EQ(Backend().CodeKey(*gemm, a), Backend().CodeKey(*gemm, b));
+  EXPECT_NE(Backend().CodeKey(*gemm, a), Backend().CodeKey(*gemm, c));
+  EXPECT_EQ(Backend().CodeKey(*gemm, a).size(), 64u);  // SHA-256, hex
 }
 
 TEST(CpuBackendTest, DeviceDescriptionNamesWhatMatters) {
