@@ -8,10 +8,7 @@
 namespace xtune {
 
 // 1: first CPU backend (loop, row/column reduction, BLIS-style gemm kernels).
-// 2: the library gemm runs single-threaded OpenBLAS calls on xtune's pool
-//    (OpenBLAS's spinning threads had slowed two-thread kernels timed after
-//    it); cache entries keep the cost model's sample.
-inline constexpr int kCodegenVersion = 2;
+inline constexpr int kCodegenVersion = 1;
 
 // xtune's release, recorded in the provenance of tuned cache entries.
 inline constexpr char kXtuneVersionString[] = "0.1.0";

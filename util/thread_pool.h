@@ -3,16 +3,13 @@
 // Used to compile and measure autotuning candidates concurrently. Work is
 // either fire-and-forget (`Schedule`) or a blocking loop over an index range
 // (`ParallelFor`) in which the calling thread takes part, so a ParallelFor
-// makes progress even when every worker is busy. Idle workers, and a
-// ParallelFor caller waiting for its helpers, poll for 2 ms before they
-// block, so back-to-back loops of small kernels do not pay a wake-up each.
+// makes progress even when every worker is busy.
 //
 // Thread-safe: every member function may be called from any thread,
 // including from tasks running on the pool itself.
 #ifndef XTUNE_UTIL_THREAD_POOL_H_
 #define XTUNE_UTIL_THREAD_POOL_H_
 
-#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -61,8 +58,6 @@ class ThreadPool {
 
   Mutex mu_;
   std::deque<std::function<void()>> queue_ ABSL_GUARDED_BY(mu_);
-  // queue_.size(), for idle workers to poll without the lock.
-  std::atomic<int64_t> queued_{0};
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::thread> workers_;
 };

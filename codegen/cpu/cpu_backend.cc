@@ -27,8 +27,7 @@ CpuBackend::CpuBackend(CpuDevice device, std::unique_ptr<HostCompiler> compiler,
     : options_(std::move(options)),
       device_(std::move(device)),
       compiler_(std::move(compiler)),
-      // The caller takes part in every loop (see cpu_worker_main.cc).
-      pool_(std::make_unique<ThreadPool>(std::max(1, device_.threads - 1))) {}
+      pool_(std::make_unique<ThreadPool>(device_.threads)) {}
 
 absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(
     CpuBackendOptions options) {
@@ -149,6 +148,8 @@ absl::StatusOr<std::string> CpuBackend::Source(
 
 std::string CpuBackend::CodeKey(const Instruction& fusion,
                                 const KernelConfig& config) const {
+  // Without one compile per source every candidate compiles on its own.
+  if (!options_.compiler.one_compile_per_source) return config.ToString();
   absl::StatusOr<std::string> source = Source(fusion, config);
   return source.ok() ? Sha256Hex(*source) : config.ToString();
 }

@@ -60,7 +60,8 @@ class CpuBackend : public Backend {
   absl::StatusOr<std::unique_ptr<Kernel>> Compile(
       const Instruction& fusion, const KernelConfig& config) override;
   // The SHA-256 of the generated source (the config's text when it cannot
-  // be generated: Compile reports why).
+  // be generated, Compile reports why, or without
+  // compiler.one_compile_per_source).
   std::string CodeKey(const Instruction& fusion,
                       const KernelConfig& config) const override;
 

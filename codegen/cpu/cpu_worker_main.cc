@@ -4,7 +4,6 @@
 // of cpu_worker_protocol.h on fd 3 (requests and replies, each a length and
 // its bytes) and fd 4 (shared memory with the inputs and the output). Exits
 // at EOF on fd 3, or when the compiler that started it dies.
-#include <algorithm>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -147,9 +146,7 @@ int Main(int argc, char** argv) {
 #else
   std::vector<char> scratch(static_cast<size_t>(std::max<int64_t>(0, setup.flush_bytes)));
 #endif
-  // The caller takes part in every loop: threads - 1 workers, so idle
-  // workers polling for work never outnumber the free cores.
-  ThreadPool pool(std::max(1, static_cast<int>(setup.threads) - 1));
+  ThreadPool pool(static_cast<int>(setup.threads));
   XtContext context = MakeContext(&pool);
   std::map<int64_t, Loaded> loaded;
   if (!Reply(kWorkerOk, {}, "")) return 0;  // ready

@@ -12,11 +12,7 @@
 //
 // "cpu_gemm_blas": OpenBLAS sgemm on the operands (passed in place when they
 // are f32 matrices with a unit stride, else materialized), then a separate
-// epilogue pass — what a user would write by hand. With threads > 1 the
-// output is split in blocks of rows (or columns) over xtune's pool, each a
-// single-threaded sgemm: OpenBLAS's own threads spin on their core for a
-// while after each call, and the generated kernels timed or run after it
-// with two threads then ran up to 1.9x slower.
+// epilogue pass — what a user would write by hand.
 #include "absl/strings/str_cat.h"
 #include "codegen/cpu/code_buffer.h"
 #include "codegen/cpu/elemental.h"
@@ -370,33 +366,11 @@ static void xt_epi_task(void* arg, int64_t m) {
   const XtEpi* g = (const XtEpi*)arg;
   xt_epilogue_row(g->in, g->out, g->c + m * XT_N, g->b, m, 0, XT_N);
 }
-/* One block of output rows (or columns, when there are more of them) per
-   task, each a single-threaded sgemm: the threads are xtune's pool, so no
-   OpenBLAS thread is left spinning on a core after the call. */
-struct XtBlas {
-  const XtContext* ctx; int ta, tb, lda, ldb; const float* pa; const float* pb;
-  float* c; int64_t per; int by_rows;
-};
-static void xt_blas_task(void* arg, int64_t t) {
-  const XtBlas* g = (const XtBlas*)arg;
-  const int64_t total = g->by_rows ? XT_M : XT_N;
-  const int64_t lo = t * g->per, hi = lo + g->per < total ? lo + g->per : total;
-  if (lo >= hi) return;
-  if (g->by_rows) {
-    const float* a = g->ta == 111 ? g->pa + lo * g->lda : g->pa + lo;
-    g->ctx->sgemm(101, g->ta, g->tb, (int)(hi - lo), (int)XT_N, (int)XT_K, 1.0f, a,
-                  g->lda, g->pb, g->ldb, 0.0f, g->c + lo * XT_N, (int)XT_N);
-  } else {
-    const float* b = g->tb == 111 ? g->pb + lo : g->pb + lo * g->ldb;
-    g->ctx->sgemm(101, g->ta, g->tb, (int)XT_M, (int)(hi - lo), (int)XT_K, 1.0f,
-                  g->pa, g->lda, b, g->ldb, 0.0f, g->c + lo, (int)XT_N);
-  }
-}
 extern "C" void xtune_kernel(const void* const* in, void* out_ptr,
                              const int64_t* config, const XtContext* ctx) {
   xt_out_t* out = (xt_out_t*)out_ptr;
   int64_t threads = config[0] > 0 ? config[0] : 1;
-  ctx->set_blas_threads(1);
+  ctx->set_blas_threads((int)threads);
   float* a = XT_A_DIRECT ? 0 : xt_alloc(XT_M * XT_K);
   float* bm = XT_B_DIRECT ? 0 : xt_alloc(XT_K * XT_N);
   float* c = XT_PLAIN_OUT ? 0 : xt_alloc(XT_M * XT_N);
@@ -422,16 +396,8 @@ extern "C" void xtune_kernel(const void* const* in, void* out_ptr,
     }
     float* cc = XT_PLAIN_OUT ? (float*)out + b * XT_M * XT_N : c;
     /* CblasRowMajor = 101, CblasNoTrans = 111, CblasTrans = 112 */
-    if (threads == 1) {
-      ctx->sgemm(101, ta, tb, (int)XT_M, (int)XT_N, (int)XT_K, 1.0f, pa, lda, pb,
-                 ldb, 0.0f, cc, (int)XT_N);
-    } else {
-      const int by_rows = XT_M >= XT_N;
-      const int64_t total = by_rows ? XT_M : XT_N;
-      const int64_t parts = threads < total ? threads : total;
-      XtBlas g = {ctx, ta, tb, lda, ldb, pa, pb, cc, (total + parts - 1) / parts, by_rows};
-      ctx->parallel_for(ctx->pool, parts, parts, xt_blas_task, &g);
-    }
+    ctx->sgemm(101, ta, tb, (int)XT_M, (int)XT_N, (int)XT_K, 1.0f, pa, lda, pb,
+               ldb, 0.0f, cc, (int)XT_N);
     if (!XT_PLAIN_OUT) {
       XtEpi e = {in, out, c, b};
       if (threads == 1) {
