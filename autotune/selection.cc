@@ -37,7 +37,11 @@ int SelectWinner(const std::vector<Timed>& candidates, double min_band,
     auto [lo, hi] = std::minmax_element(rounds.begin(), rounds.end());
     spreads.push_back((*hi - *lo) / scores[i]);
   }
-  double b = std::clamp(Median(spreads), min_band, std::max(min_band, 0.25));
+  // A kernel of a few microseconds cannot be told apart by less than the
+  // jitter of one timed run, whatever its rounds say.
+  const double floor = std::max(min_band, kTimingJitterSeconds / scores[best]);
+  double b = std::clamp(Median(spreads), std::min(floor, 0.25),
+                        std::max(min_band, 0.25));
   if (band != nullptr) *band = b;
   double limit = scores[best] * (1 + b);
   for (size_t i = 0; i < candidates.size(); ++i) {

@@ -42,6 +42,20 @@ TEST(SelectionTest, ConfigsFastOnlySometimesDoNotWinOnTheirBestCase) {
   EXPECT_EQ(SelectWinner({T(1.1), bimodal}, 0.02), 0);
 }
 
+TEST(SelectionTest, MicrosecondKernelsTieWithinTheTimingJitter) {
+  // 1.5 us against 1.42 us: 5.6% apart, steady rounds. At 1.5 us the band
+  // is 0.15 us / 1.42 us, 10.6%: tied, and the earlier one wins.
+  double band = 0;
+  EXPECT_EQ(SelectWinner({T(1.5e-6), T(1.42e-6)}, 0.03, &band), 0);
+  EXPECT_NEAR(band, kTimingJitterSeconds / 1.42e-6, 1e-9);
+  // The same ratio at 15 us is outside the 3% band.
+  EXPECT_EQ(SelectWinner({T(15e-6), T(14.2e-6)}, 0.03, &band), 1);
+  EXPECT_EQ(band, 0.03);
+  // Never wider than 25%.
+  EXPECT_EQ(SelectWinner({T(0.2e-6), T(0.1e-6)}, 0.03, &band), 1);
+  EXPECT_EQ(band, 0.25);
+}
+
 TEST(SelectionTest, RoundToRoundDriftWidensTheBand) {
   // The machine drifts: every candidate's rounds disagree by 10%, so 1.08
   // ties with 1.0, and comes first.
