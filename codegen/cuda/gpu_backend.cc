@@ -5,6 +5,7 @@
 #include "codegen/config_codec.h"
 #include "codegen/cuda/cuda_candidates.h"
 #include "fusion/precision.h"
+#include "util/sha256.h"
 #include "util/status_macros.h"
 
 namespace xtune::cuda {
@@ -99,6 +100,39 @@ const Computation& GpuBackend::Generated(const Instruction& fusion,
   // f16/bf16 result (the key and the config stay the original's).
   if (!excess_precision_) *holder = RoundEveryLowPrecisionResult(Fused(fusion));
   return *holder ? *(*holder)->entry() : Fused(fusion);
+}
+
+namespace {
+
+// What NVRTC (or the emulator's compiler) sees of a kernel: its body. The
+// launch shape is chosen at run time.
+void AppendKernel(const CudaKernelSource& k, std::string* text) {
+  absl::StrAppend(text, k.body.size(), "\n", k.body, "\n");
+}
+
+}  // namespace
+
+std::string GpuBackend::CodeKey(const Instruction& fusion,
+                                const KernelConfig& config) const {
+  std::string text;
+  if (config.kind() == "cuda_cublaslt") {
+    absl::StatusOr<LibraryGemm> g = LibrarySource(fusion, config);
+    if (!g.ok()) return config.ToString();
+    AppendKernel(g->pack_a, &text);
+    AppendKernel(g->pack_b, &text);
+    if (g->has_epilogue) AppendKernel(g->epilogue, &text);
+  } else if (config.kind() == "triton_gemm") {
+    absl::StatusOr<TritonGemm> g = TritonSource(fusion, config);
+    if (!g.ok()) return config.ToString();
+    absl::StrAppend(&text, g->splits, " ", g->partial_bytes, "\n");
+    AppendKernel(g->main, &text);
+    if (g->splits > 1) AppendKernel(g->epilogue, &text);
+  } else {
+    absl::StatusOr<CudaKernelSource> k = Source(fusion, config);
+    if (!k.ok()) return config.ToString();
+    AppendKernel(*k, &text);
+  }
+  return absl::StrCat(config.kind(), ":", Sha256Hex(text));
 }
 
 absl::StatusOr<LibraryGemm> GpuBackend::LibrarySource(

@@ -56,6 +56,12 @@ class GpuBackend : public Backend {
   absl::StatusOr<LibraryGemm> LibrarySource(const Instruction& fusion,
                                             const KernelConfig& config) const;
 
+  // The SHA-256 of the sources of every kernel the config builds: the library candidate's cuBLASLt algorithms share their pack
+  // and epilogue kernels, so the autotuner compiles them once. The config's
+  // text when the kernels cannot be generated (Compile reports why).
+  std::string CodeKey(const Instruction& fusion,
+                      const KernelConfig& config) const override;
+
   const GpuDeviceInfo& device() const { return device_; }
 
  protected:

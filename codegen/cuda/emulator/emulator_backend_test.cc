@@ -177,6 +177,38 @@ TEST(EmulatorBackendTest, CheckConfigTakesAnyLegalConfigOfTheKind) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("takes the parameters")));
 }
 
+// cuBLASLt algorithms share the library candidate's pack and epilogue
+// kernels (one compile); a different Triton tile is different code.
+TEST(EmulatorBackendTest, CodeKeyGroupsConfigsThatShareKernels) {
+  absl::StatusOr<std::unique_ptr<Module>> m =
+      ParseModuleFile(TestSourceDir() + "/examples/mlp.hlo");
+  ASSERT_THAT(m, IsOk());
+  absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
+  ASSERT_THAT(fused, IsOk());
+  EmulatorBackend& b = Backend(true);
+  const Instruction* gemm = nullptr;
+  for (const auto& inst : (*fused)->entry()->instructions()) {
+    if (inst->opcode() == Opcode::kFusion &&
+        b.DefaultConfig(*inst).kind() == "triton_gemm") {
+      gemm = inst.get();
+      break;
+    }
+  }
+  ASSERT_NE(gemm, nullptr);
+  KernelConfig lib0("cuda_cublaslt", {{"algorithm", 0}});
+  KernelConfig lib3("cuda_cublaslt", {{"algorithm", 3}});
+  EXPECT_EQ(b.CodeKey(*gemm, lib0), b.CodeKey(*gemm, lib3));
+  KernelConfig tile = b.DefaultConfig(*gemm);
+  KernelConfig other = tile;
+  other.Set("block_k", tile.Get("block_k") == 32 ? 64 : 32);
+  EXPECT_NE(b.CodeKey(*gemm, tile), b.CodeKey(*gemm, other));
+  EXPECT_NE(b.CodeKey(*gemm, tile), b.CodeKey(*gemm, lib0));
+  // What cannot be generated keys on its text.
+  KernelConfig bad = tile;
+  bad.Set("block_m", 3);
+  EXPECT_EQ(b.CodeKey(*gemm, bad), bad.ToString());
+}
+
 TEST(EmulatorBackendTest, DeviceIsTheNamedTarget) {
   EXPECT_EQ(Backend(true).DeviceDescription(),
             "CUDA: 9.0, Cores: 132, GPU clock: 1.98 GHz, Memory bandwidth: 4800 "
