@@ -93,7 +93,8 @@ line wins; unknown flags in XLA_FLAGS are ignored with a warning):
                                          the fixed schedule of before)
   --xtune_cost_model=BOOL                skip compiling candidates that
                                          fusions measured earlier in the
-                                         compile predict over 1.2x the best
+                                         compile, or in the loaded cache,
+                                         predict over 1.2x the best
                                          (default true; false: compile all;
                                          exhaustive search never prunes)
 Paths starting with TEST_UNDECLARED_OUTPUTS_DIR/ or TEST_WORKSPACE/ are

@@ -97,7 +97,11 @@ struct AutotuneOptions {
   // relative to its fusion's best; candidates predicted over 1.2x are not
   // compiled ("pruned" in the summary line). Library calls, the default
   // config and candidates the model knows too little about are always
-  // tried. Off with `exhaustive`, and on backends that only check.
+  // tried. Off with `exhaustive`, and on backends that only check. The
+  // model is also fit, before the first fusion, on the cache entries held
+  // in memory for the device (each tuned entry of xtune's key types keeps
+  // its sample: xtune_provenance.cost_model), so a loaded cache prunes a
+  // new module's fusions from the start.
   bool cost_model = true;
   // Then the candidates within max(2 x band, 5%) of the best (at most 8)
   // get this many more rounds before the final choice. Default 3.
