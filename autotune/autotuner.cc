@@ -152,9 +152,9 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   // every candidate of every fusion is compiled first.
   const bool prune = options_.cost_model && !options_.exhaustive && !checks_only;
   constexpr size_t kCompileWindow = 4;
-  // The model starts from what the cache holds in memory for this device
-  // (a loaded file, earlier compiles of this process), so a compile with a
-  // loaded cache prunes from its first fusion.
+  // The model starts from what the cache lists for this device (a loaded
+  // file, earlier compiles of this process, a per-fusion directory), so a
+  // compile with a cache prunes from its first fusion.
   CostModel model;
   if (prune && !trials.empty()) {
     stats.model_seeded =

@@ -255,7 +255,7 @@ int SeedModel(const Backend& backend, const AutotuneCache& cache, int version,
               CostModel& model) {
   int used = 0;
   for (const auto& [key, result] :
-       cache.InMemoryEntries(backend.DeviceDescription(), version)) {
+       cache.ListEntries(backend.DeviceDescription(), version)) {
     if (!result->xtune_provenance().has_cost_model()) continue;
     absl::StatusOr<CostModel::Sample> sample =
         CostModel::FromProto(result->xtune_provenance().cost_model());

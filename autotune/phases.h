@@ -119,8 +119,8 @@ CostModel::Sample SampleOf(const Trial& trial);
 void ObserveTrial(const Trial& trial, CostModel& model);
 
 // Before the first fusion is tuned: the samples of every entry `cache`
-// holds in memory for `backend`'s device at `version` (a loaded file,
-// fusions tuned earlier in this process) into `model`. An entry whose
+// lists for `backend`'s device at `version` (a loaded file, fusions tuned
+// earlier in this process, a per-fusion directory) into `model`. An entry whose
 // sample cannot be read is skipped. Returns the number of entries used.
 int SeedModel(const Backend& backend, const AutotuneCache& cache, int version,
               CostModel& model);

@@ -110,7 +110,7 @@ absl::StatusOr<int64_t> InMemoryAutotuneCache::Load(
   return added;
 }
 
-AutotuneCache::Entries InMemoryAutotuneCache::InMemoryEntries(
+AutotuneCache::Entries InMemoryAutotuneCache::ListEntries(
     absl::string_view device, int version) const {
   Entries out;
   {

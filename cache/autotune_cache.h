@@ -66,14 +66,15 @@ class AutotuneCache {
   virtual absl::Status Insert(const AutotuneKey& key,
                               const xla::AutotuneResult& result) = 0;
 
-  // Every entry held in memory whose key has `device` and `version`,
-  // sorted by key: what the autotuner's cost model learns from before it
-  // tunes (a loaded file, fusions tuned earlier in this process). A store
-  // that would have to read files or ask a remote lists none (the
-  // default). Never an error.
+  // Every entry of `device` and `version` this store can list, sorted by
+  // key: what the autotuner's cost model learns from before it tunes (a
+  // loaded file, fusions tuned earlier in this process, a per-fusion
+  // directory's files). Entries that cannot be read are left out; a store
+  // that would have to ask a remote lists none (the default). Never an
+  // error.
   using Entries =
       std::vector<std::pair<AutotuneKey, std::shared_ptr<const xla::AutotuneResult>>>;
-  virtual Entries InMemoryEntries(absl::string_view device, int version) const {
+  virtual Entries ListEntries(absl::string_view device, int version) const {
     return {};
   }
 };
@@ -88,7 +89,7 @@ class InMemoryAutotuneCache : public AutotuneCache {
       const AutotuneKey& key) override;
   absl::Status Insert(const AutotuneKey& key,
                       const xla::AutotuneResult& result) override;
-  Entries InMemoryEntries(absl::string_view device, int version) const override;
+  Entries ListEntries(absl::string_view device, int version) const override;
 
   // Adds every entry of a results file (`source` names it in errors); entry
   // version 0 means `current_version`. All or nothing: InvalidArgument

@@ -95,8 +95,10 @@ absl::Status DirectoryAutotuneCache::Insert(const AutotuneKey& key,
       absl::StrCat(dir_, "/tmp"));
 }
 
-absl::StatusOr<xla::AutotuneResults> ReadDirectoryCache(const std::string& dir,
-                                                        int64_t* without_key) {
+namespace {
+
+// The *.textproto files of `dir`, sorted.
+absl::StatusOr<std::vector<std::string>> DirectoryFiles(const std::string& dir) {
   std::error_code ec;
   std::filesystem::directory_iterator it(dir, ec);
   if (ec) {
@@ -110,36 +112,75 @@ absl::StatusOr<xla::AutotuneResults> ReadDirectoryCache(const std::string& dir,
     }
   }
   std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+// One file: its key (from its first lines) and result; nullopt for a file
+// XLA wrote (no key lines). DataLoss for a file that does not parse or
+// whose name is not its key's.
+absl::StatusOr<std::optional<std::pair<AutotuneKey, xla::AutotuneResult>>>
+ReadDirectoryEntry(const std::string& path) {
+  XTUNE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  // A file that is no AutotuneResult at all is damage, not XLA's.
+  XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResult result,
+                         ParseAutotuneResultText(text, path));
+  AutotuneKey key;
+  bool has_device = false, has_hlo = false, has_version = false;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (!absl::StartsWith(line, "#")) break;
+    if (absl::ConsumePrefix(&line, "# xtune-key-device: ")) {
+      has_device = absl::CUnescape(line, &key.device);
+    } else if (absl::ConsumePrefix(&line, "# xtune-key-hlo: ")) {
+      has_hlo = absl::CUnescape(line, &key.hlo);
+    } else if (absl::ConsumePrefix(&line, "# xtune-key-version: ")) {
+      has_version = absl::SimpleAtoi(line, &key.version);
+    }
+  }
+  if (!has_device || !has_hlo || !has_version) {
+    return std::nullopt;  // written by XLA: only the key's hash is known
+  }
+  std::string name = std::filesystem::path(path).filename().string();
+  if (name != DirectoryCacheFileName(key)) {
+    return absl::DataLossError(absl::StrCat(
+        "'", path, "' holds the key of ", DirectoryCacheFileName(key),
+        " (renamed or altered)"));
+  }
+  return std::make_optional(std::make_pair(std::move(key), std::move(result)));
+}
+
+}  // namespace
+
+AutotuneCache::Entries DirectoryAutotuneCache::ListEntries(absl::string_view device,
+                                                           int version) const {
+  Entries out;
+  absl::StatusOr<std::vector<std::string>> paths = DirectoryFiles(dir_);
+  if (!paths.ok()) return out;
+  for (const std::string& path : *paths) {
+    auto entry = ReadDirectoryEntry(path);
+    if (!entry.ok() || !entry->has_value()) continue;
+    auto& [key, result] = **entry;
+    if (key.device != device || key.version != version) continue;
+    if (!ValidateResult(result).ok()) continue;
+    out.emplace_back(key, std::make_shared<const xla::AutotuneResult>(std::move(result)));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  return out;
+}
+
+absl::StatusOr<xla::AutotuneResults> ReadDirectoryCache(const std::string& dir,
+                                                        int64_t* without_key) {
+  XTUNE_ASSIGN_OR_RETURN(std::vector<std::string> paths, DirectoryFiles(dir));
   xla::AutotuneResults out;
   out.set_version(3);
   int64_t unkeyed = 0;
   for (const std::string& path : paths) {
-    XTUNE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-    // A file that is no AutotuneResult at all is damage, not XLA's.
-    XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResult result,
-                           ParseAutotuneResultText(text, path));
-    AutotuneKey key;
-    bool has_device = false, has_hlo = false, has_version = false;
-    for (absl::string_view line : absl::StrSplit(text, '\n')) {
-      if (!absl::StartsWith(line, "#")) break;
-      if (absl::ConsumePrefix(&line, "# xtune-key-device: ")) {
-        has_device = absl::CUnescape(line, &key.device);
-      } else if (absl::ConsumePrefix(&line, "# xtune-key-hlo: ")) {
-        has_hlo = absl::CUnescape(line, &key.hlo);
-      } else if (absl::ConsumePrefix(&line, "# xtune-key-version: ")) {
-        has_version = absl::SimpleAtoi(line, &key.version);
-      }
-    }
-    if (!has_device || !has_hlo || !has_version) {
-      ++unkeyed;  // written by XLA: only the key's hash is known
+    XTUNE_ASSIGN_OR_RETURN(auto entry, ReadDirectoryEntry(path));
+    if (!entry.has_value()) {
+      ++unkeyed;
       continue;
     }
-    std::string name = std::filesystem::path(path).filename().string();
-    if (name != DirectoryCacheFileName(key)) {
-      return absl::DataLossError(absl::StrCat(
-          "'", path, "' holds the key of ", DirectoryCacheFileName(key),
-          " (renamed or altered)"));
-    }
+    auto& [key, result] = *entry;
     xla::AutotuneResults::Entry* e = out.add_results();
     *e->mutable_result() = std::move(result);
     e->set_device(key.device);

@@ -67,6 +67,42 @@ TEST(DirectoryCacheTest, UpdateWritesOneTextFilePerKeyAndReadsItBack) {
   EXPECT_TRUE(std::filesystem::is_empty(dir + "/tmp"));
 }
 
+// What the cost model is fit on: the files xtune wrote for one device and
+// version; XLA's files (no key lines) and damaged ones are left out, and a
+// chain merges its tiers (the upper tier's entry wins).
+TEST(DirectoryCacheTest, ListsItsKeyedEntriesOfOneDeviceAndVersion) {
+  std::string dir = FreshDir("list");
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<DirectoryAutotuneCache> cache,
+                       DirectoryAutotuneCache::Open(dir, DirectoryCacheMode::kUpdate));
+  ASSERT_THAT(cache->Insert({"CPU: x", "b", 1}, CpuGemmResult(16)), IsOk());
+  ASSERT_THAT(cache->Insert({"CPU: x", "a", 1}, CpuGemmResult(8)), IsOk());
+  ASSERT_THAT(cache->Insert({"CPU: y", "a", 1}, CpuGemmResult(4)), IsOk());
+  ASSERT_THAT(cache->Insert({"CPU: x", "a", 2}, CpuGemmResult(2)), IsOk());
+  ASSERT_THAT(WriteFileAtomically(dir + "/xla.textproto", "run_time { nanos: 5 }"), IsOk());
+  ASSERT_THAT(WriteFileAtomically(dir + "/bad.textproto", "cpu_gemm { mc:"), IsOk());
+  AutotuneCache::Entries listed = cache->ListEntries("CPU: x", 1);
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0].first.hlo, "a");
+  EXPECT_EQ(listed[0].second->cpu_gemm().kc(), 8);
+  EXPECT_EQ(listed[1].first.hlo, "b");
+  EXPECT_TRUE(DirectoryAutotuneCache::Open(dir + "/none", DirectoryCacheMode::kRead)
+                  .value()
+                  ->ListEntries("CPU: x", 1)
+                  .empty());
+
+  auto memory = std::make_shared<InMemoryAutotuneCache>();
+  ASSERT_THAT(memory->Insert({"CPU: x", "a", 1}, CpuGemmResult(32)), IsOk());
+  ASSERT_THAT(memory->Insert({"CPU: x", "c", 1}, CpuGemmResult(64)), IsOk());
+  StoreChain chain;
+  chain.AddTier("memory", memory, TierPolicy{});
+  chain.AddTier("directory", cache, TierPolicy{});
+  AutotuneCache::Entries merged = chain.ListEntries("CPU: x", 1);
+  ASSERT_EQ(merged.size(), 3u);
+  EXPECT_EQ(merged[0].second->cpu_gemm().kc(), 32);  // memory's "a"
+  EXPECT_EQ(merged[1].first.hlo, "b");
+  EXPECT_EQ(merged[2].first.hlo, "c");
+}
+
 TEST(DirectoryCacheTest, ReadModeNeverWrites) {
   std::string dir = FreshDir("read");
   ASSERT_THAT(CreateDirectories(dir), IsOk());

@@ -113,12 +113,12 @@ absl::Status StoreChain::InsertIn(size_t tier, const AutotuneKey& key,
   return r.status();
 }
 
-AutotuneCache::Entries StoreChain::InMemoryEntries(absl::string_view device,
+AutotuneCache::Entries StoreChain::ListEntries(absl::string_view device,
                                                    int version) const {
   Entries out;
   absl::flat_hash_set<AutotuneKey> seen;
   for (const Tier& tier : tiers_) {
-    for (auto& entry : tier.store->InMemoryEntries(device, version)) {
+    for (auto& entry : tier.store->ListEntries(device, version)) {
       if (seen.insert(entry.first).second) out.push_back(std::move(entry));
     }
   }

@@ -67,7 +67,7 @@ class StoreChain : public AutotuneCache {
                       const xla::AutotuneResult& result) override;
   // The tiers' in-memory entries; where two tiers hold a key, the upper
   // tier's (as Lookup would find it).
-  Entries InMemoryEntries(absl::string_view device, int version) const override;
+  Entries ListEntries(absl::string_view device, int version) const override;
 
   // Where warnings go (one line each, without "xtune: warning: "); stderr
   // by default.

@@ -98,8 +98,8 @@ struct AutotuneOptions {
   // compiled ("pruned" in the summary line). Library calls, the default
   // config and candidates the model knows too little about are always
   // tried. Off with `exhaustive`, and on backends that only check. The
-  // model is also fit, before the first fusion, on the cache entries held
-  // in memory for the device (each tuned entry of xtune's key types keeps
+  // model is also fit, before the first fusion, on the cache entries the
+  // tiers can list for the device (each tuned entry of xtune's key types keeps
   // its sample: xtune_provenance.cost_model), so a loaded cache prunes a
   // new module's fusions from the start.
   bool cost_model = true;
