@@ -120,8 +120,9 @@ void ObserveTrial(const Trial& trial, CostModel& model);
 
 // Before the first fusion is tuned: the samples of every entry `cache`
 // lists for `backend`'s device at `version` (a loaded file, fusions tuned
-// earlier in this process, a per-fusion directory) into `model`. An entry whose
-// sample cannot be read is skipped. Returns the number of entries used.
+// earlier in this process, a per-fusion directory) into `model`. An entry
+// whose sample cannot be read is skipped. Returns the number of entries
+// used.
 int SeedModel(const Backend& backend, const AutotuneCache& cache, int version,
               CostModel& model);
 

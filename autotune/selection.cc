@@ -39,9 +39,10 @@ int SelectWinner(const std::vector<Timed>& candidates, double min_band,
   }
   // A kernel of a few microseconds cannot be told apart by less than the
   // jitter of one timed run, whatever its rounds say.
-  const double floor = std::max(min_band, kTimingJitterSeconds / scores[best]);
-  double b = std::clamp(Median(spreads), std::min(floor, 0.25),
-                        std::max(min_band, 0.25));
+  const double hi = std::max(min_band, 0.25);
+  const double lo =
+      std::max(min_band, std::min(kTimingJitterSeconds / scores[best], 0.25));
+  double b = std::clamp(Median(spreads), lo, hi);
   if (band != nullptr) *band = b;
   double limit = scores[best] * (1 + b);
   for (size_t i = 0; i < candidates.size(); ++i) {

@@ -54,6 +54,9 @@ TEST(SelectionTest, MicrosecondKernelsTieWithinTheTimingJitter) {
   // Never wider than 25%.
   EXPECT_EQ(SelectWinner({T(0.2e-6), T(0.1e-6)}, 0.03, &band), 1);
   EXPECT_EQ(band, 0.25);
+  // A min_band above 25% still holds.
+  EXPECT_EQ(SelectWinner({T(1.28), T(1.0)}, 0.3, &band), 0);
+  EXPECT_EQ(band, 0.3);
 }
 
 TEST(SelectionTest, RoundToRoundDriftWidensTheBand) {

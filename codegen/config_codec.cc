@@ -20,22 +20,10 @@ absl::StatusOr<KernelConfig> ConfigFromOtherKey(
     return absl::UnimplementedError("not a 'kind:name=value' other key");
   }
   const std::string& name = result.other().name();
-  size_t colon = name.find(':');
-  if (colon == std::string::npos || colon == 0) {
+  absl::StatusOr<KernelConfig> config = ParseKernelConfig(name);
+  if (!config.ok()) {
     return absl::UnimplementedError(
         absl::StrCat("cannot read the config '", name, "'"));
-  }
-  KernelConfig config(name.substr(0, colon), {});
-  for (absl::string_view item :
-       absl::StrSplit(name.substr(colon + 1), ',', absl::SkipEmpty())) {
-    std::pair<std::string, std::string> kv =
-        absl::StrSplit(item, absl::MaxSplits('=', 1));
-    int64_t v;
-    if (kv.first.empty() || !absl::SimpleAtoi(kv.second, &v)) {
-      return absl::UnimplementedError(
-          absl::StrCat("cannot read the config '", name, "'"));
-    }
-    config.Set(kv.first, v);
   }
   return config;
 }

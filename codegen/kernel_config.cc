@@ -57,7 +57,7 @@ absl::StatusOr<KernelConfig> ParseKernelConfig(absl::string_view text) {
     return absl::InvalidArgumentError(
         absl::StrCat("kernel config '", text, "' has no kind (kind:name=value,...)"));
   }
-  std::vector<std::pair<std::string, int64_t>> params;
+  KernelConfig config(std::string(text.substr(0, colon)), {});
   for (absl::string_view item :
        absl::StrSplit(text.substr(colon + 1), ',', absl::SkipEmpty())) {
     const size_t eq = item.find('=');
@@ -67,9 +67,9 @@ absl::StatusOr<KernelConfig> ParseKernelConfig(absl::string_view text) {
       return absl::InvalidArgumentError(absl::StrCat(
           "kernel config '", text, "': '", item, "' is not name=integer"));
     }
-    params.emplace_back(std::string(item.substr(0, eq)), value);
+    config.Set(item.substr(0, eq), value);
   }
-  return KernelConfig(std::string(text.substr(0, colon)), std::move(params));
+  return config;
 }
 
 absl::StatusOr<KernelConfig> ApplyOverrides(const KernelConfig& base,

@@ -51,7 +51,7 @@ class KernelConfig {
 };
 
 // Reads ToString()'s form back ("kind:name=value,..."; parameters kept in
-// the order written). InvalidArgument when there is no kind, a parameter
+// the order written, a repeated name taking its last value). InvalidArgument when there is no kind, a parameter
 // has no '=' or a value is not an integer.
 absl::StatusOr<KernelConfig> ParseKernelConfig(absl::string_view text);
 

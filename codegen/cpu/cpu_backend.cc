@@ -8,9 +8,9 @@
 #include "codegen/cpu/cpu_kernel.h"
 #include "codegen/cpu/cpu_profiler.h"
 #include "codegen/cpu/kernel_source.h"
-#include "util/sha256.h"
 #include "codegen/cpu/prelude.h"
 #include "fusion/precision.h"
+#include "util/sha256.h"
 #include "util/status_macros.h"
 
 namespace xtune::cpu {
