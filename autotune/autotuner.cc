@@ -5,7 +5,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "autotune/in_module.h"
 #include "autotune/phases.h"
+#include "cache/config_proto.h"
 #include "autotune/progress.h"
 #include "util/file.h"
 #include "util/status_macros.h"
@@ -34,7 +36,7 @@ std::string TuningStats::ToString() const {
   if (!tiers.empty()) tiers += ")";
   return absl::StrFormat(
       "%d fusions (%d unique): %d from the cache%s, %d tuned, %d default, %d "
-      "overridden%s; %d candidates compiled (%d failed)%s, %s, %d wrong; "
+      "overridden%s; %d candidates compiled (%d failed)%s, %s, %d wrong%s; "
       "%.2f s",
       fusions, unique, cache_hits, tiers, tuned, defaults, overrides,
       on_evaluator > 0
@@ -50,7 +52,11 @@ std::string TuningStats::ToString() const {
                  : "",
       stopped_early > 0 ? absl::StrCat(timed, " timed (", stopped_early, " stopped early)")
                         : absl::StrCat(timed, " timed"),
-      wrong, seconds) +
+      wrong,
+      in_module > 0 ? absl::StrCat(", ", in_module, " re-timed in the module (",
+                                   in_module_changed, " changed)")
+                    : "",
+      seconds) +
          (checked_only
               ? absl::StrCat("; candidates run once and checked, not timed: ",
                              compiled, " candidates compiled, ", wrong,
@@ -67,6 +73,63 @@ Autotuner::Autotuner(Backend* backend, AutotuneCache* cache, Profiler* profiler,
       cache_(cache),
       profiler_(profiler),
       options_(std::move(options)) {}
+
+absl::Status Autotuner::SettleInModule(
+    std::vector<InModuleContest>& contests,
+    const std::vector<const KeyGroup*>& groups,
+    const InModuleOptions& in_module_options, TuningResult* result) {
+  absl::StatusOr<std::vector<std::vector<Timed>>> timed =
+      module_timer_->Time(result->configs, contests, in_module_options);
+  if (!timed.ok()) {
+    // The isolated choices stand (they are in the cache already).
+    std::cerr << "xtune: warning: in-module timing: " << timed.status().message()
+              << "; the fusions keep their isolated choices\n";
+    return absl::OkStatus();
+  }
+  if (timed->empty()) return absl::OkStatus();  // too slow to re-time
+  std::vector<double> bands;
+  const std::vector<int> winners =
+      InModuleWinners(contests, *timed, in_module_options.min_band, &bands);
+  TuningStats& stats = result->stats;
+  for (size_t i = 0; i < contests.size(); ++i) {
+    InModuleContest& c = contests[i];
+    const std::vector<Timed>& t = (*timed)[i];
+    ++stats.in_module;
+    FusionLog& log = result->logs[c.log];
+    log.in_module_band = bands[i];
+    for (size_t j = 0; j < c.finalists.size(); ++j) {
+      log.in_module.push_back({c.finalists[j], Score(t[j].seconds)});
+    }
+    log.isolated_selected = c.finalists[c.isolated_winner];
+    const int w = winners[i];
+    if (w == c.isolated_winner) continue;
+    ++stats.in_module_changed;
+    const KernelConfig& config = c.finalists[w];
+    log.selected = config;
+    for (size_t m : groups[i]->members) {
+      FusionTuning& ft = result->fusions[m];
+      ft.config = config;
+      ft.chosen_seconds = c.isolated_medians[w];
+      result->configs[ft.fusion] = config;
+    }
+    // The cache keeps the in-module winner, with its isolated median (what
+    // a run time means everywhere else) and, in the provenance, the
+    // finalists' medians in the module.
+    XTUNE_RETURN_IF_ERROR(backend_->ConfigToResult(config, &c.stored));
+    SetDurationSeconds(c.isolated_medians[w], c.stored.mutable_run_time());
+    if (c.stored.has_xtune_provenance()) {
+      auto* p = c.stored.mutable_xtune_provenance();
+      p->clear_samples();
+      for (size_t j = 0; j < c.finalists.size(); ++j) {
+        auto* m = p->add_in_module();
+        m->set_config(c.finalists[j].ToString());
+        SetDurationSeconds(Score(t[j].seconds), m->mutable_median());
+      }
+    }
+    XTUNE_RETURN_IF_ERROR(cache_->Insert(groups[i]->key, c.stored));
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   Progress progress(options_.progress, options_.progress_interval);
@@ -89,6 +152,15 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   };
   std::vector<Trial> trials;
   std::vector<const KeyGroup*> missing;
+  // In-module timing: the tuned fusions with close finalists.
+  const bool in_module = module_timer_ != nullptr && options_.in_module_timing &&
+                         backend_->TimesInModule() && !backend_->ChecksOnly() &&
+                         backend_->CanRunKernels();
+  InModuleOptions in_module_options;
+  in_module_options.budget = options_.in_module_budget;
+  in_module_options.min_band = options_.min_noise_band;
+  std::vector<InModuleContest> contests;
+  std::vector<const KeyGroup*> contest_groups;
   // A backend that only checks (ChecksOnly) keeps the cached or default
   // config of every group and compiles and checks all its candidates.
   const bool checks_only = backend_->ChecksOnly();
@@ -243,11 +315,27 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
       trial.kernels.clear();
       continue;
     }
+    xla::AutotuneResult stored;
+    int winner = -1;
     XTUNE_ASSIGN_OR_RETURN(
         FusionTuning decided,
-        ChooseAndRecord(*backend_, *cache_, options_, trial, &stats));
+        ChooseAndRecord(*backend_, *cache_, options_, trial, &stats, &stored,
+                        &winner));
     decided.missed = decided.source == ConfigSource::kTuned;
     assign(*trial.group, decided);
+    if (in_module && decided.source == ConfigSource::kTuned) {
+      std::optional<InModuleContest> contest =
+          ContestOf(trial, winner, in_module_options);
+      if (contest.has_value()) {
+        for (size_t m : trial.group->members) {
+          contest->fusions.push_back(result.fusions[m].fusion);
+        }
+        contest->stored = std::move(stored);
+        contest->log = result.logs.size();
+        contests.push_back(std::move(*contest));
+        contest_groups.push_back(trial.group);
+      }
+    }
     if (prune) ObserveTrial(trial, model);
     result.logs.push_back(std::move(trial.log));
     trial.kernels.clear();  // unload the candidates
@@ -256,6 +344,10 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   if (checks_only) stats.timed = 0;  // run once to check, never timed
   for (const FusionTuning& ft : result.fusions)
     result.configs[ft.fusion] = ft.config;
+  if (!contests.empty()) {
+    XTUNE_RETURN_IF_ERROR(
+        SettleInModule(contests, contest_groups, in_module_options, &result));
+  }
   stats.seconds = progress.Elapsed();
   if (!options_.dump_logs_to.empty()) {
     XTUNE_RETURN_IF_ERROR(WriteFileAtomically(options_.dump_logs_to,

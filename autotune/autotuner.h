@@ -18,6 +18,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "autotune/in_module.h"
 #include "autotune/options.h"
 #include "autotune/phases.h"
 #include "autotune/tuning_result.h"
@@ -49,12 +50,28 @@ class Autotuner {
     forced_[fusion] = std::move(config);
   }
 
+  // In-module timing (AutotuneOptions::in_module_timing, autotune/
+  // in_module.h): after the last fusion, the tuned fusions with close
+  // finalists are re-timed by `timer` (borrowed; null: none, the default)
+  // in the running module, and keep — in the result and the cache — the
+  // finalist fastest there. A timer that fails is a warning: the isolated
+  // choices stand.
+  void SetModuleTimer(ModuleTimer* timer) { module_timer_ = timer; }
+
  private:
+  // The in-module phase of Tune (see SetModuleTimer): `groups[i]` is the
+  // key group of `contests[i]`.
+  absl::Status SettleInModule(std::vector<InModuleContest>& contests,
+                              const std::vector<const KeyGroup*>& groups,
+                              const InModuleOptions& options,
+                              TuningResult* result);
+
   Backend* backend_;
   AutotuneCache* cache_;
   Profiler* profiler_;
   AutotuneOptions options_;
   absl::flat_hash_map<std::string, KernelConfig> forced_;
+  ModuleTimer* module_timer_ = nullptr;
 };
 
 }  // namespace xtune

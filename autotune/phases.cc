@@ -501,10 +501,10 @@ void TimeFinalists(Profiler& profiler, const AutotuneOptions& options,
   UpdateMedians(trial, finalists);
 }
 
-absl::StatusOr<FusionTuning> ChooseAndRecord(const Backend& backend,
-                                             AutotuneCache& cache,
-                                             const AutotuneOptions& options,
-                                             Trial& trial, TuningStats* stats) {
+absl::StatusOr<FusionTuning> ChooseAndRecord(
+    const Backend& backend, AutotuneCache& cache,
+    const AutotuneOptions& options, Trial& trial, TuningStats* stats,
+    xla::AutotuneResult* stored_out, int* winner_out) {
   const Instruction& f = *trial.group->first;
   const size_t n = trial.configs.size();
   double band = 0;
@@ -563,6 +563,8 @@ absl::StatusOr<FusionTuning> ChooseAndRecord(const Backend& backend,
                 trial.log, decided.failed, options.record_candidates,
                 options.exhaustive ? nullptr : &sample));
   XTUNE_RETURN_IF_ERROR(cache.Insert(trial.group->key, stored));
+  if (stored_out != nullptr) *stored_out = std::move(stored);
+  if (winner_out != nullptr) *winner_out = winner;
   return decided;
 }
 

@@ -10,6 +10,8 @@
 //   6. VerifyTrial      outputs against the reference (library or evaluator)
 //   7. TimeFinalists    more rounds for the candidates near the best
 //   8. ChooseAndRecord  the winner, into the cache
+//   9. (autotune/in_module.h) close finalists re-timed in the running
+//      module, the cache entry replaced when another wins there
 // The driver (autotuner.cc) only sequences them and keeps the counts.
 #ifndef XTUNE_AUTOTUNE_PHASES_H_
 #define XTUNE_AUTOTUNE_PHASES_H_
@@ -172,11 +174,12 @@ void TimeFinalists(Profiler& profiler, const AutotuneOptions& options,
 // compiles. When nothing can be generated (every candidate Unimplemented)
 // the default config, counted as on_evaluator, nothing stored. Errors:
 // Internal naming the fusion when every candidate failed; the cache's
-// write errors; the backend's codec errors.
-absl::StatusOr<FusionTuning> ChooseAndRecord(const Backend& backend,
-                                             AutotuneCache& cache,
-                                             const AutotuneOptions& options,
-                                             Trial& trial, TuningStats* stats);
+// write errors; the backend's codec errors. `stored` (when non-null)
+// receives the stored result, and `winner` the winner's index.
+absl::StatusOr<FusionTuning> ChooseAndRecord(
+    const Backend& backend, AutotuneCache& cache,
+    const AutotuneOptions& options, Trial& trial, TuningStats* stats,
+    xla::AutotuneResult* stored = nullptr, int* winner = nullptr);
 
 // The cache entry of a tuned fusion: the config (the backend's codec), its
 // median, and xtune's provenance: the cost model's `sample` when there is

@@ -72,7 +72,19 @@ std::string TuningLogsToText(const std::vector<FusionLog>& logs) {
     if (f.selected.has_value()) {
       absl::StrAppend(&out, "  selected: ", Quote(f.selected->ToString()), "\n");
     }
-    absl::StrAppend(&out, "  noise_band: ", f.noise_band, "\n}\n");
+    absl::StrAppend(&out, "  noise_band: ", f.noise_band, "\n");
+    for (const FusionLog::InModule& m : f.in_module) {
+      absl::StrAppend(&out, "  in_module { config: ", Quote(m.config.ToString()),
+                      " run_time ", Duration(m.median_seconds), " }\n");
+    }
+    if (!f.in_module.empty()) {
+      absl::StrAppend(&out, "  in_module_noise_band: ", f.in_module_band, "\n");
+      if (f.isolated_selected.has_value()) {
+        absl::StrAppend(&out, "  isolated_selected: ",
+                        Quote(f.isolated_selected->ToString()), "\n");
+      }
+    }
+    absl::StrAppend(&out, "}\n");
   }
   return out;
 }

@@ -47,6 +47,17 @@ struct FusionLog {
   std::vector<PrunedLog> pruned;         // not compiled (cost model)
   std::optional<KernelConfig> selected;
   double noise_band = 0;
+  // The in-module timing of the finalists (autotune/in_module.h), when the
+  // fusion was re-timed there: each finalist's median inside the running
+  // module. `selected` is then the in-module winner and `isolated_selected`
+  // what the isolated timings chose.
+  struct InModule {
+    KernelConfig config;
+    double median_seconds = 0;
+  };
+  std::vector<InModule> in_module;
+  std::optional<KernelConfig> isolated_selected;
+  double in_module_band = 0;
 };
 
 // Textproto: one `logs { ... }` per tuned fusion (see docs).

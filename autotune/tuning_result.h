@@ -47,6 +47,10 @@ struct TuningStats {
   int64_t timed = 0;
   int64_t stopped_early = 0;  // timed less: could not reach the leader
   int64_t wrong = 0;
+  // In-module timing (autotune/in_module.h): fusions re-timed in the
+  // running module, and those whose config changed there.
+  int in_module = 0;
+  int in_module_changed = 0;
   double seconds = 0;
   // A backend that only checks (Backend::ChecksOnly): candidates were run
   // once and compared with the reference, not timed.

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "autotune/autotuner.h"
+#include "autotune/executable_timer.h"
 #include "codegen/cpu/cpu_profiler.h"
 #include "autotune/selection.h"
 #include "codegen/cpu/cpu_backend.h"
@@ -60,6 +61,9 @@ int Main(const std::string& dir) {
       InMemoryAutotuneCache cache;
       cpu::CpuProfiler profiler("", cpu.device().threads, cpu.FlushBytes());
       Autotuner tuner(&cpu, &cache, &profiler, Quiet(cpu));
+      // As the compiler tunes: close finalists re-timed in the module.
+      ExecutableModuleTimer timer(&cpu, [&m] { return FuseModule(**m); });
+      tuner.SetModuleTimer(&timer);
       absl::StatusOr<TuningResult> r = tuner.Tune(**fused);
       if (!r.ok()) {
         std::cerr << r.status() << "\n";

@@ -42,6 +42,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "autotune/autotuner.h"
+#include "autotune/executable_timer.h"
 #include "autotune/selection.h"
 #include "bench/bench_util.h"
 #include "bench/cpu_retime.h"
@@ -152,7 +153,7 @@ struct ColdRun {
 // One cold tuning: a new kernel cache folder, a new in-memory autotune
 // cache (holding `seed`'s entries when given: another module's tuning, as
 // a loaded file would).
-absl::StatusOr<ColdRun> TuneCold(const Module& fused, bool current,
+absl::StatusOr<ColdRun> TuneCold(const Module& module, const Module& fused, bool current,
                                  const std::string& cache,
                                  const xla::AutotuneResults* seed = nullptr) {
   std::error_code ignored;
@@ -167,6 +168,10 @@ absl::StatusOr<ColdRun> TuneCold(const Module& fused, bool current,
   cpu::CpuBackend* cpu = backend.get();
   cpu::CpuProfiler profiler("", cpu->device().threads, cpu->FlushBytes());
   Autotuner tuner(cpu, &results, &profiler, Tuning(*cpu, current));
+  // The current approach re-times close finalists in the running module,
+  // as the compiler does (autotune/in_module.h).
+  ExecutableModuleTimer timer(cpu, [&module] { return FuseModule(module); });
+  if (current) tuner.SetModuleTimer(&timer);
   ColdRun run;
   XTUNE_ASSIGN_OR_RETURN(run.result, tuner.Tune(fused));
   run.seconds = Since(start);
@@ -280,9 +285,9 @@ int Bench(const std::string& name, const std::string& text, const std::string& s
     std::cerr << fused.status() << "\n";
     return 1;
   }
-  absl::StatusOr<ColdRun> previous = TuneCold(**fused, false, scratch + "/previous");
-  absl::StatusOr<ColdRun> current = TuneCold(**fused, true, scratch + "/current");
-  absl::StatusOr<ColdRun> again = TuneCold(**fused, true, scratch + "/again");
+  absl::StatusOr<ColdRun> previous = TuneCold(**m, **fused, false, scratch + "/previous");
+  absl::StatusOr<ColdRun> current = TuneCold(**m, **fused, true, scratch + "/current");
+  absl::StatusOr<ColdRun> again = TuneCold(**m, **fused, true, scratch + "/again");
   for (const auto* r : {&previous, &current, &again}) {
     if (!r->ok()) {
       std::cerr << name << ": " << r->status() << "\n";
@@ -296,7 +301,7 @@ int Bench(const std::string& name, const std::string& text, const std::string& s
   // whose entries are other fusions): pruned from the first fusion.
   std::string seeded;
   if (seed != nullptr) {
-    absl::StatusOr<ColdRun> s = TuneCold(**fused, true, scratch + "/seeded", seed);
+    absl::StatusOr<ColdRun> s = TuneCold(**m, **fused, true, scratch + "/seeded", seed);
     if (!s.ok()) {
       std::cerr << name << ": " << s.status() << "\n";
       return 1;

@@ -128,6 +128,13 @@ class Backend {
   // warning. Default true.
   virtual bool CanRunKernels() const { return true; }
 
+  // Whether the autotuner's in-module timing (autotune/in_module.h) can
+  // time this backend's kernels with the host clock inside a running
+  // module: its kernels run on the host, Kernel::Run returns when the
+  // kernel is done, and a kernel that passed tuning's checks runs safely in
+  // the compiler's process. Default false.
+  virtual bool TimesInModule() const { return false; }
+
   // Whether this backend's kernels may keep f16/bf16 intermediates and
   // accumulators in f32 (--xla_allow_excess_precision), so that references
   // they are checked against allow the same (EvaluatorOptions::

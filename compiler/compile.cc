@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "autotune/executable_timer.h"
 #include "codegen/profiler.h"
 #include "codegen/registry.h"
 #include "codegen/codegen_version.h"
@@ -116,6 +117,16 @@ absl::StatusOr<CompiledModule> CompileModule(
     XTUNE_RETURN_IF_ERROR(backend->CheckConfig(f, config));
     tuner.ForceConfig(name, std::move(config));
   }
+  ExecutableOptions exe_options;
+  exe_options.compile_parallelism = flags.autotune.compilation_parallelism;
+  // Fallbacks compute as the backend's kernels do.
+  exe_options.excess_precision = backend->ExcessPrecision();
+  exe_options.tf32_dots = backend->Tf32Dots();
+  // In-module timing runs a copy of the fused module (the fusion pass is
+  // deterministic: the same names), which this executable owns.
+  ExecutableModuleTimer module_timer(
+      backend, [&module] { return FuseModule(module); }, exe_options);
+  if (backend->TimesInModule()) tuner.SetModuleTimer(&module_timer);
   // The tiers' failures of this compile only (a session outlives many).
   StoreChain::Counts failures_before;
   if (session != nullptr) failures_before = session->chain().counts();
@@ -148,11 +159,6 @@ absl::StatusOr<CompiledModule> CompileModule(
       [&tuning](const Instruction& f) -> absl::StatusOr<KernelConfig> {
     return tuning.configs.at(&f);
   };
-  ExecutableOptions exe_options;
-  exe_options.compile_parallelism = flags.autotune.compilation_parallelism;
-  // Fallbacks compute as the backend's kernels do.
-  exe_options.excess_precision = backend->ExcessPrecision();
-  exe_options.tf32_dots = backend->Tf32Dots();
   XTUNE_ASSIGN_OR_RETURN(out.executable,
                          Executable::Create(std::move(fused), backend, choose,
                                             exe_options));

@@ -104,6 +104,7 @@ std::vector<std::string> KnownXlaFlags() {
           "xtune_autotune_details",
           "xtune_adaptive_timing",
           "xtune_cost_model",
+          "xtune_in_module_timing",
           "xla_gpu_target_config_filename",
           "xtune_gpu_target",
           "xtune_dump_kernels_to"};
@@ -198,6 +199,9 @@ absl::Status ApplyXlaFlag(absl::string_view name, absl::string_view value,
   }
   if (name == "xtune_cost_model") {
     return ParseBool(name, value, has_value, &a.cost_model);
+  }
+  if (name == "xtune_in_module_timing") {
+    return ParseBool(name, value, has_value, &a.in_module_timing);
   }
   return absl::NotFoundError(absl::StrCat("unknown XLA flag '--", name, "'"));
 }

@@ -1,5 +1,6 @@
 #include "runtime/executable.h"
 
+#include <chrono>
 #include <cstring>
 
 #include "absl/container/flat_hash_map.h"
@@ -213,6 +214,12 @@ absl::Status CopyInto(Backend& backend, const Literal& lit,
 }  // namespace
 
 absl::StatusOr<Literal> Executable::Run(absl::Span<const Literal> arguments) {
+  return Run(arguments, nullptr);
+}
+
+absl::StatusOr<Literal> Executable::Run(absl::Span<const Literal> arguments,
+                                        RunProbe* probe) {
+  if (probe != nullptr) probe->seconds.assign(fusions_.size(), 0.0);
   const Computation& entry = *module_->entry();
   if (static_cast<int64_t>(arguments.size()) != entry.parameter_count()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -235,14 +242,33 @@ absl::StatusOr<Literal> Executable::Run(absl::Span<const Literal> arguments) {
   for (const auto& owned : entry.instructions()) {
     const Instruction* inst = owned.get();
     if (inst->opcode() != Opcode::kFusion) continue;
-    CompiledFusion& cf = fusions_[f++];
+    const size_t index = f++;
+    CompiledFusion& cf = fusions_[index];
     Value* out = value_of.at(inst);
     if (cf.kernel != nullptr) {
       absl::InlinedVector<DeviceBuffer, 8> inputs;  // no heap per run
       for (const Instruction* op : inst->operands()) {
         inputs.push_back(value_of.at(op)->buffer);
       }
-      XTUNE_RETURN_IF_ERROR(cf.kernel->Run(inputs, out->buffer));
+      Kernel* kernel = cf.kernel.get();
+      bool timed = false;
+      if (probe != nullptr) {
+        if (index < probe->substitute.size() &&
+            probe->substitute[index] != nullptr) {
+          kernel = probe->substitute[index];
+        }
+        timed = index < probe->timed.size() && probe->timed[index];
+      }
+      if (!timed) {
+        XTUNE_RETURN_IF_ERROR(kernel->Run(inputs, out->buffer));
+        continue;
+      }
+      const auto start = std::chrono::steady_clock::now();
+      absl::Status ran = kernel->Run(inputs, out->buffer);
+      probe->seconds[index] = std::chrono::duration<double>(
+                                  std::chrono::steady_clock::now() - start)
+                                  .count();
+      XTUNE_RETURN_IF_ERROR(ran);
       continue;
     }
     std::vector<Literal> args;

@@ -50,6 +50,22 @@ struct ExecutableOptions {
   bool tf32_dots = false;
 };
 
+// In-module timing (the autotuner's last phase, autotune/in_module.h): a
+// probe swaps kernels in and times fusions where the module runs them,
+// between the fusions that run before and after them.
+struct RunProbe {
+  // Per fusion (an index into fusions()): the kernel to run instead of its
+  // own; null or absent: its own. Borrowed; it must compile the same
+  // fusion.
+  std::vector<Kernel*> substitute;
+  // Per fusion: whether to time it. Absent: not timed.
+  std::vector<bool> timed;
+  // Per fusion: the wall time (host clock) its kernel took in this run,
+  // for timed ones; resized to the fusion count by Run. The backend's
+  // Kernel::Run must return when the kernel is done (host backends).
+  std::vector<double> seconds;
+};
+
 class Executable {
  public:
   // Compiles every fusion of `fused` (taking ownership) with the config
@@ -66,6 +82,9 @@ class Executable {
   // parameters' layouts are read in place when the backend can (host
   // memory); they must stay alive and unchanged until Run returns.
   absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments);
+  // The same, with `probe`'s substitutes and timings (see RunProbe).
+  absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments,
+                              RunProbe* probe);
 
   const Module& module() const { return *module_; }
   const std::vector<CompiledFusion>& fusions() const { return fusions_; }

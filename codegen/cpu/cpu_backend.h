@@ -73,6 +73,8 @@ class CpuBackend : public Backend {
 
   bool IsLibraryCall(const KernelConfig& config) const override;
   bool ExcessPrecision() const override { return options_.excess_precision; }
+  // Its kernels run on the host and return when done.
+  bool TimesInModule() const override { return true; }
   absl::Status ConfigToResult(const KernelConfig& config,
                               xla::AutotuneResult* result) const override;
   absl::StatusOr<KernelConfig> ConfigFromResult(
