@@ -53,9 +53,10 @@ std::string TuningStats::ToString() const {
       stopped_early > 0 ? absl::StrCat(timed, " timed (", stopped_early, " stopped early)")
                         : absl::StrCat(timed, " timed"),
       wrong,
-      in_module > 0 ? absl::StrCat(", ", in_module, " re-timed in the module (",
-                                   in_module_changed, " changed)")
-                    : "",
+      in_module > 0
+          ? absl::StrFormat(", %d re-timed in the module (%d changed, %.2f s)",
+                            in_module, in_module_changed, in_module_seconds)
+          : "",
       seconds) +
          (checked_only
               ? absl::StrCat("; candidates run once and checked, not timed: ",
@@ -78,31 +79,39 @@ absl::Status Autotuner::SettleInModule(
     std::vector<InModuleContest>& contests,
     const std::vector<const KeyGroup*>& groups,
     const InModuleOptions& in_module_options, TuningResult* result) {
-  absl::StatusOr<std::vector<std::vector<Timed>>> timed =
-      module_timer_->Time(result->configs, contests, in_module_options);
-  if (!timed.ok()) {
-    // The isolated choices stand (they are in the cache already).
-    std::cerr << "xtune: warning: in-module timing: " << timed.status().message()
-              << "; the fusions keep their isolated choices\n";
+  // A timer that fails leaves the isolated choices, which are in the cache
+  // already: a warning, not an error.
+  auto warn = [](const absl::Status& s) {
+    std::cerr << "xtune: warning: in-module timing: " << s.message()
+              << "; the fusions left keep their isolated choices\n";
+  };
+  absl::Status started = module_timer_->Start(result->configs, in_module_options);
+  if (!started.ok()) {
+    warn(started);
     return absl::OkStatus();
   }
-  if (timed->empty()) return absl::OkStatus();  // too slow to re-time
-  std::vector<double> bands;
-  const std::vector<int> winners =
-      InModuleWinners(contests, *timed, in_module_options.min_band, &bands);
   TuningStats& stats = result->stats;
   for (size_t i = 0; i < contests.size(); ++i) {
     InModuleContest& c = contests[i];
-    const std::vector<Timed>& t = (*timed)[i];
+    absl::StatusOr<std::vector<Timed>> t = module_timer_->Time(
+        c, static_cast<int>(contests.size() - i));
+    if (!t.ok()) {
+      warn(t.status());
+      return absl::OkStatus();
+    }
+    if (t->empty()) break;  // the budget is spent
+    double band = 0;
+    const int w = InModuleWinner(c, *t, in_module_options.min_band,
+                                 in_module_options.min_margin, &band);
     ++stats.in_module;
     FusionLog& log = result->logs[c.log];
-    log.in_module_band = bands[i];
+    log.in_module_band = band;
     for (size_t j = 0; j < c.finalists.size(); ++j) {
-      log.in_module.push_back({c.finalists[j], Score(t[j].seconds)});
+      log.in_module.push_back({c.finalists[j], Score((*t)[j].seconds)});
     }
     log.isolated_selected = c.finalists[c.isolated_winner];
-    const int w = winners[i];
     if (w == c.isolated_winner) continue;
+    module_timer_->Keep(c, w);
     ++stats.in_module_changed;
     const KernelConfig& config = c.finalists[w];
     log.selected = config;
@@ -114,7 +123,7 @@ absl::Status Autotuner::SettleInModule(
     }
     // The cache keeps the in-module winner, with its isolated median (what
     // a run time means everywhere else) and, in the provenance, the
-    // finalists' medians in the module.
+    // module's run time with each finalist.
     XTUNE_RETURN_IF_ERROR(backend_->ConfigToResult(config, &c.stored));
     SetDurationSeconds(c.isolated_medians[w], c.stored.mutable_run_time());
     if (c.stored.has_xtune_provenance()) {
@@ -123,7 +132,7 @@ absl::Status Autotuner::SettleInModule(
       for (size_t j = 0; j < c.finalists.size(); ++j) {
         auto* m = p->add_in_module();
         m->set_config(c.finalists[j].ToString());
-        SetDurationSeconds(Score(t[j].seconds), m->mutable_median());
+        SetDurationSeconds(Score((*t)[j].seconds), m->mutable_median());
       }
     }
     XTUNE_RETURN_IF_ERROR(cache_->Insert(groups[i]->key, c.stored));
@@ -345,8 +354,10 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   for (const FusionTuning& ft : result.fusions)
     result.configs[ft.fusion] = ft.config;
   if (!contests.empty()) {
+    const double before = progress.Elapsed();
     XTUNE_RETURN_IF_ERROR(
         SettleInModule(contests, contest_groups, in_module_options, &result));
+    stats.in_module_seconds = progress.Elapsed() - before;
   }
   stats.seconds = progress.Elapsed();
   if (!options_.dump_logs_to.empty()) {

@@ -18,10 +18,14 @@ ExecutableModuleTimer::ExecutableModuleTimer(
       fused_copy_(std::move(fused_copy)),
       options_(options) {}
 
-absl::StatusOr<std::vector<std::vector<Timed>>> ExecutableModuleTimer::Time(
+absl::Status ExecutableModuleTimer::Start(
     const absl::flat_hash_map<const Instruction*, KernelConfig>& configs,
-    const std::vector<InModuleContest>& contests,
     const InModuleOptions& options) {
+  in_module_ = options;
+  exes_.clear();
+  kept_.clear();
+  index_of_.clear();
+  spent_seconds_ = 0;
   absl::flat_hash_map<std::string, KernelConfig> by_name;
   for (const auto& [fusion, config] : configs) by_name[fusion->name()] = config;
   ConfigChooser choose =
@@ -33,120 +37,135 @@ absl::StatusOr<std::vector<std::vector<Timed>>> ExecutableModuleTimer::Time(
     }
     return it->second;
   };
-  // One executable per round, each kept alive while the next is built, so
-  // that every round runs on buffers of its own: where a process's buffers
-  // land in the caches moves a kernel's time by up to 25% between
-  // processes, and the final module runs in another process.
-  const int rounds = std::max(1, options.rounds);
-  std::vector<std::unique_ptr<Executable>> exes;
-  for (int r = 0; r < rounds; ++r) {
+  // One executable per round, each kept while the next is built, so that
+  // every round runs on buffers of its own: where a process's buffers land
+  // in the caches moves a kernel's time from one process to the next, and
+  // the module that ships runs in another process.
+  for (int r = 0; r < std::max(1, options.rounds); ++r) {
     XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> copy, fused_copy_());
     XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Executable> e,
                            Executable::Create(std::move(copy), backend_, choose,
                                               options_));
-    exes.push_back(std::move(e));
+    exes_.push_back(std::move(e));
   }
-  Executable* exe = exes.front().get();
-  absl::flat_hash_map<std::string, size_t> index_of;
-  for (size_t i = 0; i < exe->fusions().size(); ++i) {
-    index_of[exe->fusions()[i].fusion->name()] = i;
+  const Executable& first = *exes_.front();
+  for (size_t i = 0; i < first.fusions().size(); ++i) {
+    index_of_[first.fusions()[i].fusion->name()] = i;
   }
-  // Per contest: the executable's indices of its fusions, and a kernel per
-  // finalist (null: the one the executable runs, the chosen config).
-  std::vector<std::vector<size_t>> members(contests.size());
-  std::vector<std::vector<std::unique_ptr<Kernel>>> kernels(contests.size());
-  size_t most = 1;
-  for (size_t c = 0; c < contests.size(); ++c) {
-    for (const Instruction* f : contests[c].fusions) {
-      auto it = index_of.find(f->name());
-      if (it == index_of.end()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "fusion '", f->name(), "' is not in the module's copy"));
-      }
-      members[c].push_back(it->second);
+  args_ = RandomArguments(first.module(), kDefaultInputSeed);
+  probe_.substitute.assign(first.fusions().size(), nullptr);
+  // Two warm-up runs of each (first touches of the buffers, the thread
+  // pool); the last says how long a run takes.
+  for (size_t e = 0; e < exes_.size(); ++e) {
+    for (int warm = 0; warm < 2; ++warm) {
+      XTUNE_ASSIGN_OR_RETURN(run_seconds_, RunOnce(e));
     }
-    const CompiledFusion& first = exe->fusions()[members[c].front()];
-    if (first.kernel == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "fusion '", first.fusion->name(), "' runs on the evaluator"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<double> ExecutableModuleTimer::RunOnce(size_t e) {
+  const auto start = std::chrono::steady_clock::now();
+  XTUNE_RETURN_IF_ERROR(exes_[e]->Run(args_, &probe_).status());
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+absl::StatusOr<std::vector<size_t>> ExecutableModuleTimer::Members(
+    const InModuleContest& contest) const {
+  std::vector<size_t> members;
+  for (const Instruction* f : contest.fusions) {
+    auto it = index_of_.find(f->name());
+    if (it == index_of_.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("fusion '", f->name(), "' is not in the module's copy"));
     }
-    for (const KernelConfig& finalist : contests[c].finalists) {
-      if (finalist == first.config) {
-        kernels[c].push_back(nullptr);
-        continue;
-      }
-      absl::StatusOr<std::unique_ptr<Kernel>> k =
-          backend_->Compile(*first.fusion, finalist);
-      if (!k.ok()) {
-        return absl::Status(k.status().code(),
-                            absl::StrCat("fusion '", first.fusion->name(),
-                                         "' with ", finalist.ToString(), ": ",
-                                         k.status().message()));
-      }
-      kernels[c].push_back(std::move(*k));
+    members.push_back(it->second);
+  }
+  if (members.empty() || exes_.front()->fusions()[members.front()].kernel == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "fusion '", contest.fusions.empty() ? "" : contest.fusions.front()->name(),
+        "' has no kernel in the module"));
+  }
+  return members;
+}
+
+absl::StatusOr<std::vector<Timed>> ExecutableModuleTimer::Time(
+    const InModuleContest& contest, int contests_left) {
+  if (exes_.empty()) return absl::FailedPreconditionError("Start() first");
+  XTUNE_ASSIGN_OR_RETURN(std::vector<size_t> members, Members(contest));
+  const size_t k = contest.finalists.size();
+  const int rounds = static_cast<int>(exes_.size());
+  const int64_t least = static_cast<int64_t>(std::max(1, in_module_.min_runs)) *
+                        static_cast<int64_t>(k);
+  const double budget = absl::ToDoubleSeconds(in_module_.budget);
+  if (spent_seconds_ + run_seconds_ * least * rounds > budget) {
+    return std::vector<Timed>();
+  }
+  // Each finalist's kernel; the one running now (a config kept earlier or
+  // the chosen one) is swapped back in afterwards.
+  const CompiledFusion& first = exes_.front()->fusions()[members.front()];
+  Kernel* const now = probe_.substitute[members.front()];
+  std::vector<std::unique_ptr<Kernel>> kernels;
+  for (const KernelConfig& finalist : contest.finalists) {
+    absl::StatusOr<std::unique_ptr<Kernel>> kernel =
+        backend_->Compile(*first.fusion, finalist);
+    if (!kernel.ok()) {
+      return absl::Status(kernel.status().code(),
+                          absl::StrCat("fusion '", first.fusion->name(),
+                                       "' with ", finalist.ToString(), ": ",
+                                       kernel.status().message()));
     }
-    most = std::max(most, contests[c].finalists.size());
+    kernels.push_back(std::move(*kernel));
   }
-  const std::vector<Literal> args =
-      RandomArguments(exe->module(), kDefaultInputSeed);
-  RunProbe probe;
-  probe.substitute.assign(exe->fusions().size(), nullptr);
-  probe.timed.assign(exe->fusions().size(), false);
-  for (const auto& m : members) {
-    for (size_t i : m) probe.timed[i] = true;
-  }
-  // Two warm-up runs (first touches of the buffers, the thread pool); the
-  // second says how long a run takes.
-  double run_seconds = 0;
-  for (int warm = 0; warm < 2; ++warm) {
-    const auto start = std::chrono::steady_clock::now();
-    XTUNE_RETURN_IF_ERROR(exes[warm % exes.size()]->Run(args, &probe).status());
-    run_seconds = std::chrono::duration<double>(
-                      std::chrono::steady_clock::now() - start)
-                      .count();
-  }
-  const int64_t least = static_cast<int64_t>(std::max(1, options.min_runs)) *
-                        static_cast<int64_t>(most);
-  const double budget = absl::ToDoubleSeconds(options.budget);
-  if (run_seconds * least * rounds > 4 * budget) return std::vector<std::vector<Timed>>();
-  const int64_t per_round = std::max<int64_t>(
-      least, std::min<int64_t>(static_cast<int64_t>(budget / rounds /
-                                                    std::max(run_seconds, 1e-7)),
-                               least * 40));
-  std::vector<std::vector<Timed>> timed(contests.size());
-  for (size_t c = 0; c < contests.size(); ++c) {
-    timed[c].resize(contests[c].finalists.size());
-  }
-  for (int round = 0; round < rounds; ++round) {
-    std::vector<std::vector<std::vector<double>>> samples(contests.size());
-    for (size_t c = 0; c < contests.size(); ++c) {
-      samples[c].resize(contests[c].finalists.size());
-    }
+  // Runs per round: this contest's share of what is left of the budget,
+  // at least `least`, at most 40 x that.
+  const int64_t per_round = std::clamp<int64_t>(
+      static_cast<int64_t>((budget - spent_seconds_) /
+                           std::max(1, contests_left) / rounds /
+                           std::max(run_seconds_, 1e-7)),
+      least, least * 40);
+  std::vector<Timed> timed(k);
+  const auto start = std::chrono::steady_clock::now();
+  absl::Status failed;
+  for (int round = 0; round < rounds && failed.ok(); ++round) {
+    std::vector<std::vector<double>> samples(k);
     for (int64_t run = 0; run < per_round; ++run) {
-      // Contest c runs finalist (run + c) mod k: every finalist of every
-      // contest in turn, with different neighbours' finalists.
-      std::vector<size_t> pick(contests.size());
-      for (size_t c = 0; c < contests.size(); ++c) {
-        pick[c] = static_cast<size_t>(run + c) % contests[c].finalists.size();
-        for (size_t i : members[c]) probe.substitute[i] = kernels[c][pick[c]].get();
+      const size_t pick = static_cast<size_t>(run) % k;
+      for (size_t i : members) probe_.substitute[i] = kernels[pick].get();
+      absl::StatusOr<double> s = RunOnce(round);
+      if (!s.ok()) {
+        failed = s.status();
+        break;
       }
-      XTUNE_RETURN_IF_ERROR(exes[round]->Run(args, &probe).status());
-      for (size_t c = 0; c < contests.size(); ++c) {
-        double s = 0;
-        for (size_t i : members[c]) s += probe.seconds[i];
-        samples[c][pick[c]].push_back(s);
-      }
+      samples[pick].push_back(*s);
     }
-    for (size_t c = 0; c < contests.size(); ++c) {
-      for (size_t j = 0; j < samples[c].size(); ++j) {
-        Timed& t = timed[c][j];
-        t.seconds.insert(t.seconds.end(), samples[c][j].begin(),
-                         samples[c][j].end());
-        t.round_scores.push_back(Score(samples[c][j]));
-      }
+    for (size_t j = 0; j < k && failed.ok(); ++j) {
+      timed[j].seconds.insert(timed[j].seconds.end(), samples[j].begin(),
+                              samples[j].end());
+      timed[j].round_scores.push_back(Score(samples[j]));
     }
   }
+  for (size_t i : members) probe_.substitute[i] = now;
+  spent_seconds_ += std::chrono::duration<double>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+  XTUNE_RETURN_IF_ERROR(failed);
   return timed;
+}
+
+void ExecutableModuleTimer::Keep(const InModuleContest& contest, int index) {
+  absl::StatusOr<std::vector<size_t>> members = Members(contest);
+  if (!members.ok() || index < 0 ||
+      index >= static_cast<int>(contest.finalists.size())) {
+    return;
+  }
+  const CompiledFusion& first = exes_.front()->fusions()[members->front()];
+  absl::StatusOr<std::unique_ptr<Kernel>> kernel =
+      backend_->Compile(*first.fusion, contest.finalists[index]);
+  if (!kernel.ok()) return;  // Time() compiled it: not expected
+  kept_.push_back(std::move(*kernel));
+  for (size_t i : *members) probe_.substitute[i] = kept_.back().get();
 }
 
 }  // namespace xtune

@@ -1,11 +1,11 @@
 // The ModuleTimer of backends whose kernels run on the host (the CPU
-// backend): the tuned module is built into an Executable
+// backend): the tuned module is built into Executables
 // (runtime/executable.h) with the chosen configs, each contest's finalists
 // are compiled (hits of the backend's kernel cache: they were compiled to
 // be tuned), and the module runs on deterministic pseudo-random arguments
-// with a RunProbe that swaps the finalists in and times them with the host
-// clock. Not for a backend whose Kernel::Run returns before the kernel is
-// done.
+// with a RunProbe that swaps the finalists in; each run is timed with the
+// host clock. Not for a backend whose Kernel::Run returns before the
+// kernel is done. Not thread-safe.
 #ifndef XTUNE_AUTOTUNE_EXECUTABLE_TIMER_H_
 #define XTUNE_AUTOTUNE_EXECUTABLE_TIMER_H_
 
@@ -30,18 +30,35 @@ class ExecutableModuleTimer : public ModuleTimer {
       std::function<absl::StatusOr<std::unique_ptr<Module>>()> fused_copy,
       ExecutableOptions options = {});
 
-  // See ModuleTimer. Errors: InvalidArgument when the copy lacks a fusion
-  // of `configs` or `contests`; the executable's and the finalists'
-  // compile errors; a failed run.
-  absl::StatusOr<std::vector<std::vector<Timed>>> Time(
+  // See ModuleTimer. Start's errors: InvalidArgument when the copy lacks a
+  // fusion of `configs`; the executable's compile errors; a failed run.
+  absl::Status Start(
       const absl::flat_hash_map<const Instruction*, KernelConfig>& configs,
-      const std::vector<InModuleContest>& contests,
       const InModuleOptions& options) override;
+  absl::StatusOr<std::vector<Timed>> Time(const InModuleContest& contest,
+                                          int contests_left) override;
+  void Keep(const InModuleContest& contest, int index) override;
 
  private:
+  // The executables' indices of `contest`'s fusions.
+  absl::StatusOr<std::vector<size_t>> Members(const InModuleContest& contest) const;
+  // One run of executable `e`, its wall time.
+  absl::StatusOr<double> RunOnce(size_t e);
+
   Backend* backend_;
   std::function<absl::StatusOr<std::unique_ptr<Module>>()> fused_copy_;
   ExecutableOptions options_;
+  InModuleOptions in_module_;
+  // One executable per round (see the .cc), the same fusions in the same
+  // order; the probe's substitutes apply to all.
+  std::vector<std::unique_ptr<Executable>> exes_;
+  absl::flat_hash_map<std::string, size_t> index_of_;  // fusion name
+  std::vector<Literal> args_;
+  RunProbe probe_;
+  // Finalists' kernels kept for Keep(), and those of the contest timed.
+  std::vector<std::unique_ptr<Kernel>> kept_;
+  double spent_seconds_ = 0;  // of the budget
+  double run_seconds_ = 0;    // one run, as Start measured
 };
 
 }  // namespace xtune

@@ -6,30 +6,50 @@ namespace xtune {
 
 std::optional<InModuleContest> ContestOf(const Trial& trial, int winner,
                                          const InModuleOptions& options) {
-  if (winner < 0 || trial.medians[winner] <= 0) return std::nullopt;
-  const double best = trial.medians[winner];
-  // The eligible, correct, timed candidates near the winner, fastest first
-  // (the winner itself always in), then back to canonical order.
-  std::vector<size_t> near;
-  for (size_t c = 0; c < trial.configs.size(); ++c) {
-    if (static_cast<int>(c) == winner) continue;
-    if (trial.failed[c] || trial.wrong[c] || !trial.timed[c].eligible ||
-        trial.medians[c] <= 0 || trial.medians[c] > best * options.finalist_ratio) {
-      continue;
-    }
-    near.push_back(c);
+  if (winner < 0 || trial.medians[winner] <= 0 || options.max_finalists < 2) {
+    return std::nullopt;
   }
-  if (near.empty() || options.max_finalists < 2) return std::nullopt;
-  std::stable_sort(near.begin(), near.end(), [&](size_t a, size_t b) {
+  const double best = trial.medians[winner];
+  auto usable = [&](size_t c, double ratio) {
+    return !trial.failed[c] && !trial.wrong[c] && trial.timed[c].eligible &&
+           trial.medians[c] > 0 && trial.medians[c] <= best * ratio;
+  };
+  // First the fastest of each (kind, thread count) other than the
+  // winner's, within representative_ratio: how many threads pay off is
+  // what the module's setting changes most. Then the fastest others within
+  // finalist_ratio, up to max_finalists.
+  std::vector<size_t> by_speed;
+  for (size_t c = 0; c < trial.configs.size(); ++c) {
+    if (static_cast<int>(c) != winner) by_speed.push_back(c);
+  }
+  std::stable_sort(by_speed.begin(), by_speed.end(), [&](size_t a, size_t b) {
     return trial.medians[a] < trial.medians[b];
   });
-  if (near.size() > static_cast<size_t>(options.max_finalists - 1)) {
-    near.resize(options.max_finalists - 1);
+  auto family = [&](size_t c) {
+    return std::make_pair(trial.configs[c].kind(),
+                          trial.configs[c].Get("threads", 1));
+  };
+  std::vector<size_t> chosen = {static_cast<size_t>(winner)};
+  std::vector<std::pair<std::string, int64_t>> families = {family(winner)};
+  for (size_t c : by_speed) {
+    if (chosen.size() >= static_cast<size_t>(options.max_finalists)) break;
+    if (!usable(c, options.representative_ratio)) continue;
+    if (std::find(families.begin(), families.end(), family(c)) != families.end()) {
+      continue;
+    }
+    families.push_back(family(c));
+    chosen.push_back(c);
   }
-  near.push_back(static_cast<size_t>(winner));
-  std::sort(near.begin(), near.end());
+  for (size_t c : by_speed) {
+    if (chosen.size() >= static_cast<size_t>(options.max_finalists)) break;
+    if (!usable(c, options.finalist_ratio)) continue;
+    if (std::find(chosen.begin(), chosen.end(), c) != chosen.end()) continue;
+    chosen.push_back(c);
+  }
+  if (chosen.size() < 2) return std::nullopt;
+  std::sort(chosen.begin(), chosen.end());
   InModuleContest contest;
-  for (size_t c : near) {
+  for (size_t c : chosen) {
     if (static_cast<int>(c) == winner) {
       contest.isolated_winner = static_cast<int>(contest.finalists.size());
     }
@@ -39,34 +59,30 @@ std::optional<InModuleContest> ContestOf(const Trial& trial, int winner,
   return contest;
 }
 
-std::vector<int> InModuleWinners(const std::vector<InModuleContest>& contests,
-                                 const std::vector<std::vector<Timed>>& timed,
-                                 double min_band, std::vector<double>* bands) {
-  std::vector<int> winners;
-  if (bands != nullptr) bands->assign(contests.size(), 0.0);
-  for (size_t i = 0; i < contests.size(); ++i) {
-    const InModuleContest& c = contests[i];
-    int w = c.isolated_winner;
-    if (i < timed.size() && timed[i].size() == c.finalists.size() &&
-        !timed[i][w].seconds.empty()) {
-      // The band over all finalists; then only those that beat the
-      // isolated winner by more than it compete, as isolated candidates do.
-      double band = 0;
-      SelectWinner(timed[i], min_band, &band);
-      if (bands != nullptr) (*bands)[i] = band;
-      const double incumbent = Score(timed[i][w].seconds);
-      std::vector<Timed> better = timed[i];
-      bool any = false;
-      for (size_t j = 0; j < better.size(); ++j) {
-        better[j].eligible = !better[j].seconds.empty() &&
-                             Score(better[j].seconds) * (1 + band) < incumbent;
-        any |= better[j].eligible;
-      }
-      if (any) w = SelectWinner(better, min_band);
-    }
-    winners.push_back(w >= 0 ? w : c.isolated_winner);
+int InModuleWinner(const InModuleContest& contest,
+                   const std::vector<Timed>& timed, double min_band,
+                   double min_margin, double* band_out) {
+  if (band_out != nullptr) *band_out = 0;
+  const int w = contest.isolated_winner;
+  if (timed.size() != contest.finalists.size() || timed[w].seconds.empty()) {
+    return w;
   }
-  return winners;
+  // The band over all finalists; then only those that beat the isolated
+  // winner by more than the margin compete, as isolated candidates do.
+  double band = 0;
+  SelectWinner(timed, min_band, &band);
+  if (band_out != nullptr) *band_out = band;
+  const double margin = std::max(2 * band, min_margin);
+  const double incumbent = Score(timed[w].seconds);
+  std::vector<Timed> better = timed;
+  bool any = false;
+  for (Timed& t : better) {
+    t.eligible = !t.seconds.empty() && Score(t.seconds) * (1 + margin) < incumbent;
+    any |= t.eligible;
+  }
+  if (!any) return w;
+  const int winner = SelectWinner(better, min_band);
+  return winner >= 0 ? winner : w;
 }
 
 }  // namespace xtune

@@ -12,13 +12,15 @@
 // module runs slower with one tuning's configs than with the other's.
 //
 // How: a contest is a tuned fusion (its group's members run the same
-// kernel) with its finalists — the isolated winner and the correct
-// candidates within InModuleOptions::finalist_ratio of it, in canonical
-// order. A ModuleTimer runs the whole module (every fusion with its chosen
-// config) in rounds, every contest cycling through its finalists, and
-// records each finalist's run time where it ran. The isolated winner stays
-// unless others beat it there by more than the noise band
-// (InModuleWinners).
+// kernel) with its finalists — the isolated winner, the fastest correct
+// candidate of each other (kind, thread count), and the other fastest ones
+// within InModuleOptions::finalist_ratio of it, in canonical order. A
+// ModuleTimer runs the whole module, the contest's fusions cycling through
+// its finalists and the other fusions as settled so far, and times each
+// run: the module's time is what counts, with what a kernel leaves behind
+// for the next (a helper thread still spinning, a cold cache) included.
+// The isolated winner stays unless another makes the module faster by
+// more than the noise band (InModuleWinner).
 #ifndef XTUNE_AUTOTUNE_IN_MODULE_H_
 #define XTUNE_AUTOTUNE_IN_MODULE_H_
 
@@ -41,17 +43,32 @@ struct InModuleOptions {
   // finalists. Default 1.5: a two-thread kernel measured 24 or 47 us, one
   // thread 33 us, on a VM whose second core is slow to wake.
   double finalist_ratio = 1.5;
-  // At most this many finalists per contest (the fastest). Default 4.
+  // Before those, the fastest candidate of each other (kind, thread count)
+  // within this ratio: a two-thread winner timed in the fast state of the
+  // second core (49 us) ran 90 us in the module, where the best one-thread
+  // candidate (76 us isolated) ran 55 us. Default 2.
+  double representative_ratio = 2.0;
+  // At most this many finalists per contest. Default 4.
   int max_finalists = 4;
   // The module's runs, all contests together: about this much wall time,
-  // in `rounds` rounds (their spread is the noise band), each finalist
-  // timed at least `min_runs` times a round. A module too slow for that
-  // within 4x the budget is not re-timed. Defaults 300 ms, 3, 5.
-  absl::Duration budget = absl::Milliseconds(300);
+  // each contest in `rounds` rounds (their spread is the noise band), each
+  // finalist run at least `min_runs` times a round. Contests are settled
+  // in the module's order until the budget is spent. Defaults 500 ms, 3,
+  // 5.
+  absl::Duration budget = absl::Milliseconds(500);
   int rounds = 3;
   int min_runs = 5;
   // The noise band's floor (AutotuneOptions::min_noise_band).
   double min_band = 0.02;
+  // A finalist replaces the isolated winner only when the module runs
+  // faster with it by more than max(2 x band, min_margin). Default 0.02:
+  // what the module's run time may differ by between two tunings is 3%; a
+  // fusion whose finalists differ less than that in the module keeps what
+  // its isolated timings chose. (The same config's own time in the module
+  // moves by up to 13% from one process to the next, with where its code
+  // and buffers land; measured as the module's time, that is noise below
+  // the margin for all but the largest fusions.)
+  double min_margin = 0.02;
 };
 
 // One fusion to settle in the module.
@@ -72,36 +89,43 @@ struct InModuleContest {
 std::optional<InModuleContest> ContestOf(const Trial& trial, int winner,
                                          const InModuleOptions& options);
 
-// Runs a module and times fusions where they run (autotune/
-// executable_timer.h: the backend's Executable; tests script it).
+// Runs the tuned module and times it with one fusion's finalists in turn
+// (autotune/executable_timer.h: the backend's Executable; tests script
+// it). Contests are settled one after the other, each with the others'
+// fusions as settled so far: whether a kernel's threads pay off depends on
+// what its neighbours leave running.
 class ModuleTimer {
  public:
   virtual ~ModuleTimer() = default;
-  // Every fusion of the tuned module runs with `configs`, except that each
-  // contest's fusions run each of its finalists in turn. Returns per
-  // contest, per finalist, its run times (summed over the contest's
-  // fusions, one per module run) and the score of each round. An empty
-  // result when the module is too slow to re-time within the budget.
-  // Errors: the module cannot be built or run (a finalist fails to
-  // compile, a run fails).
-  virtual absl::StatusOr<std::vector<std::vector<Timed>>> Time(
+  // Prepares the module: every fusion with `configs`. Errors: the module
+  // cannot be built or run.
+  virtual absl::Status Start(
       const absl::flat_hash_map<const Instruction*, KernelConfig>& configs,
-      const std::vector<InModuleContest>& contests,
       const InModuleOptions& options) = 0;
+  // The module's run time (every fusion as it is now) with each finalist
+  // of `contest` in turn: per finalist, one time per run and the score of
+  // each round. `contests_left` (this one included) share what is left of
+  // the options' budget; empty once it is spent (the contest keeps its
+  // isolated winner). Errors: a finalist does not compile, a run fails.
+  virtual absl::StatusOr<std::vector<Timed>> Time(const InModuleContest& contest,
+                                                  int contests_left) = 0;
+  // `contest`'s fusions run its finalist `index` from now on.
+  virtual void Keep(const InModuleContest& contest, int index) = 0;
 };
 
-// The in-module winner of each contest from the timer's `timed` (index
-// into its finalists): the isolated winner, unless finalists beat it in the
-// module by more than the noise band (SelectWinner's, over all finalists);
-// then the winner among those (SelectWinner: the first within the band of
-// the best, in canonical order). An incumbent that holds within the band
-// keeps the isolated timings' evidence: ties do not move to the canonical
-// first, which one tuning's in-module timing puts in the band and the next
-// does not. The isolated winner when a contest has no timing. `bands`
-// (when non-null) receives each contest's noise band (0 without timing).
-std::vector<int> InModuleWinners(const std::vector<InModuleContest>& contests,
-                                 const std::vector<std::vector<Timed>>& timed,
-                                 double min_band, std::vector<double>* bands);
+// The in-module winner of `contest` from the module's run times with each
+// finalist (`timed`, the timer's): the isolated winner, unless finalists
+// make the module faster by more than max(2 x the noise band, min_margin)
+// (the band is SelectWinner's over all finalists); then the winner among
+// those (SelectWinner: the first within the band of the best, in canonical
+// order). An incumbent that holds within the margin keeps the isolated
+// timings' evidence: ties do not move to the canonical first, which one
+// tuning's timing puts in the band and the next does not. The isolated
+// winner when `timed` is empty. `band` (when non-null) receives the noise
+// band (0 without timing).
+int InModuleWinner(const InModuleContest& contest,
+                   const std::vector<Timed>& timed, double min_band,
+                   double min_margin, double* band);
 
 }  // namespace xtune
 

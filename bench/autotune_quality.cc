@@ -76,11 +76,15 @@ int Main(const std::string& dir) {
     }
     for (const auto& [fusion, w] : winners) {
       std::set<std::string> distinct(w.begin(), w.end());
+      std::string others;
+      for (const std::string& d : distinct) {
+        if (d != w[0]) absl::StrAppend(&others, others.empty() ? "" : ",", "\"", d, "\"");
+      }
       std::cout << absl::StrFormat(
                        "{\"bench\":\"autotune_stability\",\"module\":\"%s\","
                        "\"fusion\":\"%s\",\"runs\":5,\"distinct_winners\":%d,"
-                       "\"winner\":\"%s\"}",
-                       name, fusion, distinct.size(), w[0])
+                       "\"winner\":\"%s\",\"others\":[%s]}",
+                       name, fusion, distinct.size(), w[0], others)
                 << std::endl;
     }
     // Quality: the first run's winner against the default and, for gemms,

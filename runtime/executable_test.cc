@@ -106,5 +106,61 @@ TEST(ExecutableTest, ChooserErrorsNameTheFusion) {
                        HasSubstr("fusion 'loop_fusion': no config")));
 }
 
+// A probe swaps another kernel of the same fusion in for one run and times
+// only the fusions it asks for.
+TEST(ExecutableTest, ProbeSubstitutesKernelsAndTimesTheFusionsAskedFor) {
+  absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(R"hlo(HloModule m
+ENTRY e {
+  a = f32[64,32] parameter(0)
+  b = f32[32,48] parameter(1)
+  d = f32[64,48] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = f32[64,48] tanh(d)
+})hlo");
+  ASSERT_THAT(m, IsOk());
+  absl::StatusOr<std::unique_ptr<Executable>> exe = Build(**m);
+  ASSERT_THAT(exe, IsOk());
+  const std::vector<CompiledFusion>& fusions = (*exe)->fusions();
+  ASSERT_GE(fusions.size(), 1u);
+  // Another candidate of the first fusion than the one it runs.
+  const Instruction& f0 = *fusions[0].fusion;
+  KernelConfig other;
+  for (const KernelConfig& c : Cpu().Candidates(f0, false)) {
+    if (c != fusions[0].config) other = c;
+  }
+  ASSERT_NE(other, fusions[0].config);
+  absl::StatusOr<std::unique_ptr<Kernel>> k = Cpu().Compile(f0, other);
+  ASSERT_THAT(k, IsOk());
+  std::vector<Literal> args = RandomArguments(**m, 5);
+  absl::StatusOr<Literal> want = Evaluate(**m, args);
+  ASSERT_THAT(want, IsOk());
+
+  RunProbe probe;
+  probe.substitute.assign(fusions.size(), nullptr);
+  probe.substitute[0] = k->get();
+  probe.timed.assign(fusions.size(), false);
+  probe.timed[0] = true;
+  absl::StatusOr<Literal> got = (*exe)->Run(args, &probe);
+  ASSERT_THAT(got, IsOk());
+  EXPECT_THAT(CompareLiterals(*want, *got, "with the substitute"), IsOk());
+  ASSERT_EQ(probe.seconds.size(), fusions.size());
+  EXPECT_GT(probe.seconds[0], 0);
+  for (size_t i = 1; i < fusions.size(); ++i) EXPECT_EQ(probe.seconds[i], 0);
+
+  // A kernel that fails where it is swapped in fails the run.
+  class Failing : public Kernel {
+   public:
+    absl::Status Run(absl::Span<const DeviceBuffer>, DeviceBuffer) override {
+      return absl::InternalError("swapped-in kernel failed");
+    }
+  } failing;
+  probe.substitute[0] = &failing;
+  EXPECT_THAT((*exe)->Run(args, &probe),
+              StatusIs(absl::StatusCode::kInternal, HasSubstr("swapped-in")));
+  // Without a probe, its own kernels again.
+  got = (*exe)->Run(args);
+  ASSERT_THAT(got, IsOk());
+  EXPECT_THAT(CompareLiterals(*want, *got, "its own kernels"), IsOk());
+}
+
 }  // namespace
 }  // namespace xtune
