@@ -93,16 +93,16 @@ absl::Status Autotuner::SettleInModule(
   TuningStats& stats = result->stats;
   for (size_t i = 0; i < contests.size(); ++i) {
     InModuleContest& c = contests[i];
-    absl::StatusOr<std::vector<Timed>> t = module_timer_->Time(
+    absl::StatusOr<InModuleTiming> timing = module_timer_->Time(
         c, static_cast<int>(contests.size() - i));
-    if (!t.ok()) {
-      warn(t.status());
+    if (!timing.ok()) {
+      warn(timing.status());
       return absl::OkStatus();
     }
-    if (t->empty()) break;  // the budget is spent
+    if (timing->module.empty()) break;  // the budget is spent
+    const std::vector<Timed>* t = &timing->module;
     double band = 0;
-    const int w = InModuleWinner(c, *t, in_module_options.min_band,
-                                 in_module_options.min_margin, &band);
+    const int w = InModuleWinner(c, *timing, in_module_options, &band);
     ++stats.in_module;
     FusionLog& log = result->logs[c.log];
     log.in_module_band = band;

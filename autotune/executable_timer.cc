@@ -90,7 +90,7 @@ absl::StatusOr<std::vector<size_t>> ExecutableModuleTimer::Members(
   return members;
 }
 
-absl::StatusOr<std::vector<Timed>> ExecutableModuleTimer::Time(
+absl::StatusOr<InModuleTiming> ExecutableModuleTimer::Time(
     const InModuleContest& contest, int contests_left) {
   if (exes_.empty()) return absl::FailedPreconditionError("Start() first");
   XTUNE_ASSIGN_OR_RETURN(std::vector<size_t> members, Members(contest));
@@ -100,7 +100,7 @@ absl::StatusOr<std::vector<Timed>> ExecutableModuleTimer::Time(
                         static_cast<int64_t>(k);
   const double budget = absl::ToDoubleSeconds(in_module_.budget);
   if (spent_seconds_ + run_seconds_ * least * rounds > budget) {
-    return std::vector<Timed>();
+    return InModuleTiming();
   }
   // Each finalist's kernel; the one running now (a config kept earlier or
   // the chosen one) is swapped back in afterwards.
@@ -126,6 +126,9 @@ absl::StatusOr<std::vector<Timed>> ExecutableModuleTimer::Time(
                            std::max(run_seconds_, 1e-7)),
       least, least * 40);
   std::vector<Timed> timed(k);
+  std::vector<std::vector<double>> own(k);
+  probe_.timed.assign(probe_.substitute.size(), false);
+  for (size_t i : members) probe_.timed[i] = true;
   const auto start = std::chrono::steady_clock::now();
   absl::Status failed;
   for (int round = 0; round < rounds && failed.ok(); ++round) {
@@ -139,6 +142,9 @@ absl::StatusOr<std::vector<Timed>> ExecutableModuleTimer::Time(
         break;
       }
       samples[pick].push_back(*s);
+      double mine = 0;
+      for (size_t i : members) mine += probe_.seconds[i];
+      own[pick].push_back(mine);
     }
     for (size_t j = 0; j < k && failed.ok(); ++j) {
       timed[j].seconds.insert(timed[j].seconds.end(), samples[j].begin(),
@@ -147,11 +153,15 @@ absl::StatusOr<std::vector<Timed>> ExecutableModuleTimer::Time(
     }
   }
   for (size_t i : members) probe_.substitute[i] = now;
+  probe_.timed.assign(probe_.substitute.size(), false);
   spent_seconds_ += std::chrono::duration<double>(
                         std::chrono::steady_clock::now() - start)
                         .count();
   XTUNE_RETURN_IF_ERROR(failed);
-  return timed;
+  InModuleTiming timing;
+  timing.module = std::move(timed);
+  for (std::vector<double>& o : own) timing.own.push_back(Median(std::move(o)));
+  return timing;
 }
 
 void ExecutableModuleTimer::Keep(const InModuleContest& contest, int index) {

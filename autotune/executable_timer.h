@@ -35,8 +35,8 @@ class ExecutableModuleTimer : public ModuleTimer {
   absl::Status Start(
       const absl::flat_hash_map<const Instruction*, KernelConfig>& configs,
       const InModuleOptions& options) override;
-  absl::StatusOr<std::vector<Timed>> Time(const InModuleContest& contest,
-                                          int contests_left) override;
+  absl::StatusOr<InModuleTiming> Time(const InModuleContest& contest,
+                                      int contests_left) override;
   void Keep(const InModuleContest& contest, int index) override;
 
  private:

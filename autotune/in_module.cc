@@ -59,29 +59,34 @@ std::optional<InModuleContest> ContestOf(const Trial& trial, int winner,
   return contest;
 }
 
-int InModuleWinner(const InModuleContest& contest,
-                   const std::vector<Timed>& timed, double min_band,
-                   double min_margin, double* band_out) {
+int InModuleWinner(const InModuleContest& contest, const InModuleTiming& timing,
+                   const InModuleOptions& options, double* band_out) {
   if (band_out != nullptr) *band_out = 0;
   const int w = contest.isolated_winner;
+  const std::vector<Timed>& timed = timing.module;
   if (timed.size() != contest.finalists.size() || timed[w].seconds.empty()) {
     return w;
   }
   // The band over all finalists; then only those that beat the isolated
-  // winner by more than the margin compete, as isolated candidates do.
+  // winner by more than the margins compete, as isolated candidates do.
   double band = 0;
-  SelectWinner(timed, min_band, &band);
+  SelectWinner(timed, options.min_band, &band);
   if (band_out != nullptr) *band_out = band;
-  const double margin = std::max(2 * band, min_margin);
   const double incumbent = Score(timed[w].seconds);
+  const double own = timing.own.size() == timed.size() ? timing.own[w] : 0;
+  const double needed = std::max(std::max(2 * band, options.min_margin) * incumbent,
+                                 options.min_own_margin * own);
+  const int64_t threads = contest.finalists[w].Get("threads", 1);
   std::vector<Timed> better = timed;
   bool any = false;
-  for (Timed& t : better) {
-    t.eligible = !t.seconds.empty() && Score(t.seconds) * (1 + margin) < incumbent;
+  for (size_t j = 0; j < better.size(); ++j) {
+    Timed& t = better[j];
+    t.eligible = !t.seconds.empty() && incumbent - Score(t.seconds) > needed &&
+                 contest.finalists[j].Get("threads", 1) <= threads;
     any |= t.eligible;
   }
   if (!any) return w;
-  const int winner = SelectWinner(better, min_band);
+  const int winner = SelectWinner(better, options.min_band);
   return winner >= 0 ? winner : w;
 }
 

@@ -69,6 +69,11 @@ struct InModuleOptions {
   // and buffers land; measured as the module's time, that is noise below
   // the margin for all but the largest fusions.)
   double min_margin = 0.02;
+  // And by more than this share of the isolated winner's own time in the
+  // module. Default 0.15: that own time moves by up to 13% from one
+  // process to the next (where its code and buffers land), which in a
+  // small module is more than 2% of the module.
+  double min_own_margin = 0.15;
 };
 
 // One fusion to settle in the module.
@@ -89,6 +94,16 @@ struct InModuleContest {
 std::optional<InModuleContest> ContestOf(const Trial& trial, int winner,
                                          const InModuleOptions& options);
 
+// What a ModuleTimer measured for one contest.
+struct InModuleTiming {
+  // Per finalist: the module's run time, one per run, and each round's
+  // score. Empty when nothing was timed (the budget is spent).
+  std::vector<Timed> module;
+  // Per finalist: the median time of the contest's own fusions in those
+  // runs.
+  std::vector<double> own;
+};
+
 // Runs the tuned module and times it with one fusion's finalists in turn
 // (autotune/executable_timer.h: the backend's Executable; tests script
 // it). Contests are settled one after the other, each with the others'
@@ -103,29 +118,35 @@ class ModuleTimer {
       const absl::flat_hash_map<const Instruction*, KernelConfig>& configs,
       const InModuleOptions& options) = 0;
   // The module's run time (every fusion as it is now) with each finalist
-  // of `contest` in turn: per finalist, one time per run and the score of
-  // each round. `contests_left` (this one included) share what is left of
-  // the options' budget; empty once it is spent (the contest keeps its
-  // isolated winner). Errors: a finalist does not compile, a run fails.
-  virtual absl::StatusOr<std::vector<Timed>> Time(const InModuleContest& contest,
-                                                  int contests_left) = 0;
+  // of `contest` in turn, and its fusions' own. `contests_left` (this one
+  // included) share what is left of the options' budget; nothing is timed
+  // once it is spent (the contest keeps its isolated winner). Errors: a
+  // finalist does not compile, a run fails.
+  virtual absl::StatusOr<InModuleTiming> Time(const InModuleContest& contest,
+                                              int contests_left) = 0;
   // `contest`'s fusions run its finalist `index` from now on.
   virtual void Keep(const InModuleContest& contest, int index) = 0;
 };
 
 // The in-module winner of `contest` from the module's run times with each
 // finalist (`timed`, the timer's): the isolated winner, unless finalists
-// make the module faster by more than max(2 x the noise band, min_margin)
-// (the band is SelectWinner's over all finalists); then the winner among
-// those (SelectWinner: the first within the band of the best, in canonical
-// order). An incumbent that holds within the margin keeps the isolated
+// with no more threads than it make the module faster by more than
+// max(2 x the noise band, min_margin) of the module's time (the band is
+// SelectWinner's over all finalists, with options.min_band) and by more
+// than options.min_own_margin of the isolated winner's own time in the
+// module; then the winner among those (SelectWinner: the first within
+// the band of the best, in canonical order). Not more threads: what a
+// second thread is worth changes over seconds on a shared machine (a
+// two-thread gemm ran 24 or 47 us against 33 us on one thread, minutes
+// apart), so a move to more threads needs both timings to agree — the
+// isolated ones chose it — while a move to fewer, whose time does not
+// depend on a second core, needs only the module's. An incumbent that holds within the margin keeps the isolated
 // timings' evidence: ties do not move to the canonical first, which one
 // tuning's timing puts in the band and the next does not. The isolated
 // winner when `timed` is empty. `band` (when non-null) receives the noise
 // band (0 without timing).
-int InModuleWinner(const InModuleContest& contest,
-                   const std::vector<Timed>& timed, double min_band,
-                   double min_margin, double* band);
+int InModuleWinner(const InModuleContest& contest, const InModuleTiming& timed,
+                   const InModuleOptions& options, double* band);
 
 }  // namespace xtune
 

@@ -71,6 +71,17 @@ Timed Runs(std::vector<double> seconds, std::vector<double> rounds) {
   return t;
 }
 
+// InModuleWinner with these module timings, bands and no own times.
+int Winner(const InModuleContest& c, std::vector<Timed> module, double min_band,
+           double* band = nullptr) {
+  InModuleOptions o;
+  o.min_band = min_band;
+  o.min_margin = 0.02;
+  InModuleTiming t;
+  t.module = std::move(module);
+  return InModuleWinner(c, t, o, band);
+}
+
 TEST(InModuleTest, TheIsolatedWinnerStaysUnlessBeatenBeyondTheMargin) {
   InModuleContest c;
   c.finalists = {T(1, 1), T(2, 1), T(3, 2)};
@@ -80,24 +91,47 @@ TEST(InModuleTest, TheIsolatedWinnerStaysUnlessBeatenBeyondTheMargin) {
   // 1.5% faster in the module: within the 2% margin, the winner stays.
   std::vector<Timed> close = {Runs({98.5e-6}, {98.5e-6}), Runs({100e-6}, {100e-6}),
                               Runs({105e-6}, {105e-6})};
-  EXPECT_EQ(InModuleWinner(c, close, 0.003, 0.02, &band), 1);
+  EXPECT_EQ(Winner(c, close, 0.003, &band), 1);
   EXPECT_GE(band, 0);
   // 20% faster: it wins.
-  std::vector<Timed> faster = {Runs({100e-6}, {100e-6}), Runs({100e-6}, {100e-6}),
-                               Runs({80e-6}, {80e-6})};
-  EXPECT_EQ(InModuleWinner(c, faster, 0.003, 0.02, nullptr), 2);
+  std::vector<Timed> faster = {Runs({80e-6}, {80e-6}), Runs({100e-6}, {100e-6}),
+                               Runs({100e-6}, {100e-6})};
+  EXPECT_EQ(Winner(c, faster, 0.003), 0);
   // Two beat it clearly and tie with each other: the first in canonical
   // order.
+  InModuleContest three = c;
+  three.finalists[2] = T(3, 1);
   std::vector<Timed> two = {Runs({80.5e-6}, {80.5e-6}), Runs({100e-6}, {100e-6}),
                             Runs({80e-6}, {80e-6})};
-  EXPECT_EQ(InModuleWinner(c, two, 0.02, 0.02, nullptr), 0);
+  EXPECT_EQ(Winner(three, two, 0.02), 0);
   // A noisy module (rounds 40% apart) needs more than that.
-  std::vector<Timed> noisy = {Runs({100e-6}, {80e-6, 120e-6}),
+  std::vector<Timed> noisy = {Runs({85e-6}, {70e-6, 100e-6}),
                               Runs({100e-6}, {80e-6, 120e-6}),
-                              Runs({85e-6}, {70e-6, 100e-6})};
-  EXPECT_EQ(InModuleWinner(c, noisy, 0.02, 0.02, nullptr), 1);
+                              Runs({100e-6}, {80e-6, 120e-6})};
+  EXPECT_EQ(Winner(c, noisy, 0.02), 1);
+  // Not to more threads than the isolated winner's: x=3 runs two.
+  std::vector<Timed> threads = {Runs({100e-6}, {100e-6}), Runs({100e-6}, {100e-6}),
+                                Runs({60e-6}, {60e-6})};
+  EXPECT_EQ(Winner(c, threads, 0.003), 1);
+  // But from two threads to one.
+  InModuleContest two_threads = c;
+  two_threads.isolated_winner = 2;
+  threads = {Runs({60e-6}, {60e-6}), Runs({100e-6}, {100e-6}),
+             Runs({100e-6}, {100e-6})};
+  EXPECT_EQ(Winner(two_threads, threads, 0.003), 0);
+  // The gain must also be over 15% of the winner's own time in the module
+  // (40 us here: 5 us is not enough, 8 us is).
+  InModuleTiming own;
+  own.module = {Runs({95e-6}, {95e-6}), Runs({100e-6}, {100e-6}),
+                Runs({100e-6}, {100e-6})};
+  own.own = {35e-6, 40e-6, 45e-6};
+  InModuleOptions o;
+  o.min_band = 0.003;
+  EXPECT_EQ(InModuleWinner(c, own, o, nullptr), 1);
+  own.module[0] = Runs({92e-6}, {92e-6});
+  EXPECT_EQ(InModuleWinner(c, own, o, nullptr), 0);
   // No timing: the isolated winner.
-  EXPECT_EQ(InModuleWinner(c, {}, 0.02, 0.02, &band), 1);
+  EXPECT_EQ(Winner(c, {}, 0.02, &band), 1);
   EXPECT_EQ(band, 0);
 }
 
@@ -123,14 +157,15 @@ class ScriptedTimer : public ModuleTimer {
     for (const auto& [f, c] : configs) started_with.push_back(c.ToString());
     return start_error;
   }
-  absl::StatusOr<std::vector<Timed>> Time(const InModuleContest& contest,
-                                          int) override {
-    if (budget_contests-- <= 0) return std::vector<Timed>();
-    std::vector<Timed> out;
+  absl::StatusOr<InModuleTiming> Time(const InModuleContest& contest,
+                                      int) override {
+    InModuleTiming out;
+    if (budget_contests-- <= 0) return out;
     for (const KernelConfig& c : contest.finalists) {
       auto it = seconds.find(c.ToString());
       double s = it != seconds.end() ? it->second : 100e-6;
-      out.push_back(Runs({s, s, s}, {s, s, s}));
+      out.module.push_back(Runs({s, s, s}, {s, s, s}));
+      out.own.push_back(s / 10);
     }
     return out;
   }
@@ -294,13 +329,17 @@ ENTRY e {
   o.budget = absl::Milliseconds(50);
   EXPECT_THAT(timer.Time(contest, 1), StatusIs(absl::StatusCode::kFailedPrecondition));
   ASSERT_THAT(timer.Start(configs, o), IsOk());
-  absl::StatusOr<std::vector<Timed>> t = timer.Time(contest, 1);
+  absl::StatusOr<InModuleTiming> t = timer.Time(contest, 1);
   ASSERT_THAT(t, IsOk());
-  ASSERT_EQ(t->size(), 2u);
-  for (const Timed& f : *t) {
+  ASSERT_EQ(t->module.size(), 2u);
+  ASSERT_EQ(t->own.size(), 2u);
+  for (size_t j = 0; j < 2; ++j) {
+    const Timed& f = t->module[j];
     EXPECT_GE(f.seconds.size(), static_cast<size_t>(o.rounds * o.min_runs));
     EXPECT_EQ(f.round_scores.size(), static_cast<size_t>(o.rounds));
-    for (double s : f.seconds) EXPECT_GT(s, 0);
+    // The module's run includes the fusion's own time.
+    EXPECT_GT(t->own[j], 0);
+    EXPECT_GT(Score(f.seconds), t->own[j]);
   }
   timer.Keep(contest, 1);
   ASSERT_THAT(timer.Time(contest, 1), IsOk());
@@ -322,7 +361,7 @@ ENTRY e {
   ASSERT_THAT(timer.Start(configs, o), IsOk());
   t = timer.Time(contest, 1);
   ASSERT_THAT(t, IsOk());
-  EXPECT_TRUE(t->empty());
+  EXPECT_TRUE(t->module.empty());
 }
 
 }  // namespace

@@ -85,7 +85,7 @@ line wins; see `xtune compile --help`): --xla_gpu_autotune_level,
 --xla_gpu_require_complete_aot_autotune_results,
 --xla_gpu_per_fusion_autotune_cache_dir,
 --xla_gpu_experimental_autotune_cache_mode, --xtune_autotune_details,
---xtune_adaptive_timing, --xtune_cost_model,
+--xtune_adaptive_timing, --xtune_cost_model, --xtune_in_module_timing,
 --xla_allow_excess_precision
 
 exit codes: 0 ok, 1 user error (bad module, input or flag; no compiler
