@@ -85,6 +85,18 @@ absl::Status Autotuner::SettleInModule(
     std::cerr << "xtune: warning: in-module timing: " << s.message()
               << "; the fusions left keep their isolated choices\n";
   };
+  // The module's run time estimated from the isolated medians (cold
+  // caches: an overestimate): a module too slow to time two finalists
+  // within the budget is not even built.
+  double estimate = 0;
+  for (const FusionTuning& ft : result->fusions) {
+    estimate += ft.chosen_seconds.value_or(0);
+  }
+  if (estimate * 2 * std::max(1, in_module_options.min_runs) *
+          std::max(1, in_module_options.rounds) >
+      absl::ToDoubleSeconds(in_module_options.budget)) {
+    return absl::OkStatus();
+  }
   absl::Status started = module_timer_->Start(result->configs, in_module_options);
   if (!started.ok()) {
     warn(started);

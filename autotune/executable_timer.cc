@@ -40,25 +40,46 @@ absl::Status ExecutableModuleTimer::Start(
   // One executable per round, each kept while the next is built, so that
   // every round runs on buffers of its own: where a process's buffers land
   // in the caches moves a kernel's time from one process to the next, and
-  // the module that ships runs in another process.
-  for (int r = 0; r < std::max(1, options.rounds); ++r) {
-    XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> copy, fused_copy_());
-    XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Executable> e,
-                           Executable::Create(std::move(copy), backend_, choose,
-                                              options_));
-    exes_.push_back(std::move(e));
+  // the module that ships runs in another process. Fewer when their
+  // buffers would take more than kMaxBytes.
+  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> copy, fused_copy_());
+  int64_t bytes = 0;
+  for (const auto& inst : copy->entry()->instructions()) {
+    if (inst->shape().IsArray()) bytes += inst->shape().ByteSize();
   }
+  constexpr int64_t kMaxBytes = int64_t{1} << 30;
+  const int copies = static_cast<int>(std::clamp<int64_t>(
+      kMaxBytes / std::max<int64_t>(bytes, 1), 1, std::max(1, options.rounds)));
+  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Executable> first_exe,
+                         Executable::Create(std::move(copy), backend_, choose,
+                                            options_));
+  exes_.push_back(std::move(first_exe));
   const Executable& first = *exes_.front();
   for (size_t i = 0; i < first.fusions().size(); ++i) {
     index_of_[first.fusions()[i].fusion->name()] = i;
   }
   args_ = RandomArguments(first.module(), kDefaultInputSeed);
   probe_.substitute.assign(first.fusions().size(), nullptr);
-  // Two warm-up runs of each (first touches of the buffers, the thread
-  // pool); the last says how long a run takes.
-  for (size_t e = 0; e < exes_.size(); ++e) {
+  probe_.timed.assign(first.fusions().size(), false);
+  // Two warm-up runs (first touches of the buffers, the thread pool); the
+  // second says how long a run takes. A module too slow to time two
+  // finalists within the budget goes no further.
+  for (int warm = 0; warm < 2; ++warm) {
+    XTUNE_ASSIGN_OR_RETURN(run_seconds_, RunOnce(0));
+  }
+  if (run_seconds_ * 2 * std::max(1, options.min_runs) *
+          std::max(1, options.rounds) >
+      absl::ToDoubleSeconds(options.budget)) {
+    return absl::OkStatus();  // Time() answers with nothing
+  }
+  for (int r = 1; r < copies; ++r) {
+    XTUNE_ASSIGN_OR_RETURN(copy, fused_copy_());
+    XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Executable> e,
+                           Executable::Create(std::move(copy), backend_, choose,
+                                              options_));
+    exes_.push_back(std::move(e));
     for (int warm = 0; warm < 2; ++warm) {
-      XTUNE_ASSIGN_OR_RETURN(run_seconds_, RunOnce(e));
+      XTUNE_RETURN_IF_ERROR(RunOnce(exes_.size() - 1).status());
     }
   }
   return absl::OkStatus();
@@ -95,7 +116,7 @@ absl::StatusOr<InModuleTiming> ExecutableModuleTimer::Time(
   if (exes_.empty()) return absl::FailedPreconditionError("Start() first");
   XTUNE_ASSIGN_OR_RETURN(std::vector<size_t> members, Members(contest));
   const size_t k = contest.finalists.size();
-  const int rounds = static_cast<int>(exes_.size());
+  const int rounds = std::max(1, in_module_.rounds);
   const int64_t least = static_cast<int64_t>(std::max(1, in_module_.min_runs)) *
                         static_cast<int64_t>(k);
   const double budget = absl::ToDoubleSeconds(in_module_.budget);
@@ -136,7 +157,7 @@ absl::StatusOr<InModuleTiming> ExecutableModuleTimer::Time(
     for (int64_t run = 0; run < per_round; ++run) {
       const size_t pick = static_cast<size_t>(run) % k;
       for (size_t i : members) probe_.substitute[i] = kernels[pick].get();
-      absl::StatusOr<double> s = RunOnce(round);
+      absl::StatusOr<double> s = RunOnce(round % exes_.size());
       if (!s.ok()) {
         failed = s.status();
         break;

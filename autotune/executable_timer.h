@@ -49,8 +49,9 @@ class ExecutableModuleTimer : public ModuleTimer {
   std::function<absl::StatusOr<std::unique_ptr<Module>>()> fused_copy_;
   ExecutableOptions options_;
   InModuleOptions in_module_;
-  // One executable per round (see the .cc), the same fusions in the same
-  // order; the probe's substitutes apply to all.
+  // One executable per round (see the .cc; fewer for a module of over
+  // 1 GiB of buffers), the same fusions in the same order; the probe's
+  // substitutes apply to all.
   std::vector<std::unique_ptr<Executable>> exes_;
   absl::flat_hash_map<std::string, size_t> index_of_;  // fusion name
   std::vector<Literal> args_;

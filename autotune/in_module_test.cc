@@ -257,6 +257,21 @@ TEST(InModuleTest, TiesBudgetAndFailuresKeepTheIsolatedChoice) {
     EXPECT_EQ(r->stats.in_module, 1);
     EXPECT_EQ(r->stats.in_module_changed, 1);
   }
+  // A module whose isolated medians add up to more than the budget allows
+  // is not even started.
+  {
+    Fixture fx;
+    fx.profiler.SetSamples(C(2).ToString(), {0.2, 0.2, 0.2});
+    fx.profiler.SetSamples(C(3).ToString(), {0.25, 0.25, 0.25});
+    ScriptedTimer timer;
+    timer.seconds[C(3).ToString()] = 70e-6;
+    Autotuner tuner(&fx.backend, &fx.cache, &fx.profiler, Options());
+    tuner.SetModuleTimer(&timer);
+    absl::StatusOr<TuningResult> r = tuner.Tune(*fx.module);
+    ASSERT_THAT(r, IsOk());
+    EXPECT_TRUE(timer.started_with.empty());
+    EXPECT_EQ(r->stats.in_module, 0);
+  }
   // A timer that cannot start is a warning; the isolated choices stand.
   {
     Fixture fx;
