@@ -99,17 +99,32 @@ absl::Status Autotuner::SettleInModule(
   }
   absl::Status started = module_timer_->Start(result->configs, in_module_options);
   if (!started.ok()) {
+    module_timer_->Finish();
     warn(started);
     return absl::OkStatus();
   }
+  absl::Status settled = SettleContests(contests, groups, in_module_options,
+                                        result, warn);
+  module_timer_->Finish();  // the module's copies are not needed any more
+  return settled;
+}
+
+absl::Status Autotuner::SettleContests(
+    std::vector<InModuleContest>& contests,
+    const std::vector<const KeyGroup*>& groups,
+    const InModuleOptions& in_module_options, TuningResult* result,
+    const std::function<void(const absl::Status&)>& warn) {
   TuningStats& stats = result->stats;
   for (size_t i = 0; i < contests.size(); ++i) {
     InModuleContest& c = contests[i];
     absl::StatusOr<InModuleTiming> timing = module_timer_->Time(
         c, static_cast<int>(contests.size() - i));
     if (!timing.ok()) {
-      warn(timing.status());
-      return absl::OkStatus();
+      // This fusion keeps its isolated choice; the others are still timed.
+      std::cerr << "xtune: warning: in-module timing of fusion '"
+                << c.fusions.front()->name() << "': " << timing.status().message()
+                << "; it keeps its isolated choice\n";
+      continue;
     }
     if (timing->module.empty()) break;  // the budget is spent
     const std::vector<Timed>* t = &timing->module;
@@ -123,7 +138,10 @@ absl::Status Autotuner::SettleInModule(
     }
     log.isolated_selected = c.finalists[c.isolated_winner];
     if (w == c.isolated_winner) continue;
-    module_timer_->Keep(c, w);
+    if (absl::Status kept = module_timer_->Keep(c, w); !kept.ok()) {
+      warn(kept);
+      break;
+    }
     ++stats.in_module_changed;
     const KernelConfig& config = c.finalists[w];
     log.selected = config;
@@ -140,7 +158,13 @@ absl::Status Autotuner::SettleInModule(
     SetDurationSeconds(c.isolated_medians[w], c.stored.mutable_run_time());
     if (c.stored.has_xtune_provenance()) {
       auto* p = c.stored.mutable_xtune_provenance();
-      p->clear_samples();
+      // `samples` are the chosen config's runs (--xtune_autotune_details).
+      if (p->samples_size() > 0) {
+        p->clear_samples();
+        for (double s : c.isolated_seconds[w]) {
+          SetDurationSeconds(s, p->add_samples());
+        }
+      }
       for (size_t j = 0; j < c.finalists.size(); ++j) {
         auto* m = p->add_in_module();
         m->set_config(c.finalists[j].ToString());

@@ -11,6 +11,7 @@
 #ifndef XTUNE_AUTOTUNE_AUTOTUNER_H_
 #define XTUNE_AUTOTUNE_AUTOTUNER_H_
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -65,6 +66,12 @@ class Autotuner {
                               const std::vector<const KeyGroup*>& groups,
                               const InModuleOptions& options,
                               TuningResult* result);
+  // Its loop over the contests, once the timer has started.
+  absl::Status SettleContests(
+      std::vector<InModuleContest>& contests,
+      const std::vector<const KeyGroup*>& groups,
+      const InModuleOptions& options, TuningResult* result,
+      const std::function<void(const absl::Status&)>& warn);
 
   Backend* backend_;
   AutotuneCache* cache_;

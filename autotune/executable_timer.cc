@@ -141,11 +141,10 @@ absl::StatusOr<InModuleTiming> ExecutableModuleTimer::Time(
   }
   // Runs per round: this contest's share of what is left of the budget,
   // at least `least`, at most 40 x that.
-  const int64_t per_round = std::clamp<int64_t>(
-      static_cast<int64_t>((budget - spent_seconds_) /
-                           std::max(1, contests_left) / rounds /
-                           std::max(run_seconds_, 1e-7)),
-      least, least * 40);
+  const double share = (budget - spent_seconds_) / std::max(1, contests_left) /
+                       rounds / std::max(run_seconds_, 1e-7);
+  const int64_t per_round = static_cast<int64_t>(std::clamp<double>(
+      share, static_cast<double>(least), static_cast<double>(least * 40)));
   std::vector<Timed> timed(k);
   std::vector<std::vector<double>> own(k);
   probe_.timed.assign(probe_.substitute.size(), false);
@@ -155,7 +154,9 @@ absl::StatusOr<InModuleTiming> ExecutableModuleTimer::Time(
   for (int round = 0; round < rounds && failed.ok(); ++round) {
     std::vector<std::vector<double>> samples(k);
     for (int64_t run = 0; run < per_round; ++run) {
-      const size_t pick = static_cast<size_t>(run) % k;
+      // Every finalist in turn, each round from another one: a finalist
+      // does not always run after the same other's module run.
+      const size_t pick = static_cast<size_t>(run + round) % k;
       for (size_t i : members) probe_.substitute[i] = kernels[pick].get();
       absl::StatusOr<double> s = RunOnce(round % exes_.size());
       if (!s.ok()) {
@@ -185,18 +186,27 @@ absl::StatusOr<InModuleTiming> ExecutableModuleTimer::Time(
   return timing;
 }
 
-void ExecutableModuleTimer::Keep(const InModuleContest& contest, int index) {
-  absl::StatusOr<std::vector<size_t>> members = Members(contest);
-  if (!members.ok() || index < 0 ||
-      index >= static_cast<int>(contest.finalists.size())) {
-    return;
+absl::Status ExecutableModuleTimer::Keep(const InModuleContest& contest,
+                                         int index) {
+  if (exes_.empty()) return absl::FailedPreconditionError("Start() first");
+  if (index < 0 || index >= static_cast<int>(contest.finalists.size())) {
+    return absl::InvalidArgumentError("no such finalist");
   }
-  const CompiledFusion& first = exes_.front()->fusions()[members->front()];
-  absl::StatusOr<std::unique_ptr<Kernel>> kernel =
-      backend_->Compile(*first.fusion, contest.finalists[index]);
-  if (!kernel.ok()) return;  // Time() compiled it: not expected
-  kept_.push_back(std::move(*kernel));
-  for (size_t i : *members) probe_.substitute[i] = kept_.back().get();
+  XTUNE_ASSIGN_OR_RETURN(std::vector<size_t> members, Members(contest));
+  const CompiledFusion& first = exes_.front()->fusions()[members.front()];
+  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel,
+                         backend_->Compile(*first.fusion, contest.finalists[index]));
+  kept_.push_back(std::move(kernel));
+  for (size_t i : members) probe_.substitute[i] = kept_.back().get();
+  return absl::OkStatus();
+}
+
+void ExecutableModuleTimer::Finish() {
+  probe_ = RunProbe();
+  kept_.clear();
+  exes_.clear();
+  args_.clear();
+  index_of_.clear();
 }
 
 }  // namespace xtune

@@ -37,7 +37,8 @@ class ExecutableModuleTimer : public ModuleTimer {
       const InModuleOptions& options) override;
   absl::StatusOr<InModuleTiming> Time(const InModuleContest& contest,
                                       int contests_left) override;
-  void Keep(const InModuleContest& contest, int index) override;
+  absl::Status Keep(const InModuleContest& contest, int index) override;
+  void Finish() override;
 
  private:
   // The executables' indices of `contest`'s fusions.

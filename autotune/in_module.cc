@@ -10,9 +10,13 @@ std::optional<InModuleContest> ContestOf(const Trial& trial, int winner,
     return std::nullopt;
   }
   const double best = trial.medians[winner];
+  // Never more threads than the winner: InModuleWinner would not take
+  // them.
+  const int64_t threads = trial.configs[winner].Get("threads", 1);
   auto usable = [&](size_t c, double ratio) {
     return !trial.failed[c] && !trial.wrong[c] && trial.timed[c].eligible &&
-           trial.medians[c] > 0 && trial.medians[c] <= best * ratio;
+           trial.medians[c] > 0 && trial.medians[c] <= best * ratio &&
+           trial.configs[c].Get("threads", 1) <= threads;
   };
   // First the fastest of each (kind, thread count) other than the
   // winner's, within representative_ratio: how many threads pay off is
@@ -55,6 +59,7 @@ std::optional<InModuleContest> ContestOf(const Trial& trial, int winner,
     }
     contest.finalists.push_back(trial.configs[c]);
     contest.isolated_medians.push_back(trial.medians[c]);
+    contest.isolated_seconds.push_back(trial.timed[c].seconds);
   }
   return contest;
 }

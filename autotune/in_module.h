@@ -13,8 +13,9 @@
 //
 // How: a contest is a tuned fusion (its group's members run the same
 // kernel) with its finalists — the isolated winner, the fastest correct
-// candidate of each other (kind, thread count), and the other fastest ones
-// within InModuleOptions::finalist_ratio of it, in canonical order. A
+// candidate of each other (kind, thread count) with no more threads, and
+// the other fastest ones within InModuleOptions::finalist_ratio of it, in
+// canonical order. A
 // ModuleTimer runs the whole module, the contest's fusions cycling through
 // its finalists and the other fusions as settled so far, and times each
 // run: the module's time is what counts, with what a kernel leaves behind
@@ -44,7 +45,8 @@ struct InModuleOptions {
   // thread 33 us, on a VM whose second core is slow to wake.
   double finalist_ratio = 1.5;
   // Before those, the fastest candidate of each other (kind, thread count)
-  // within this ratio: a two-thread winner timed in the fast state of the
+  // within this ratio (no more threads than the winner's: see
+  // InModuleWinner): a two-thread winner timed in the fast state of the
   // second core (49 us) ran 90 us in the module, where the best one-thread
   // candidate (76 us isolated) ran 55 us. Default 2.
   double representative_ratio = 2.0;
@@ -53,9 +55,9 @@ struct InModuleOptions {
   // The module's runs, all contests together: about this much wall time,
   // each contest in `rounds` rounds (their spread is the noise band), each
   // finalist run at least `min_runs` times a round. Contests are settled
-  // in the module's order until the budget is spent. Defaults 500 ms, 3,
-  // 5.
-  absl::Duration budget = absl::Milliseconds(500);
+  // in the module's order until the budget is spent. Defaults 300 ms
+  // (AutotuneOptions::in_module_budget), 3, 5.
+  absl::Duration budget = absl::Milliseconds(300);
   int rounds = 3;
   int min_runs = 5;
   // The noise band's floor (AutotuneOptions::min_noise_band).
@@ -83,14 +85,15 @@ struct InModuleContest {
   std::vector<const Instruction*> fusions;
   std::vector<KernelConfig> finalists;  // canonical order, >= 2
   std::vector<double> isolated_medians;  // one per finalist
+  std::vector<std::vector<double>> isolated_seconds;  // their timed runs
   int isolated_winner = 0;               // index into finalists
   xla::AutotuneResult stored;  // what ChooseAndRecord stored for the key
   size_t log = 0;              // index into TuningResult::logs
 };
 
 // The contest of a tuned trial whose winner is `winner` (an index into
-// trial.configs), or nullopt when no other correct candidate is within
-// options.finalist_ratio of it.
+// trial.configs), or nullopt when no other correct candidate with no more
+// threads than the winner is near it (see InModuleOptions).
 std::optional<InModuleContest> ContestOf(const Trial& trial, int winner,
                                          const InModuleOptions& options);
 
@@ -124,8 +127,12 @@ class ModuleTimer {
   // finalist does not compile, a run fails.
   virtual absl::StatusOr<InModuleTiming> Time(const InModuleContest& contest,
                                               int contests_left) = 0;
-  // `contest`'s fusions run its finalist `index` from now on.
-  virtual void Keep(const InModuleContest& contest, int index) = 0;
+  // `contest`'s fusions run its finalist `index` from now on. Errors: the
+  // finalist's kernel cannot be had (then nothing changed).
+  virtual absl::Status Keep(const InModuleContest& contest, int index) = 0;
+  // Releases what Start() built (the module's copies); Start() again
+  // before more timing. Default: nothing to release.
+  virtual void Finish() {}
 };
 
 // The in-module winner of `contest` from the module's run times with each

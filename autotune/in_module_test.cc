@@ -41,24 +41,34 @@ Trial TrialWith(std::vector<KernelConfig> configs, std::vector<double> medians) 
 }
 
 TEST(InModuleTest, FinalistsAreTheWinnerTheBestOfOtherThreadCountsAndNearOnes) {
-  // Winner x=2 (1.0); x=1 near (1.3); x=3 beyond 1.5 (1.6) but the best
-  // two-thread one within 2x; x=4 two threads too but slower; x=5 failed;
-  // x=6 near but wrong.
-  Trial t = TrialWith({T(1, 1), T(2, 1), T(3, 2), T(4, 2), T(5, 1), T(6, 1)},
-                      {1.3e-6, 1.0e-6, 1.6e-6, 1.7e-6, 0, 1.1e-6});
+  // Winner x=3 (two threads, 1.0); x=1 and x=2 one thread (1.6, 1.9);
+  // x=4 another two-thread one (1.4); x=5 failed; x=6 near but wrong.
+  Trial t = TrialWith({T(1, 1), T(2, 1), T(3, 2), T(4, 2), T(5, 1), T(6, 2)},
+                      {1.6e-6, 1.9e-6, 1.0e-6, 1.4e-6, 0, 1.1e-6});
   t.wrong[5] = true;
   InModuleOptions o;
-  std::optional<InModuleContest> c = ContestOf(t, 1, o);
+  std::optional<InModuleContest> c = ContestOf(t, 2, o);
   ASSERT_TRUE(c.has_value());
-  EXPECT_THAT(c->finalists, ElementsAre(T(1, 1), T(2, 1), T(3, 2)));
+  // x=1: the best one-thread candidate (within 2x, beyond 1.5x); x=4:
+  // within 1.5x; x=2: a second one-thread one, beyond 1.5x.
+  EXPECT_THAT(c->finalists, ElementsAre(T(1, 1), T(3, 2), T(4, 2)));
   EXPECT_EQ(c->isolated_winner, 1);
-  EXPECT_THAT(c->isolated_medians, ElementsAre(1.3e-6, 1.0e-6, 1.6e-6));
+  EXPECT_THAT(c->isolated_medians, ElementsAre(1.6e-6, 1.0e-6, 1.4e-6));
+  ASSERT_EQ(c->isolated_seconds.size(), 3u);
+  EXPECT_THAT(c->isolated_seconds[0], ElementsAre(1.6e-6));
   // At most max_finalists, the other thread count first.
   o.max_finalists = 2;
-  c = ContestOf(t, 1, o);
+  c = ContestOf(t, 2, o);
   ASSERT_TRUE(c.has_value());
-  EXPECT_THAT(c->finalists, ElementsAre(T(2, 1), T(3, 2)));
-  EXPECT_EQ(c->isolated_winner, 0);
+  EXPECT_THAT(c->finalists, ElementsAre(T(1, 1), T(3, 2)));
+  EXPECT_EQ(c->isolated_winner, 1);
+  // A one-thread winner gets no two-thread finalists: they could not win.
+  Trial one = TrialWith({T(1, 1), T(2, 1), T(3, 2)}, {1.0e-6, 1.2e-6, 1.05e-6});
+  c = ContestOf(one, 0, InModuleOptions());
+  ASSERT_TRUE(c.has_value());
+  EXPECT_THAT(c->finalists, ElementsAre(T(1, 1), T(2, 1)));
+  Trial only_more = TrialWith({T(1, 1), T(3, 2)}, {1.0e-6, 1.05e-6});
+  EXPECT_FALSE(ContestOf(only_more, 0, InModuleOptions()).has_value());
   // Nothing close: no contest.
   Trial alone = TrialWith({T(1, 1), T(2, 1)}, {1.0e-6, 1.6e-6});
   EXPECT_FALSE(ContestOf(alone, 0, InModuleOptions()).has_value());
@@ -169,9 +179,14 @@ class ScriptedTimer : public ModuleTimer {
     }
     return out;
   }
-  void Keep(const InModuleContest& contest, int index) override {
+  absl::Status Keep(const InModuleContest& contest, int index) override {
+    if (!keep_error.ok()) return keep_error;
     kept.push_back(contest.finalists[index].ToString());
+    return absl::OkStatus();
   }
+  void Finish() override { ++finished; }
+  absl::Status keep_error;
+  int finished = 0;
 };
 
 struct Fixture {
@@ -227,6 +242,33 @@ TEST(InModuleTest, TheModulesWinnerGoesIntoTheResultAndTheCache) {
   ASSERT_THAT(text, IsOk());
   EXPECT_THAT(*text, HasSubstr("isolated_selected: \"fake:x=2\""));
   EXPECT_THAT(*text, HasSubstr("in_module { config: \"fake:x=3\""));
+}
+
+// With --xtune_autotune_details the entry keeps xtune's provenance: the
+// module's run time with each finalist, and the new winner's samples.
+TEST(InModuleTest, TheReplacedEntryKeepsTheModulesTimesInItsProvenance) {
+  Fixture fx;
+  ScriptedTimer timer;
+  timer.seconds[C(3).ToString()] = 70e-6;
+  AutotuneOptions o = Options();
+  o.record_candidates = true;
+  Autotuner tuner(&fx.backend, &fx.cache, &fx.profiler, o);
+  tuner.SetModuleTimer(&timer);
+  ASSERT_THAT(tuner.Tune(*fx.module), IsOk());
+  EXPECT_EQ(timer.finished, 1);
+  xla::AutotuneResults dumped = fx.cache.Dump();
+  ASSERT_EQ(dumped.results_size(), 2);
+  for (const auto& e : dumped.results()) {
+    ASSERT_TRUE(e.result().has_xtune_provenance());
+    const auto& p = e.result().xtune_provenance();
+    ASSERT_EQ(p.in_module_size(), 2);
+    EXPECT_EQ(p.in_module(0).config(), C(2).ToString());
+    EXPECT_EQ(p.in_module(0).median().nanos(), 100000);
+    EXPECT_EQ(p.in_module(1).config(), C(3).ToString());
+    EXPECT_EQ(p.in_module(1).median().nanos(), 70000);
+    ASSERT_GT(p.samples_size(), 0);
+    for (const auto& d : p.samples()) EXPECT_EQ(d.nanos(), 600000);  // C(3)'s
+  }
 }
 
 TEST(InModuleTest, TiesBudgetAndFailuresKeepTheIsolatedChoice) {
@@ -288,6 +330,23 @@ TEST(InModuleTest, TiesBudgetAndFailuresKeepTheIsolatedChoice) {
     EXPECT_EQ(r->stats.in_module, 0);
     for (const FusionTuning& ft : r->fusions) EXPECT_EQ(ft.config, C(2));
   }
+  // A finalist that cannot be kept: a warning, the isolated choice, the
+  // phase ends.
+  {
+    Fixture fx;
+    ScriptedTimer timer;
+    timer.seconds[C(3).ToString()] = 70e-6;
+    timer.keep_error = absl::InternalError("kernel gone");
+    Autotuner tuner(&fx.backend, &fx.cache, &fx.profiler, Options());
+    tuner.SetModuleTimer(&timer);
+    ::testing::internal::CaptureStderr();
+    absl::StatusOr<TuningResult> r = tuner.Tune(*fx.module);
+    EXPECT_THAT(::testing::internal::GetCapturedStderr(), HasSubstr("kernel gone"));
+    ASSERT_THAT(r, IsOk());
+    EXPECT_EQ(r->stats.in_module_changed, 0);
+    for (const FusionTuning& ft : r->fusions) EXPECT_EQ(ft.config, C(2));
+    EXPECT_EQ(timer.finished, 1);
+  }
   // Off by option, and on a backend that cannot time in the module.
   {
     Fixture fx;
@@ -341,7 +400,7 @@ ENTRY e {
 
   ExecutableModuleTimer timer(cpu->get(), [&] { return FuseModule(**m); });
   InModuleOptions o;
-  o.budget = absl::Milliseconds(50);
+  o.budget = absl::Milliseconds(300);  // ample for a module of microseconds
   EXPECT_THAT(timer.Time(contest, 1), StatusIs(absl::StatusCode::kFailedPrecondition));
   ASSERT_THAT(timer.Start(configs, o), IsOk());
   absl::StatusOr<InModuleTiming> t = timer.Time(contest, 1);
@@ -356,7 +415,8 @@ ENTRY e {
     EXPECT_GT(t->own[j], 0);
     EXPECT_GT(Score(f.seconds), t->own[j]);
   }
-  timer.Keep(contest, 1);
+  EXPECT_THAT(timer.Keep(contest, 1), IsOk());
+  EXPECT_THAT(timer.Keep(contest, 5), StatusIs(absl::StatusCode::kInvalidArgument));
   ASSERT_THAT(timer.Time(contest, 1), IsOk());
   // A contest over a fusion the module does not have.
   auto other = ParseModule(
@@ -377,6 +437,9 @@ ENTRY e {
   t = timer.Time(contest, 1);
   ASSERT_THAT(t, IsOk());
   EXPECT_TRUE(t->module.empty());
+  // After Finish, Start again first.
+  timer.Finish();
+  EXPECT_THAT(timer.Time(contest, 1), StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 
 }  // namespace

@@ -104,15 +104,18 @@ struct AutotuneOptions {
   // new module's fusions from the start.
   bool cost_model = true;
   // In-module timing (--xtune_in_module_timing, default true): after every
-  // fusion is tuned, the ones tuned in this compile whose correct
-  // candidates include others within 1.5x of the winner (at most 4
-  // finalists) are re-timed inside the running module, each finalist where
-  // its fusion runs, and keep the config fastest there (the first within
-  // the noise band, in canonical order); the cache gets that config
-  // (autotune/in_module.h). Only on backends whose kernels run on the host
-  // (Backend::TimesInModule), and only through the compiler (Autotuner::
-  // SetModuleTimer). The module runs for about `in_module_budget` (default
-  // 300 ms) of wall time; a module too slow for that is not re-timed.
+  // fusion is tuned, each one tuned in this compile whose correct
+  // candidates include close rivals with no more threads (the best of each
+  // other kind and thread count within 2x, others within 1.5x; at most 4
+  // finalists) is re-timed inside the running module, fusion by fusion in
+  // entry order. A finalist replaces the isolated winner only when the
+  // module runs faster with it by more than max(2 x noise band, 2%) and by
+  // more than 15% of the winner's own time there, and it uses no more
+  // threads; the cache gets that config (autotune/in_module.h). Only on
+  // backends whose kernels run on the host (Backend::TimesInModule), and
+  // only with a timer (Autotuner::SetModuleTimer; the compiler sets one).
+  // The module runs for about `in_module_budget` (default 300 ms) of wall
+  // time; a module too slow for that is not re-timed.
   bool in_module_timing = true;
   absl::Duration in_module_budget = absl::Milliseconds(300);
   // Then the candidates within max(2 x band, 5%) of the best (at most 8)
