@@ -54,8 +54,13 @@ std::string TuningStats::ToString() const {
                         : absl::StrCat(timed, " timed"),
       wrong,
       in_module > 0
-          ? absl::StrFormat(", %d re-timed in the module (%d changed, %.2f s)",
-                            in_module, in_module_changed, in_module_seconds)
+          ? absl::StrFormat(", %d re-timed in the module (%d changed%s, %.2f s)",
+                            in_module, in_module_changed,
+                            in_module_untimed > 0
+                                ? absl::StrCat(", ", in_module_untimed,
+                                               " more left to the budget")
+                                : "",
+                            in_module_seconds)
           : "",
       seconds) +
          (checked_only
@@ -115,10 +120,15 @@ absl::Status Autotuner::SettleContests(
     const InModuleOptions& in_module_options, TuningResult* result,
     const std::function<void(const absl::Status&)>& warn) {
   TuningStats& stats = result->stats;
-  for (size_t i = 0; i < contests.size(); ++i) {
+  // The budget goes first where the isolated timings are least to be
+  // trusted and the module has most at stake: winners with more threads,
+  // then the slower fusions (InModuleOrder).
+  const std::vector<size_t> order = InModuleOrder(contests);
+  for (size_t n = 0; n < order.size(); ++n) {
+    const size_t i = order[n];
     InModuleContest& c = contests[i];
     absl::StatusOr<InModuleTiming> timing = module_timer_->Time(
-        c, static_cast<int>(contests.size() - i));
+        c, static_cast<int>(order.size() - n));
     if (!timing.ok()) {
       // This fusion keeps its isolated choice; the others are still timed.
       std::cerr << "xtune: warning: in-module timing of fusion '"
@@ -126,7 +136,10 @@ absl::Status Autotuner::SettleContests(
                 << "; it keeps its isolated choice\n";
       continue;
     }
-    if (timing->module.empty()) break;  // the budget is spent
+    if (timing->module.empty()) {  // the budget is spent
+      stats.in_module_untimed = static_cast<int>(order.size() - n);
+      break;
+    }
     const std::vector<Timed>* t = &timing->module;
     double band = 0;
     const int w = InModuleWinner(c, *timing, in_module_options, &band);

@@ -1,6 +1,7 @@
 #include "autotune/in_module.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace xtune {
 
@@ -37,7 +38,10 @@ std::optional<InModuleContest> ContestOf(const Trial& trial, int winner,
   std::vector<std::pair<std::string, int64_t>> families = {family(winner)};
   for (size_t c : by_speed) {
     if (chosen.size() >= static_cast<size_t>(options.max_finalists)) break;
-    if (!usable(c, options.representative_ratio)) continue;
+    // The best with fewer threads than a multi-threaded winner at any
+    // distance: the module is where its second thread is checked.
+    const bool fewer = trial.configs[c].Get("threads", 1) < threads;
+    if (!usable(c, fewer ? INFINITY : options.representative_ratio)) continue;
     if (std::find(families.begin(), families.end(), family(c)) != families.end()) {
       continue;
     }
@@ -62,6 +66,25 @@ std::optional<InModuleContest> ContestOf(const Trial& trial, int winner,
     contest.isolated_seconds.push_back(trial.timed[c].seconds);
   }
   return contest;
+}
+
+std::vector<size_t> InModuleOrder(const std::vector<InModuleContest>& contests) {
+  std::vector<size_t> order(contests.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto threads = [&](size_t i) {
+    const InModuleContest& c = contests[i];
+    return c.finalists[c.isolated_winner].Get("threads", 1);
+  };
+  auto median = [&](size_t i) {
+    const InModuleContest& c = contests[i];
+    return c.isolated_medians[c.isolated_winner];
+  };
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const bool ta = threads(a) > 1, tb = threads(b) > 1;
+    if (ta != tb) return ta;
+    return median(a) > median(b);
+  });
+  return order;
 }
 
 int InModuleWinner(const InModuleContest& contest, const InModuleTiming& timing,

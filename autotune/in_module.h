@@ -17,8 +17,8 @@
 // the other fastest ones within InModuleOptions::finalist_ratio of it, in
 // canonical order. A
 // ModuleTimer runs the whole module, the contest's fusions cycling through
-// its finalists and the other fusions as settled so far, and times each
-// run: the module's time is what counts, with what a kernel leaves behind
+// its finalists and the other fusions as settled so far (contests in
+// InModuleOrder, until the budget is spent), and times each run: the module's time is what counts, with what a kernel leaves behind
 // for the next (a helper thread still spinning, a cold cache) included.
 // The isolated winner stays unless another makes the module faster by
 // more than the noise band (InModuleWinner).
@@ -46,7 +46,7 @@ struct InModuleOptions {
   double finalist_ratio = 1.5;
   // Before those, the fastest candidate of each other (kind, thread count)
   // within this ratio (no more threads than the winner's: see
-  // InModuleWinner): a two-thread winner timed in the fast state of the
+  // InModuleWinner; one with fewer, at any ratio): a two-thread winner timed in the fast state of the
   // second core (49 us) ran 90 us in the module, where the best one-thread
   // candidate (76 us isolated) ran 55 us. Default 2.
   double representative_ratio = 2.0;
@@ -55,11 +55,11 @@ struct InModuleOptions {
   // The module's runs, all contests together: about this much wall time,
   // each contest in `rounds` rounds (their spread is the noise band), each
   // finalist run at least `min_runs` times a round. Contests are settled
-  // in the module's order until the budget is spent. Defaults 300 ms
-  // (AutotuneOptions::in_module_budget), 3, 5.
-  absl::Duration budget = absl::Milliseconds(300);
+  // in InModuleOrder until the budget is spent. Defaults 500 ms
+  // (AutotuneOptions::in_module_budget), 3, 4.
+  absl::Duration budget = absl::Milliseconds(500);
   int rounds = 3;
-  int min_runs = 5;
+  int min_runs = 4;
   // The noise band's floor (AutotuneOptions::min_noise_band).
   double min_band = 0.02;
   // A finalist replaces the isolated winner only when the module runs
@@ -134,6 +134,13 @@ class ModuleTimer {
   // before more timing. Default: nothing to release.
   virtual void Finish() {}
 };
+
+// The order in which `contests` are timed (indices): winners with more
+// threads first (a second thread's worth changes over seconds on a shared
+// machine, so their isolated timings are the least to be trusted), then by
+// the isolated winner's median, slowest first (the most the module has at
+// stake), ties in entry order.
+std::vector<size_t> InModuleOrder(const std::vector<InModuleContest>& contests);
 
 // The in-module winner of `contest` from the module's run times with each
 // finalist (`timed`, the timer's): the isolated winner, unless finalists

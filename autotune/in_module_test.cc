@@ -69,6 +69,12 @@ TEST(InModuleTest, FinalistsAreTheWinnerTheBestOfOtherThreadCountsAndNearOnes) {
   EXPECT_THAT(c->finalists, ElementsAre(T(1, 1), T(2, 1)));
   Trial only_more = TrialWith({T(1, 1), T(3, 2)}, {1.0e-6, 1.05e-6});
   EXPECT_FALSE(ContestOf(only_more, 0, InModuleOptions()).has_value());
+  // A two-thread winner always meets the best one-thread candidate, even
+  // 3x slower.
+  Trial far = TrialWith({T(1, 1), T(2, 1), T(3, 2)}, {3.0e-6, 3.5e-6, 1.0e-6});
+  c = ContestOf(far, 2, InModuleOptions());
+  ASSERT_TRUE(c.has_value());
+  EXPECT_THAT(c->finalists, ElementsAre(T(1, 1), T(3, 2)));
   // Nothing close: no contest.
   Trial alone = TrialWith({T(1, 1), T(2, 1)}, {1.0e-6, 1.6e-6});
   EXPECT_FALSE(ContestOf(alone, 0, InModuleOptions()).has_value());
@@ -143,6 +149,20 @@ TEST(InModuleTest, TheIsolatedWinnerStaysUnlessBeatenBeyondTheMargin) {
   // No timing: the isolated winner.
   EXPECT_EQ(Winner(c, {}, 0.02, &band), 1);
   EXPECT_EQ(band, 0);
+}
+
+TEST(InModuleTest, MultiThreadedWinnersAndSlowFusionsAreTimedFirst) {
+  auto contest = [](KernelConfig winner, double median) {
+    InModuleContest c;
+    c.finalists = {winner, T(9, 1)};
+    c.isolated_medians = {median, median * 1.1};
+    c.isolated_winner = 0;
+    return c;
+  };
+  std::vector<InModuleContest> contests = {
+      contest(T(1, 1), 5e-6), contest(T(2, 2), 1e-6), contest(T(3, 1), 50e-6),
+      contest(T(4, 1), 5e-6), contest(T(5, 2), 9e-6)};
+  EXPECT_THAT(InModuleOrder(contests), ElementsAre(4, 1, 2, 0, 3));
 }
 
 // The fake backend, timed in the module by a scripted timer.
@@ -298,6 +318,8 @@ TEST(InModuleTest, TiesBudgetAndFailuresKeepTheIsolatedChoice) {
     ASSERT_THAT(r, IsOk());
     EXPECT_EQ(r->stats.in_module, 1);
     EXPECT_EQ(r->stats.in_module_changed, 1);
+    EXPECT_EQ(r->stats.in_module_untimed, 1);
+    EXPECT_THAT(r->stats.ToString(), HasSubstr("1 more left to the budget"));
   }
   // A module whose isolated medians add up to more than the budget allows
   // is not even started.

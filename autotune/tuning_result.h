@@ -51,6 +51,7 @@ struct TuningStats {
   // running module, and those whose config changed there.
   int in_module = 0;
   int in_module_changed = 0;
+  int in_module_untimed = 0;  // contests the budget did not reach
   double in_module_seconds = 0;  // the phase's wall time
   double seconds = 0;
   // A backend that only checks (Backend::ChecksOnly): candidates were run

@@ -319,12 +319,13 @@ int Bench(const std::string& name, const std::string& text, const std::string& s
                    "\"current_vs_previous\":%.3f,\"stopped_early\":%d,"
                    "\"second_current_s\":%.2f,\"in_module\":%d,"
                    "\"in_module_changed\":%d,\"in_module_s\":%.2f,"
-                   "\"second_in_module_changed\":%d%s}",
+                   "\"in_module_untimed\":%d,\"second_in_module_changed\":%d%s}",
                    name, cs.fusions, cs.unique, ps.compiled, cs.compiled, cs.pruned,
                    previous->seconds, current->seconds,
                    current->seconds / previous->seconds, cs.stopped_early,
                    again->seconds, cs.in_module, cs.in_module_changed,
-                   cs.in_module_seconds, again->result.stats.in_module_changed,
+                   cs.in_module_seconds, cs.in_module_untimed,
+                   again->result.stats.in_module_changed,
                    seeded)
             << std::endl;
 

@@ -107,17 +107,18 @@ struct AutotuneOptions {
   // fusion is tuned, each one tuned in this compile whose correct
   // candidates include close rivals with no more threads (the best of each
   // other kind and thread count within 2x, others within 1.5x; at most 4
-  // finalists) is re-timed inside the running module, fusion by fusion in
-  // entry order. A finalist replaces the isolated winner only when the
+  // finalists) is re-timed inside the running module, fusion by fusion
+  // (those with a multi-threaded winner first, then the slowest). A finalist replaces the isolated winner only when the
   // module runs faster with it by more than max(2 x noise band, 2%) and by
   // more than 15% of the winner's own time there, and it uses no more
   // threads; the cache gets that config (autotune/in_module.h). Only on
   // backends whose kernels run on the host (Backend::TimesInModule), and
   // only with a timer (Autotuner::SetModuleTimer; the compiler sets one).
-  // The module runs for about `in_module_budget` (default 300 ms) of wall
-  // time; a module too slow for that is not re-timed.
+  // The module runs for about `in_module_budget` (default 500 ms) of wall
+  // time; fusions it does not reach keep their isolated choices, and a
+  // module too slow for it is not re-timed.
   bool in_module_timing = true;
-  absl::Duration in_module_budget = absl::Milliseconds(300);
+  absl::Duration in_module_budget = absl::Milliseconds(500);
   // Then the candidates within max(2 x band, 5%) of the best (at most 8)
   // get this many more rounds before the final choice. Default 3.
   int final_rounds = 3;
