@@ -55,9 +55,9 @@ struct InModuleOptions {
   // The module's runs, all contests together: about this much wall time,
   // each contest in `rounds` rounds (their spread is the noise band), each
   // finalist run at least `min_runs` times a round. Contests are settled
-  // in InModuleOrder until the budget is spent. Defaults 500 ms
+  // in InModuleOrder until the budget is spent. Defaults 300 ms
   // (AutotuneOptions::in_module_budget), 3, 4.
-  absl::Duration budget = absl::Milliseconds(500);
+  absl::Duration budget = absl::Milliseconds(300);
   int rounds = 3;
   int min_runs = 4;
   // The noise band's floor (AutotuneOptions::min_noise_band).

@@ -114,11 +114,11 @@ struct AutotuneOptions {
   // threads; the cache gets that config (autotune/in_module.h). Only on
   // backends whose kernels run on the host (Backend::TimesInModule), and
   // only with a timer (Autotuner::SetModuleTimer; the compiler sets one).
-  // The module runs for about `in_module_budget` (default 500 ms) of wall
+  // The module runs for about `in_module_budget` (default 300 ms) of wall
   // time; fusions it does not reach keep their isolated choices, and a
   // module too slow for it is not re-timed.
   bool in_module_timing = true;
-  absl::Duration in_module_budget = absl::Milliseconds(500);
+  absl::Duration in_module_budget = absl::Milliseconds(300);
   // Then the candidates within max(2 x band, 5%) of the best (at most 8)
   // get this many more rounds before the final choice. Default 3.
   int final_rounds = 3;
