@@ -109,8 +109,13 @@ int InModuleWinner(const InModuleContest& contest, const InModuleTiming& timing,
   bool any = false;
   for (size_t j = 0; j < better.size(); ++j) {
     Timed& t = better[j];
-    t.eligible = !t.seconds.empty() && incumbent - Score(t.seconds) > needed &&
-                 contest.finalists[j].Get("threads", 1) <= threads;
+    const int64_t th = contest.finalists[j].Get("threads", 1);
+    // Faster beyond the margins, with no more threads; or, with fewer
+    // threads, no slower than the noise band: a module that cannot tell a
+    // second thread's worth does not need it.
+    t.eligible = !t.seconds.empty() &&
+                 ((th <= threads && incumbent - Score(t.seconds) > needed) ||
+                  (th < threads && Score(t.seconds) <= incumbent * (1 + band)));
     any |= t.eligible;
   }
   if (!any) return w;

@@ -148,13 +148,18 @@ std::vector<size_t> InModuleOrder(const std::vector<InModuleContest>& contests);
 // max(2 x the noise band, min_margin) of the module's time (the band is
 // SelectWinner's over all finalists, with options.min_band) and by more
 // than options.min_own_margin of the isolated winner's own time in the
-// module; then the winner among those (SelectWinner: the first within
-// the band of the best, in canonical order). Not more threads: what a
-// second thread is worth changes over seconds on a shared machine (a
-// two-thread gemm ran 24 or 47 us against 33 us on one thread, minutes
-// apart), so a move to more threads needs both timings to agree — the
-// isolated ones chose it — while a move to fewer, whose time does not
-// depend on a second core, needs only the module's. An incumbent that holds within the margin keeps the isolated
+// module, or finalists with fewer threads leave the module no slower than
+// the noise band; then the winner among those (SelectWinner: the first
+// within the band of the best, in canonical order).
+//
+// Never more threads: what a second thread is worth changes over seconds
+// on a shared machine (a two-thread gemm ran 24 or 47 us against 33 us on
+// one thread, minutes apart), so a move to more threads needs both timings
+// to agree (the isolated ones chose it), while fewer threads, whose time
+// does not depend on a second core, win unless the module runs measurably
+// slower with them (a 2 us reduction's second thread is below what a
+// module run resolves; left to the isolated timings, two tunings disagreed
+// on it). An incumbent that holds within the margins keeps the isolated
 // timings' evidence: ties do not move to the canonical first, which one
 // tuning's timing puts in the band and the next does not. The isolated
 // winner when `timed` is empty. `band` (when non-null) receives the noise

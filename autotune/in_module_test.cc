@@ -129,12 +129,18 @@ TEST(InModuleTest, TheIsolatedWinnerStaysUnlessBeatenBeyondTheMargin) {
   std::vector<Timed> threads = {Runs({100e-6}, {100e-6}), Runs({100e-6}, {100e-6}),
                                 Runs({60e-6}, {60e-6})};
   EXPECT_EQ(Winner(c, threads, 0.003), 1);
-  // But from two threads to one.
+  // But from two threads to one, when it is faster...
   InModuleContest two_threads = c;
   two_threads.isolated_winner = 2;
-  threads = {Runs({60e-6}, {60e-6}), Runs({100e-6}, {100e-6}),
+  threads = {Runs({60e-6}, {60e-6}), Runs({120e-6}, {120e-6}),
              Runs({100e-6}, {100e-6})};
   EXPECT_EQ(Winner(two_threads, threads, 0.003), 0);
+  // ...or no slower than the band (3%, the floor, here)...
+  threads[0] = Runs({101e-6}, {101e-6});
+  EXPECT_EQ(Winner(two_threads, threads, 0.03), 0);
+  // ...but not when measurably slower.
+  threads[0] = Runs({104e-6}, {104e-6});
+  EXPECT_EQ(Winner(two_threads, threads, 0.03), 2);
   // The gain must also be over 15% of the winner's own time in the module
   // (40 us here: 5 us is not enough, 8 us is).
   InModuleTiming own;

@@ -99,9 +99,10 @@ line wins; unknown flags in XLA_FLAGS are ignored with a warning):
                                          exhaustive search never prunes)
   --xtune_in_module_timing=BOOL          re-time close finalists of tuned
                                          fusions inside the running module
-                                         and keep the fastest there, never
-                                         one with more threads (default
-                                         true; CPU backend)
+                                         and keep the fastest there (never
+                                         one with more threads; fewer
+                                         threads unless measurably slower;
+                                         default true; CPU backend)
 Paths starting with TEST_UNDECLARED_OUTPUTS_DIR/ or TEST_WORKSPACE/ are
 resolved from those environment variables, as in XLA's tests.
 )";

@@ -111,7 +111,8 @@ struct AutotuneOptions {
   // (those with a multi-threaded winner first, then the slowest). A finalist replaces the isolated winner only when the
   // module runs faster with it by more than max(2 x noise band, 2%) and by
   // more than 15% of the winner's own time there, and it uses no more
-  // threads; the cache gets that config (autotune/in_module.h). Only on
+  // threads, or when it uses fewer threads and the module is no slower
+  // than the noise band; the cache gets that config (autotune/in_module.h). Only on
   // backends whose kernels run on the host (Backend::TimesInModule), and
   // only with a timer (Autotuner::SetModuleTimer; the compiler sets one).
   // The module runs for about `in_module_budget` (default 300 ms) of wall
