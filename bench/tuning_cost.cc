@@ -1,10 +1,10 @@
 // What tuning a model costs, and whether the choices stay as good, in one
 // run: the current approach against the previous one (no precompiled
 // kernel prelude, a compile per candidate even when candidates share a
-// source, the fixed timing schedule, no cost model: CpuBackendOptions::
-// precompiled_prelude = false, HostCompilerOptions::one_compile_per_source
-// = false, AutotuneOptions::adaptive_timing = false, AutotuneOptions::
-// cost_model = false).
+// source, the fixed timing schedule, no cost model, no in-module timing:
+// CpuBackendOptions::precompiled_prelude = false, HostCompilerOptions::
+// one_compile_per_source = false, AutotuneOptions::adaptive_timing =
+// false, AutotuneOptions::cost_model = false, no module timer).
 // For each module (the examples and a generated model with over 30
 // distinct fusions of gemms, reductions and loops):
 //
@@ -15,7 +15,11 @@
 //    tuning's configs, also side by side; for gemm fusions also the
 //    exhaustive search's winner and the next four it scored best (one
 //    exhaustive tuning of every gemm, the other fusions forced), re-timed
-//    with them;
+//    with them, and the module's run time with every gemm's exhaustive
+//    winner. A fusion whose config the in-module timing chose
+//    ("chosen_in_module") was chosen by the module's run time, which the
+//    isolated re-timing does not see: the module lines say how many of the
+//    fusions slower in isolation are such;
 //  - stability: a second cold current tuning; how many fusions choose the
 //    same config, and the module's run time with one tuning's configs
 //    against the other's;
@@ -36,6 +40,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -340,7 +345,24 @@ int Bench(const std::string& name, const std::string& text, const std::string& s
       ExhaustiveBest(**cpu, **fused, current->result);
   const double exhaustive_s = Since(exhaustive_start);
   int same = 0, total = 0, slower = 0, gemms = 0, gemms_within_3pct = 0;
+  int slower_in_module = 0;
   double worst = 0, worst_vs_exhaustive = 0;
+  // The fusions whose current config the in-module timing chose over the
+  // isolated winner: isolated re-timing is not what they were chosen by.
+  std::set<std::string> in_module;
+  for (const FusionLog& log : current->result.logs) {
+    if (log.isolated_selected && log.selected && *log.isolated_selected != *log.selected) {
+      in_module.insert(log.fusion);
+    }
+  }
+  // The current configs with every gemm's exhaustive winner instead: the
+  // module's run time with them is the exhaustive search's in the setting
+  // the kernels run in.
+  TuningResult with_exhaustive = current->result;
+  for (FusionTuning& ft : with_exhaustive.fusions) {
+    auto it = exhaustive.find(ft.fusion->name());
+    if (it != exhaustive.end() && !it->second.empty()) ft.config = it->second.front();
+  }
   for (const auto& inst : (*fused)->entry()->instructions()) {
     if (inst->opcode() != Opcode::kFusion) continue;
     const std::string& f = inst->name();
@@ -372,32 +394,39 @@ int Bench(const std::string& name, const std::string& text, const std::string& s
     double ratio = c[f] == p[f] ? 1.0 : t[0] / t[2];
     worst = std::max(worst, ratio);
     slower += ratio > 1.03;
+    const bool chosen_in_module = in_module.count(f) > 0;
+    slower_in_module += ratio > 1.03 && chosen_in_module;
     std::cout << absl::StrFormat(
                      "{\"bench\":\"tuning_cost_quality\",\"module\":\"%s\",\"fusion\":\"%s\","
                      "\"kind\":\"%s\",\"current_us\":%.2f,\"current_again_us\":%.2f,"
                      "\"noise_floor\":%.3f,\"previous_us\":%.2f,"
                      "\"current_vs_previous\":%.3f,\"same_as_previous\":%s,"
                      "\"second_current_us\":%.2f,"
-                     "\"same_config_twice\":%s,\"current\":\"%s\",\"previous\":\"%s\"%s}",
+                     "\"same_config_twice\":%s,\"chosen_in_module\":%s,"
+                     "\"current\":\"%s\",\"previous\":\"%s\"%s}",
                      name, f, FusionKindName(ClassifyFusion(*inst)), t[0] * 1e6, t[1] * 1e6,
                      noise, t[2] * 1e6, ratio, c[f] == p[f] ? "true" : "false", t[3] * 1e6,
-                     c[f] == a[f] ? "true" : "false", c[f].ToString(), p[f].ToString(),
-                     vs_exhaustive)
+                     c[f] == a[f] ? "true" : "false", chosen_in_module ? "true" : "false",
+                     c[f].ToString(), p[f].ToString(), vs_exhaustive)
               << std::endl;
   }
-  std::vector<double> run =
-      RetimeModule(**cpu, **m, {&current->result, &previous->result, &again->result});
+  std::vector<double> run = RetimeModule(
+      **cpu, **m, {&current->result, &previous->result, &again->result, &with_exhaustive});
   std::cout << absl::StrFormat(
                    "{\"bench\":\"tuning_cost_module\",\"module\":\"%s\",\"fusions\":%d,"
                    "\"same_config_twice\":%d,\"fusions_slower_than_previous_by_3pct\":%d,"
+                   "\"of_them_chosen_in_module\":%d,\"chosen_in_module\":%d,"
                    "\"worst_fusion_vs_previous\":%.3f,\"run_current_us\":%.1f,"
                    "\"run_previous_us\":%.1f,\"run_current_vs_previous\":%.3f,"
                    "\"run_second_current_us\":%.1f,\"run_second_vs_first\":%.3f,"
                    "\"gemms\":%d,\"gemms_within_3pct_of_exhaustive\":%d,"
-                   "\"worst_gemm_vs_exhaustive\":%.3f,\"exhaustive_tuning_s\":%.1f}",
-                   name, total, same, slower, worst, run[0] * 1e6, run[1] * 1e6,
+                   "\"worst_gemm_vs_exhaustive\":%.3f,\"run_exhaustive_gemms_us\":%.1f,"
+                   "\"run_current_vs_exhaustive_gemms\":%.3f,\"exhaustive_tuning_s\":%.1f}",
+                   name, total, same, slower, slower_in_module,
+                   static_cast<int>(in_module.size()), worst, run[0] * 1e6, run[1] * 1e6,
                    run[0] / run[1], run[2] * 1e6, run[2] / run[0], gemms,
-                   gemms_within_3pct, worst_vs_exhaustive, exhaustive_s)
+                   gemms_within_3pct, worst_vs_exhaustive, run[3] * 1e6, run[0] / run[3],
+                   exhaustive_s)
             << std::endl;
   double warm_previous = WarmCompile(**m, current->result, false, scratch + "/warm_p");
   double warm_current = WarmCompile(**m, current->result, true, scratch + "/warm_c");
