@@ -7,7 +7,6 @@
 #include "absl/strings/str_format.h"
 #include "autotune/in_module.h"
 #include "autotune/phases.h"
-#include "cache/config_proto.h"
 #include "autotune/progress.h"
 #include "util/file.h"
 #include "util/status_macros.h"
@@ -80,115 +79,6 @@ Autotuner::Autotuner(Backend* backend, AutotuneCache* cache, Profiler* profiler,
       profiler_(profiler),
       options_(std::move(options)) {}
 
-absl::Status Autotuner::SettleInModule(
-    std::vector<InModuleContest>& contests,
-    const std::vector<const KeyGroup*>& groups,
-    const InModuleOptions& in_module_options, TuningResult* result) {
-  // A timer that fails leaves the isolated choices, which are in the cache
-  // already: a warning, not an error.
-  auto warn = [](const absl::Status& s) {
-    std::cerr << "xtune: warning: in-module timing: " << s.message()
-              << "; the fusions left keep their isolated choices\n";
-  };
-  // The module's run time estimated from the isolated medians (cold
-  // caches: an overestimate): a module too slow to time two finalists
-  // within the budget is not even built.
-  double estimate = 0;
-  for (const FusionTuning& ft : result->fusions) {
-    estimate += ft.chosen_seconds.value_or(0);
-  }
-  if (estimate * 2 * std::max(1, in_module_options.min_runs) *
-          std::max(1, in_module_options.rounds) >
-      absl::ToDoubleSeconds(in_module_options.budget)) {
-    return absl::OkStatus();
-  }
-  absl::Status started = module_timer_->Start(result->configs, in_module_options);
-  if (!started.ok()) {
-    module_timer_->Finish();
-    warn(started);
-    return absl::OkStatus();
-  }
-  absl::Status settled = SettleContests(contests, groups, in_module_options,
-                                        result, warn);
-  module_timer_->Finish();  // the module's copies are not needed any more
-  return settled;
-}
-
-absl::Status Autotuner::SettleContests(
-    std::vector<InModuleContest>& contests,
-    const std::vector<const KeyGroup*>& groups,
-    const InModuleOptions& in_module_options, TuningResult* result,
-    const std::function<void(const absl::Status&)>& warn) {
-  TuningStats& stats = result->stats;
-  // The budget goes first where the isolated timings are least to be
-  // trusted and the module has most at stake: winners with more threads,
-  // then the slower fusions (InModuleOrder).
-  const std::vector<size_t> order = InModuleOrder(contests);
-  for (size_t n = 0; n < order.size(); ++n) {
-    const size_t i = order[n];
-    InModuleContest& c = contests[i];
-    absl::StatusOr<InModuleTiming> timing = module_timer_->Time(
-        c, static_cast<int>(order.size() - n));
-    if (!timing.ok()) {
-      // This fusion keeps its isolated choice; the others are still timed.
-      std::cerr << "xtune: warning: in-module timing of fusion '"
-                << c.fusions.front()->name() << "': " << timing.status().message()
-                << "; it keeps its isolated choice\n";
-      continue;
-    }
-    if (timing->module.empty()) {  // the budget is spent
-      stats.in_module_untimed = static_cast<int>(order.size() - n);
-      break;
-    }
-    const std::vector<Timed>* t = &timing->module;
-    double band = 0;
-    const int w = InModuleWinner(c, *timing, in_module_options, &band);
-    ++stats.in_module;
-    FusionLog& log = result->logs[c.log];
-    log.in_module_band = band;
-    for (size_t j = 0; j < c.finalists.size(); ++j) {
-      log.in_module.push_back({c.finalists[j], Score((*t)[j].seconds)});
-    }
-    log.isolated_selected = c.finalists[c.isolated_winner];
-    if (w == c.isolated_winner) continue;
-    if (absl::Status kept = module_timer_->Keep(c, w); !kept.ok()) {
-      warn(kept);
-      break;
-    }
-    ++stats.in_module_changed;
-    const KernelConfig& config = c.finalists[w];
-    log.selected = config;
-    for (size_t m : groups[i]->members) {
-      FusionTuning& ft = result->fusions[m];
-      ft.config = config;
-      ft.chosen_seconds = c.isolated_medians[w];
-      result->configs[ft.fusion] = config;
-    }
-    // The cache keeps the in-module winner, with its isolated median (what
-    // a run time means everywhere else) and, in the provenance, the
-    // module's run time with each finalist.
-    XTUNE_RETURN_IF_ERROR(backend_->ConfigToResult(config, &c.stored));
-    SetDurationSeconds(c.isolated_medians[w], c.stored.mutable_run_time());
-    if (c.stored.has_xtune_provenance()) {
-      auto* p = c.stored.mutable_xtune_provenance();
-      // `samples` are the chosen config's runs (--xtune_autotune_details).
-      if (p->samples_size() > 0) {
-        p->clear_samples();
-        for (double s : c.isolated_seconds[w]) {
-          SetDurationSeconds(s, p->add_samples());
-        }
-      }
-      for (size_t j = 0; j < c.finalists.size(); ++j) {
-        auto* m = p->add_in_module();
-        m->set_config(c.finalists[j].ToString());
-        SetDurationSeconds(Score((*t)[j].seconds), m->mutable_median());
-      }
-    }
-    XTUNE_RETURN_IF_ERROR(cache_->Insert(groups[i]->key, c.stored));
-  }
-  return absl::OkStatus();
-}
-
 absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   Progress progress(options_.progress, options_.progress_interval);
   TuningResult result;
@@ -218,7 +108,6 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   in_module_options.budget = options_.in_module_budget;
   in_module_options.min_band = options_.min_noise_band;
   std::vector<InModuleContest> contests;
-  std::vector<const KeyGroup*> contest_groups;
   // A backend that only checks (ChecksOnly) keeps the cached or default
   // config of every group and compiles and checks all its candidates.
   const bool checks_only = backend_->ChecksOnly();
@@ -388,10 +277,10 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
         for (size_t m : trial.group->members) {
           contest->fusions.push_back(result.fusions[m].fusion);
         }
+        contest->group = trial.group;
         contest->stored = std::move(stored);
         contest->log = result.logs.size();
         contests.push_back(std::move(*contest));
-        contest_groups.push_back(trial.group);
       }
     }
     if (prune) ObserveTrial(trial, model);
@@ -405,7 +294,8 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   if (!contests.empty()) {
     const double before = progress.Elapsed();
     XTUNE_RETURN_IF_ERROR(
-        SettleInModule(contests, contest_groups, in_module_options, &result));
+        SettleInModule(*backend_, *cache_, *module_timer_, contests,
+                       in_module_options, &result));
     stats.in_module_seconds = progress.Elapsed() - before;
   }
   stats.seconds = progress.Elapsed();

@@ -11,7 +11,6 @@
 #ifndef XTUNE_AUTOTUNE_AUTOTUNER_H_
 #define XTUNE_AUTOTUNE_AUTOTUNER_H_
 
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -60,19 +59,6 @@ class Autotuner {
   void SetModuleTimer(ModuleTimer* timer) { module_timer_ = timer; }
 
  private:
-  // The in-module phase of Tune (see SetModuleTimer): `groups[i]` is the
-  // key group of `contests[i]`.
-  absl::Status SettleInModule(std::vector<InModuleContest>& contests,
-                              const std::vector<const KeyGroup*>& groups,
-                              const InModuleOptions& options,
-                              TuningResult* result);
-  // Its loop over the contests, once the timer has started.
-  absl::Status SettleContests(
-      std::vector<InModuleContest>& contests,
-      const std::vector<const KeyGroup*>& groups,
-      const InModuleOptions& options, TuningResult* result,
-      const std::function<void(const absl::Status&)>& warn);
-
   Backend* backend_;
   AutotuneCache* cache_;
   Profiler* profiler_;

@@ -67,8 +67,7 @@ absl::Status ExecutableModuleTimer::Start(
   for (int warm = 0; warm < 2; ++warm) {
     XTUNE_ASSIGN_OR_RETURN(run_seconds_, RunOnce(0));
   }
-  if (run_seconds_ * 2 * std::max(1, options.min_runs) *
-          std::max(1, options.rounds) >
+  if (MinimumInModuleSeconds(run_seconds_, options) >
       absl::ToDoubleSeconds(options.budget)) {
     return absl::OkStatus();  // Time() answers with nothing
   }

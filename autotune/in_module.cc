@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <iostream>
+
+#include "cache/config_proto.h"
+#include "util/status_macros.h"
 
 namespace xtune {
 
@@ -66,6 +71,125 @@ std::optional<InModuleContest> ContestOf(const Trial& trial, int winner,
     contest.isolated_seconds.push_back(trial.timed[c].seconds);
   }
   return contest;
+}
+
+namespace {
+
+// SettleInModule's loop over the contests, once the timer has started.
+absl::Status SettleContests(const Backend& backend, AutotuneCache& cache,
+                            ModuleTimer& timer,
+                            std::vector<InModuleContest>& contests,
+                            const InModuleOptions& in_module_options,
+                            TuningResult* result,
+                            const std::function<void(const absl::Status&)>& warn) {
+  TuningStats& stats = result->stats;
+  // The budget goes first where the isolated timings are least to be
+  // trusted and the module has most at stake: winners with more threads,
+  // then the slower fusions (InModuleOrder).
+  const std::vector<size_t> order = InModuleOrder(contests);
+  for (size_t n = 0; n < order.size(); ++n) {
+    const size_t i = order[n];
+    InModuleContest& c = contests[i];
+    absl::StatusOr<InModuleTiming> timing = timer.Time(
+        c, static_cast<int>(order.size() - n));
+    if (!timing.ok()) {
+      // This fusion keeps its isolated choice; the others are still timed.
+      std::cerr << "xtune: warning: in-module timing of fusion '"
+                << c.fusions.front()->name() << "': " << timing.status().message()
+                << "; it keeps its isolated choice\n";
+      continue;
+    }
+    if (timing->module.empty()) {  // the budget is spent
+      stats.in_module_untimed = static_cast<int>(order.size() - n);
+      break;
+    }
+    const std::vector<Timed>* t = &timing->module;
+    double band = 0;
+    const int w = InModuleWinner(c, *timing, in_module_options, &band);
+    ++stats.in_module;
+    FusionLog& log = result->logs[c.log];
+    log.in_module_band = band;
+    for (size_t j = 0; j < c.finalists.size(); ++j) {
+      log.in_module.push_back({c.finalists[j], Score((*t)[j].seconds)});
+    }
+    log.isolated_selected = c.finalists[c.isolated_winner];
+    if (w == c.isolated_winner) continue;
+    if (absl::Status kept = timer.Keep(c, w); !kept.ok()) {
+      warn(kept);
+      break;
+    }
+    ++stats.in_module_changed;
+    const KernelConfig& config = c.finalists[w];
+    log.selected = config;
+    for (size_t m : c.group->members) {
+      FusionTuning& ft = result->fusions[m];
+      ft.config = config;
+      ft.chosen_seconds = c.isolated_medians[w];
+      result->configs[ft.fusion] = config;
+    }
+    // The cache keeps the in-module winner, with its isolated median (what
+    // a run time means everywhere else) and, in the provenance, the
+    // module's run time with each finalist.
+    XTUNE_RETURN_IF_ERROR(backend.ConfigToResult(config, &c.stored));
+    SetDurationSeconds(c.isolated_medians[w], c.stored.mutable_run_time());
+    if (c.stored.has_xtune_provenance()) {
+      auto* p = c.stored.mutable_xtune_provenance();
+      // `samples` are the chosen config's runs (--xtune_autotune_details).
+      if (p->samples_size() > 0) {
+        p->clear_samples();
+        for (double s : c.isolated_seconds[w]) {
+          SetDurationSeconds(s, p->add_samples());
+        }
+      }
+      for (size_t j = 0; j < c.finalists.size(); ++j) {
+        auto* m = p->add_in_module();
+        m->set_config(c.finalists[j].ToString());
+        SetDurationSeconds(Score((*t)[j].seconds), m->mutable_median());
+      }
+    }
+    XTUNE_RETURN_IF_ERROR(cache.Insert(c.group->key, c.stored));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status SettleInModule(const Backend& backend, AutotuneCache& cache,
+                            ModuleTimer& timer,
+                            std::vector<InModuleContest>& contests,
+                            const InModuleOptions& in_module_options,
+                            TuningResult* result) {
+  // A timer that fails leaves the isolated choices, which are in the cache
+  // already: a warning, not an error.
+  auto warn = [](const absl::Status& s) {
+    std::cerr << "xtune: warning: in-module timing: " << s.message()
+              << "; the fusions left keep their isolated choices\n";
+  };
+  // The module's run time estimated from the isolated medians (cold
+  // caches: an overestimate): a module too slow to time two finalists
+  // within the budget is not even built.
+  double estimate = 0;
+  for (const FusionTuning& ft : result->fusions) {
+    estimate += ft.chosen_seconds.value_or(0);
+  }
+  if (MinimumInModuleSeconds(estimate, in_module_options) >
+      absl::ToDoubleSeconds(in_module_options.budget)) {
+    return absl::OkStatus();
+  }
+  absl::Status started = timer.Start(result->configs, in_module_options);
+  if (!started.ok()) {
+    timer.Finish();
+    warn(started);
+    return absl::OkStatus();
+  }
+  absl::Status settled =
+      SettleContests(backend, cache, timer, contests, in_module_options, result, warn);
+  timer.Finish();  // the module's copies are not needed any more
+  return settled;
+}
+
+double MinimumInModuleSeconds(double run_seconds, const InModuleOptions& options) {
+  return run_seconds * 2 * std::max(1, options.min_runs) * std::max(1, options.rounds);
 }
 
 std::vector<size_t> InModuleOrder(const std::vector<InModuleContest>& contests) {

@@ -83,6 +83,7 @@ struct InModuleContest {
   // The fusions that run this kernel (a key group's members); the first
   // is the one the finalists were tuned on.
   std::vector<const Instruction*> fusions;
+  const KeyGroup* group = nullptr;      // their key group (cache key, members)
   std::vector<KernelConfig> finalists;  // canonical order, >= 2
   std::vector<double> isolated_medians;  // one per finalist
   std::vector<std::vector<double>> isolated_seconds;  // their timed runs
@@ -134,6 +135,27 @@ class ModuleTimer {
   // before more timing. Default: nothing to release.
   virtual void Finish() {}
 };
+
+// The least wall time timing two finalists takes on a module that runs
+// `run_seconds` (options.min_runs runs each, options.rounds rounds): what
+// a module must allow within the budget to be re-timed at all.
+double MinimumInModuleSeconds(double run_seconds, const InModuleOptions& options);
+
+// The phase itself, after the last fusion of Autotuner::Tune: starts
+// `timer` on `result`'s configs (unless the isolated medians, summed,
+// already exceed what the budget allows), times the contests in
+// InModuleOrder until the budget is spent, and where InModuleWinner picks
+// another finalist keeps it in the timer, in `result` (every member of the
+// group, its log) and in `cache` (the stored entry with the new config, its
+// isolated median and, with provenance, the module's times). Counts
+// result->stats.in_module*. A timer that fails to start or to keep a
+// finalist ends the phase with a warning, one that fails a contest skips
+// it (the isolated choices are in the cache already); errors only from the
+// backend's codec and the cache's Insert.
+absl::Status SettleInModule(const Backend& backend, AutotuneCache& cache,
+                            ModuleTimer& timer,
+                            std::vector<InModuleContest>& contests,
+                            const InModuleOptions& options, TuningResult* result);
 
 // The order in which `contests` are timed (indices): winners with more
 // threads first (a second thread's worth changes over seconds on a shared
