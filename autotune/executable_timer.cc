@@ -188,6 +188,10 @@ absl::StatusOr<InModuleTiming> ExecutableModuleTimer::Time(
                         std::chrono::steady_clock::now() - start)
                         .count();
   XTUNE_RETURN_IF_ERROR(failed);
+  // Kept for Keep(), which then needs no compile of its own.
+  timed_fusion_ = first.fusion->name();
+  timed_finalists_ = contest.finalists;
+  timed_kernels_ = std::move(kernels);
   InModuleTiming timing;
   timing.module = std::move(timed);
   for (std::vector<double>& o : own) timing.own.push_back(Median(std::move(o)));
@@ -202,8 +206,14 @@ absl::Status ExecutableModuleTimer::Keep(const InModuleContest& contest,
   }
   XTUNE_ASSIGN_OR_RETURN(std::vector<size_t> members, Members(contest));
   const CompiledFusion& first = exes_.front()->fusions()[members.front()];
-  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel,
-                         backend_->Compile(*first.fusion, contest.finalists[index]));
+  std::unique_ptr<Kernel> kernel;
+  if (timed_fusion_ == first.fusion->name() &&
+      timed_finalists_ == contest.finalists && timed_kernels_[index] != nullptr) {
+    kernel = std::move(timed_kernels_[index]);  // the one Time() ran
+  } else {
+    XTUNE_ASSIGN_OR_RETURN(kernel,
+                           backend_->Compile(*first.fusion, contest.finalists[index]));
+  }
   kept_.push_back(std::move(kernel));
   for (size_t i : members) probe_.substitute[i] = kept_.back().get();
   return absl::OkStatus();
@@ -211,6 +221,9 @@ absl::Status ExecutableModuleTimer::Keep(const InModuleContest& contest,
 
 void ExecutableModuleTimer::Finish() {
   probe_ = RunProbe();
+  timed_kernels_.clear();
+  timed_finalists_.clear();
+  timed_fusion_.clear();
   kept_.clear();
   exes_.clear();
   args_.clear();

@@ -11,6 +11,8 @@
 
 #include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "autotune/in_module.h"
 #include "codegen/backend.h"
@@ -57,8 +59,13 @@ class ExecutableModuleTimer : public ModuleTimer {
   absl::flat_hash_map<std::string, size_t> index_of_;  // fusion name
   std::vector<Literal> args_;
   RunProbe probe_;
-  // Finalists' kernels kept for Keep(), and those of the contest timed.
+  // The kernels Keep() swapped in (the probe points at them).
   std::vector<std::unique_ptr<Kernel>> kept_;
+  // The last contest Time() ran (its first fusion's name, its finalists)
+  // and its kernels, which Keep() takes instead of compiling again.
+  std::string timed_fusion_;
+  std::vector<KernelConfig> timed_finalists_;
+  std::vector<std::unique_ptr<Kernel>> timed_kernels_;
   double spent_seconds_ = 0;  // of the budget
   double run_seconds_ = 0;    // one run, as Start measured
 };
