@@ -272,7 +272,7 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
     assign(*trial.group, decided);
     if (in_module && decided.source == ConfigSource::kTuned) {
       std::optional<InModuleContest> contest =
-          ContestOf(trial, winner, in_module_options);
+          ContestOf(*backend_, trial, winner, in_module_options);
       if (contest.has_value()) {
         for (size_t m : trial.group->members) {
           contest->fusions.push_back(result.fusions[m].fusion);

@@ -10,7 +10,8 @@
 
 namespace xtune {
 
-std::optional<InModuleContest> ContestOf(const Trial& trial, int winner,
+std::optional<InModuleContest> ContestOf(const Backend& backend,
+                                         const Trial& trial, int winner,
                                          const InModuleOptions& options) {
   if (winner < 0 || trial.medians[winner] <= 0 || options.max_finalists < 2) {
     return std::nullopt;
@@ -18,11 +19,12 @@ std::optional<InModuleContest> ContestOf(const Trial& trial, int winner,
   const double best = trial.medians[winner];
   // Never more threads than the winner: InModuleWinner would not take
   // them.
-  const int64_t threads = trial.configs[winner].Get("threads", 1);
+  auto threads_of = [&](size_t c) { return backend.HostThreads(trial.configs[c]); };
+  const int64_t threads = threads_of(winner);
   auto usable = [&](size_t c, double ratio) {
     return !trial.failed[c] && !trial.wrong[c] && trial.timed[c].eligible &&
            trial.medians[c] > 0 && trial.medians[c] <= best * ratio &&
-           trial.configs[c].Get("threads", 1) <= threads;
+           threads_of(c) <= threads;
   };
   // First the fastest of each (kind, thread count) other than the
   // winner's, within representative_ratio: how many threads pay off is
@@ -37,7 +39,7 @@ std::optional<InModuleContest> ContestOf(const Trial& trial, int winner,
   });
   auto family = [&](size_t c) {
     return std::make_pair(trial.configs[c].kind(),
-                          trial.configs[c].Get("threads", 1));
+                          threads_of(c));
   };
   std::vector<size_t> chosen = {static_cast<size_t>(winner)};
   std::vector<std::pair<std::string, int64_t>> families = {family(winner)};
@@ -45,7 +47,7 @@ std::optional<InModuleContest> ContestOf(const Trial& trial, int winner,
     if (chosen.size() >= static_cast<size_t>(options.max_finalists)) break;
     // The best with fewer threads than a multi-threaded winner at any
     // distance: the module is where its second thread is checked.
-    const bool fewer = trial.configs[c].Get("threads", 1) < threads;
+    const bool fewer = threads_of(c) < threads;
     if (!usable(c, fewer ? INFINITY : options.representative_ratio)) continue;
     if (std::find(families.begin(), families.end(), family(c)) != families.end()) {
       continue;
@@ -67,6 +69,7 @@ std::optional<InModuleContest> ContestOf(const Trial& trial, int winner,
       contest.isolated_winner = static_cast<int>(contest.finalists.size());
     }
     contest.finalists.push_back(trial.configs[c]);
+    contest.threads.push_back(threads_of(c));
     contest.isolated_medians.push_back(trial.medians[c]);
     contest.isolated_seconds.push_back(trial.timed[c].seconds);
   }
@@ -197,7 +200,7 @@ std::vector<size_t> InModuleOrder(const std::vector<InModuleContest>& contests) 
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   auto threads = [&](size_t i) {
     const InModuleContest& c = contests[i];
-    return c.finalists[c.isolated_winner].Get("threads", 1);
+    return c.threads[c.isolated_winner];
   };
   auto median = [&](size_t i) {
     const InModuleContest& c = contests[i];
@@ -228,12 +231,12 @@ int InModuleWinner(const InModuleContest& contest, const InModuleTiming& timing,
   const double own = timing.own.size() == timed.size() ? timing.own[w] : 0;
   const double needed = std::max(std::max(2 * band, options.min_margin) * incumbent,
                                  options.min_own_margin * own);
-  const int64_t threads = contest.finalists[w].Get("threads", 1);
+  const int64_t threads = contest.threads[w];
   std::vector<Timed> better = timed;
   bool any = false;
   for (size_t j = 0; j < better.size(); ++j) {
     Timed& t = better[j];
-    const int64_t th = contest.finalists[j].Get("threads", 1);
+    const int64_t th = contest.threads[j];
     // Faster beyond the margins, with no more threads; or, with fewer
     // threads, no slower than the noise band: a module that cannot tell a
     // second thread's worth does not need it.

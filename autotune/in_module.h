@@ -85,6 +85,7 @@ struct InModuleContest {
   std::vector<const Instruction*> fusions;
   const KeyGroup* group = nullptr;      // their key group (cache key, members)
   std::vector<KernelConfig> finalists;  // canonical order, >= 2
+  std::vector<int64_t> threads;          // Backend::HostThreads of each
   std::vector<double> isolated_medians;  // one per finalist
   std::vector<std::vector<double>> isolated_seconds;  // their timed runs
   int isolated_winner = 0;               // index into finalists
@@ -95,7 +96,8 @@ struct InModuleContest {
 // The contest of a tuned trial whose winner is `winner` (an index into
 // trial.configs), or nullopt when no other correct candidate with no more
 // threads than the winner is near it (see InModuleOptions).
-std::optional<InModuleContest> ContestOf(const Trial& trial, int winner,
+std::optional<InModuleContest> ContestOf(const Backend& backend,
+                                         const Trial& trial, int winner,
                                          const InModuleOptions& options);
 
 // What a ModuleTimer measured for one contest.

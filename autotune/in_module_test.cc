@@ -24,6 +24,19 @@ KernelConfig T(int x, int threads) {
   return KernelConfig("fake", {{"x", x}, {"threads", threads}});
 }
 
+// The fake backend: HostThreads reads a config's `threads`.
+const FakeBackend& Fake() {
+  static const FakeBackend* b = new FakeBackend({{C(1)}});
+  return *b;
+}
+
+// `c` with the fake backend's thread count of each finalist.
+InModuleContest WithThreads(InModuleContest c) {
+  c.threads.clear();
+  for (const KernelConfig& f : c.finalists) c.threads.push_back(Fake().HostThreads(f));
+  return c;
+}
+
 // A tuned trial over `configs` with these medians (0: failed).
 Trial TrialWith(std::vector<KernelConfig> configs, std::vector<double> medians) {
   Trial t;
@@ -47,7 +60,7 @@ TEST(InModuleTest, FinalistsAreTheWinnerTheBestOfOtherThreadCountsAndNearOnes) {
                       {1.6e-6, 1.9e-6, 1.0e-6, 1.4e-6, 0, 1.1e-6});
   t.wrong[5] = true;
   InModuleOptions o;
-  std::optional<InModuleContest> c = ContestOf(t, 2, o);
+  std::optional<InModuleContest> c = ContestOf(Fake(), t, 2, o);
   ASSERT_TRUE(c.has_value());
   // x=1: the best one-thread candidate (within 2x, beyond 1.5x); x=4:
   // within 1.5x; x=2: a second one-thread one, beyond 1.5x.
@@ -58,26 +71,26 @@ TEST(InModuleTest, FinalistsAreTheWinnerTheBestOfOtherThreadCountsAndNearOnes) {
   EXPECT_THAT(c->isolated_seconds[0], ElementsAre(1.6e-6));
   // At most max_finalists, the other thread count first.
   o.max_finalists = 2;
-  c = ContestOf(t, 2, o);
+  c = ContestOf(Fake(), t, 2, o);
   ASSERT_TRUE(c.has_value());
   EXPECT_THAT(c->finalists, ElementsAre(T(1, 1), T(3, 2)));
   EXPECT_EQ(c->isolated_winner, 1);
   // A one-thread winner gets no two-thread finalists: they could not win.
   Trial one = TrialWith({T(1, 1), T(2, 1), T(3, 2)}, {1.0e-6, 1.2e-6, 1.05e-6});
-  c = ContestOf(one, 0, InModuleOptions());
+  c = ContestOf(Fake(), one, 0, InModuleOptions());
   ASSERT_TRUE(c.has_value());
   EXPECT_THAT(c->finalists, ElementsAre(T(1, 1), T(2, 1)));
   Trial only_more = TrialWith({T(1, 1), T(3, 2)}, {1.0e-6, 1.05e-6});
-  EXPECT_FALSE(ContestOf(only_more, 0, InModuleOptions()).has_value());
+  EXPECT_FALSE(ContestOf(Fake(), only_more, 0, InModuleOptions()).has_value());
   // A two-thread winner always meets the best one-thread candidate, even
   // 3x slower.
   Trial far = TrialWith({T(1, 1), T(2, 1), T(3, 2)}, {3.0e-6, 3.5e-6, 1.0e-6});
-  c = ContestOf(far, 2, InModuleOptions());
+  c = ContestOf(Fake(), far, 2, InModuleOptions());
   ASSERT_TRUE(c.has_value());
   EXPECT_THAT(c->finalists, ElementsAre(T(1, 1), T(3, 2)));
   // Nothing close: no contest.
   Trial alone = TrialWith({T(1, 1), T(2, 1)}, {1.0e-6, 1.6e-6});
-  EXPECT_FALSE(ContestOf(alone, 0, InModuleOptions()).has_value());
+  EXPECT_FALSE(ContestOf(Fake(), alone, 0, InModuleOptions()).has_value());
 }
 
 Timed Runs(std::vector<double> seconds, std::vector<double> rounds) {
@@ -103,6 +116,7 @@ TEST(InModuleTest, TheIsolatedWinnerStaysUnlessBeatenBeyondTheMargin) {
   c.finalists = {T(1, 1), T(2, 1), T(3, 2)};
   c.isolated_medians = {1.1e-6, 1e-6, 1.2e-6};
   c.isolated_winner = 1;
+  c = WithThreads(c);
   double band = -1;
   // 1.5% faster in the module: within the 2% margin, the winner stays.
   std::vector<Timed> close = {Runs({98.5e-6}, {98.5e-6}), Runs({100e-6}, {100e-6}),
@@ -117,6 +131,7 @@ TEST(InModuleTest, TheIsolatedWinnerStaysUnlessBeatenBeyondTheMargin) {
   // order.
   InModuleContest three = c;
   three.finalists[2] = T(3, 1);
+  three = WithThreads(three);
   std::vector<Timed> two = {Runs({80.5e-6}, {80.5e-6}), Runs({100e-6}, {100e-6}),
                             Runs({80e-6}, {80e-6})};
   EXPECT_EQ(Winner(three, two, 0.02), 0);
@@ -163,7 +178,7 @@ TEST(InModuleTest, MultiThreadedWinnersAndSlowFusionsAreTimedFirst) {
     c.finalists = {winner, T(9, 1)};
     c.isolated_medians = {median, median * 1.1};
     c.isolated_winner = 0;
-    return c;
+    return WithThreads(c);
   };
   std::vector<InModuleContest> contests = {
       contest(T(1, 1), 5e-6), contest(T(2, 2), 1e-6), contest(T(3, 1), 50e-6),

@@ -154,6 +154,12 @@ class Backend {
     return false;
   }
 
+  // How many threads `config`'s kernel runs on (host backends' parallel
+  // kernels): what the in-module timing (autotune/in_module.h) never adds
+  // on the module's word alone, as a second thread's worth changes over
+  // time on a shared machine. Default 1.
+  virtual int64_t HostThreads(const KernelConfig& config) const { return 1; }
+
   // Sets the key of `result` (clearing any other key) from `config`.
   // InvalidArgument when the config is not one of this backend's. Default:
   // XLA's BackendConfigKey with name "kind:name=value,..."

@@ -39,6 +39,10 @@ class FakeBackend : public Backend {
   absl::StatusOr<std::unique_ptr<Kernel>> Compile(
       const Instruction& fusion, const KernelConfig& config) override;
   bool IsLibraryCall(const KernelConfig& config) const override;
+  // A fake config's `threads` parameter (1 without one).
+  int64_t HostThreads(const KernelConfig& config) const override {
+    return config.Get("threads", 1);
+  }
   // The TritonGemmKey fields the text sets, onto the default config's
   // parameters of the same names (InvalidArgument for any other field).
   absl::StatusOr<KernelConfig> GemmOverride(

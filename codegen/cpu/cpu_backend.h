@@ -72,6 +72,10 @@ class CpuBackend : public Backend {
                                      const KernelConfig& config) const;
 
   bool IsLibraryCall(const KernelConfig& config) const override;
+  // Every CPU kernel kind has a `threads` parameter.
+  int64_t HostThreads(const KernelConfig& config) const override {
+    return config.Get("threads", 1);
+  }
   bool ExcessPrecision() const override { return options_.excess_precision; }
   // Its kernels run on the host and return when done.
   bool TimesInModule() const override { return true; }
