@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 
 #include "absl/strings/ascii.h"
@@ -116,14 +117,13 @@ absl::StatusOr<std::vector<std::string>> DirectoryFiles(const std::string& dir) 
 }
 
 // One file: its key (from its first lines) and result; nullopt for a file
-// XLA wrote (no key lines). DataLoss for a file that does not parse or
+// XLA wrote (no key lines) and, unread past its key lines, for a key
+// `wanted` (when given) refuses. DataLoss for a file that does not parse or
 // whose name is not its key's.
 absl::StatusOr<std::optional<std::pair<AutotuneKey, xla::AutotuneResult>>>
-ReadDirectoryEntry(const std::string& path) {
+ReadDirectoryEntry(const std::string& path,
+                   const std::function<bool(const AutotuneKey&)>& wanted = {}) {
   XTUNE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  // A file that is no AutotuneResult at all is damage, not XLA's.
-  XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResult result,
-                         ParseAutotuneResultText(text, path));
   AutotuneKey key;
   bool has_device = false, has_hlo = false, has_version = false;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
@@ -136,7 +136,12 @@ ReadDirectoryEntry(const std::string& path) {
       has_version = absl::SimpleAtoi(line, &key.version);
     }
   }
-  if (!has_device || !has_hlo || !has_version) {
+  const bool keyed = has_device && has_hlo && has_version;
+  if (keyed && wanted && !wanted(key)) return std::nullopt;
+  // A file that is no AutotuneResult at all is damage, not XLA's.
+  XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResult result,
+                         ParseAutotuneResultText(text, path));
+  if (!keyed) {
     return std::nullopt;  // written by XLA: only the key's hash is known
   }
   std::string name = std::filesystem::path(path).filename().string();
@@ -155,11 +160,14 @@ AutotuneCache::Entries DirectoryAutotuneCache::ListEntries(absl::string_view dev
   Entries out;
   absl::StatusOr<std::vector<std::string>> paths = DirectoryFiles(dir_);
   if (!paths.ok()) return out;
+  // Other devices' and versions' files are not parsed.
+  auto wanted = [&](const AutotuneKey& key) {
+    return key.device == device && key.version == version;
+  };
   for (const std::string& path : *paths) {
-    auto entry = ReadDirectoryEntry(path);
+    auto entry = ReadDirectoryEntry(path, wanted);
     if (!entry.ok() || !entry->has_value()) continue;
     auto& [key, result] = **entry;
-    if (key.device != device || key.version != version) continue;
     if (!ValidateResult(result).ok()) continue;
     out.emplace_back(key, std::make_shared<const xla::AutotuneResult>(std::move(result)));
   }
