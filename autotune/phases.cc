@@ -291,15 +291,54 @@ void CompileTrials(Backend& backend, absl::Span<Trial> trials,
   }
   std::atomic<int64_t> done{0};
   const int64_t total = static_cast<int64_t>(jobs.size());
-  for (const auto* part : {&first, &rest}) {
-    pool.ParallelFor(static_cast<int64_t>(part->size()), 0, [&](int64_t j) {
-      auto [t, c] = (*part)[j];
-      trials[t].kernels[c] = backend.CompileCandidate(
-          *trials[t].group->first, trials[t].configs[c],
-          static_cast<int64_t>(trials[t].configs.size()));
-      if (compiled) compiled(++done, total);
-    });
+  // The first of each key compile a trial's at a time (CompileCandidates:
+  // the CPU backend builds them as one translation unit), split in halves
+  // while there are fewer units than threads, so that no thread idles.
+  std::vector<std::pair<size_t, std::vector<size_t>>> units;  // trial, configs
+  for (auto [t, c] : first) {
+    if (units.empty() || units.back().first != t) units.push_back({t, {}});
+    units.back().second.push_back(c);
   }
+  const size_t threads = static_cast<size_t>(pool.size()) + 1;
+  while (units.size() < threads) {
+    auto largest = std::max_element(
+        units.begin(), units.end(), [](const auto& a, const auto& b) {
+          return a.second.size() < b.second.size();
+        });
+    if (largest->second.size() < 2) break;
+    std::vector<size_t>& all = largest->second;
+    std::vector<size_t> back(all.begin() + all.size() / 2, all.end());
+    all.resize(all.size() / 2);
+    const size_t t = largest->first;
+    units.insert(largest + 1, {t, std::move(back)});
+  }
+  // Largest first: the last to start is then a short one.
+  std::stable_sort(units.begin(), units.end(), [](const auto& a, const auto& b) {
+    return a.second.size() > b.second.size();
+  });
+  pool.ParallelFor(static_cast<int64_t>(units.size()), 0, [&](int64_t u) {
+    Trial& trial = trials[units[u].first];
+    const std::vector<size_t>& members = units[u].second;
+    std::vector<KernelConfig> configs;
+    for (size_t c : members) configs.push_back(trial.configs[c]);
+    std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> kernels =
+        backend.CompileCandidates(*trial.group->first, configs,
+                                  static_cast<int64_t>(trial.configs.size()));
+    for (size_t i = 0; i < members.size(); ++i) {
+      trial.kernels[members[i]] =
+          i < kernels.size() ? std::move(kernels[i])
+                             : absl::InternalError("the backend compiled fewer "
+                                                   "candidates than asked");
+      if (compiled) compiled(++done, total);
+    }
+  });
+  pool.ParallelFor(static_cast<int64_t>(rest.size()), 0, [&](int64_t j) {
+    auto [t, c] = rest[j];
+    trials[t].kernels[c] = backend.CompileCandidate(
+        *trials[t].group->first, trials[t].configs[c],
+        static_cast<int64_t>(trials[t].configs.size()));
+    if (compiled) compiled(++done, total);
+  });
 }
 
 ProfileOptions AdaptedTo(const ProfileOptions& per_round, const Timed& timed) {

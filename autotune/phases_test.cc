@@ -2,6 +2,9 @@
 // and store.
 #include "autotune/phases.h"
 
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
 #include "autotune/autotune_test_util.h"
 #include "codegen/fake_backend.h"
 #include "codegen/fake_profiler.h"
@@ -9,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/parser.h"
+#include "util/mutex.h"
 #include "util/status_matchers.h"
 
 namespace xtune {
@@ -137,6 +141,71 @@ TEST(PhasesTest, CompileTrialsCompilesEveryCandidate) {
   EXPECT_THAT(trials[0].kernels[0], IsOk());
   EXPECT_FALSE(trials[0].kernels[1].ok());
   EXPECT_EQ(backend.compilations(), 3);
+}
+
+// A fake whose configs with the same x / 10 share code, recording each
+// CompileCandidates call.
+class BatchingBackend : public FakeBackend {
+ public:
+  using FakeBackend::FakeBackend;
+  std::string CodeKey(const Instruction&, const KernelConfig& config) const override {
+    return absl::StrCat(config.Get("x", 0) / 10);
+  }
+  std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> CompileCandidates(
+      const Instruction& fusion, absl::Span<const KernelConfig> configs,
+      int64_t candidates) override {
+    std::vector<int64_t> xs;
+    for (const KernelConfig& c : configs) xs.push_back(c.Get("x", 0));
+    {
+      MutexLock lock(&mu_);
+      calls_.push_back({fusion.name(), xs});
+    }
+    return FakeBackend::CompileCandidates(fusion, configs, candidates);
+  }
+  std::vector<std::pair<std::string, std::vector<int64_t>>> calls() {
+    MutexLock lock(&mu_);
+    std::sort(calls_.begin(), calls_.end());
+    return calls_;
+  }
+
+ private:
+  Mutex mu_;
+  std::vector<std::pair<std::string, std::vector<int64_t>>> calls_;
+};
+
+// The first config of each code key compile a trial's at a time, the
+// others after them (one by one); with fewer trials than threads a
+// trial's configs are split in halves.
+TEST(PhasesTest, CompileTrialsCompilesEachTrialsCodeTogether) {
+  BatchingBackend backend({{C(10)}, {C(11)}, {C(20)}, {C(30)}, {C(40)}});
+  Fixture fx(backend);
+  std::vector<Trial> trials;
+  trials.push_back(MakeTrial(backend, fx.groups[0], {C(10), C(11), C(20), C(30)}, 4));
+  trials.push_back(MakeTrial(backend, fx.groups[1], {C(10), C(40)}, 4));
+  CompileTrials(backend, absl::MakeSpan(trials), 1, nullptr);  // 2 threads
+  const std::string gemm = fx.groups[0].first->name();
+  const std::string loop = fx.groups[1].first->name();
+  auto calls = backend.calls();
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].first == gemm ? calls[0].second : calls[1].second,
+            (std::vector<int64_t>{10, 20, 30}));
+  EXPECT_EQ(calls[0].first == loop ? calls[0].second : calls[1].second,
+            (std::vector<int64_t>{10, 40}));
+  EXPECT_EQ(backend.compilations(), 6);  // C(11) alone, after its key's
+  for (const Trial& t : trials) {
+    for (const auto& k : t.kernels) EXPECT_THAT(k, IsOk());
+  }
+
+  // One trial on two threads: two halves.
+  BatchingBackend alone({{C(10)}, {C(20)}, {C(30)}});
+  Fixture fx2(alone);
+  std::vector<Trial> one;
+  one.push_back(MakeTrial(alone, fx2.groups[0], {C(10), C(20), C(30)}, 4));
+  CompileTrials(alone, absl::MakeSpan(one), 1, nullptr);
+  calls = alone.calls();
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].second, (std::vector<int64_t>{10}));
+  EXPECT_EQ(calls[1].second, (std::vector<int64_t>{20, 30}));
 }
 
 TEST(PhasesTest, TimeRoundsRecordsFailuresOnceAndCountsFirstRounds) {

@@ -1,8 +1,10 @@
 // What tuning a model costs, and whether the choices stay as good, in one
 // run: the current approach against the previous one (no precompiled
 // kernel prelude, a compile per candidate even when candidates share a
-// source, the fixed timing schedule, no cost model, no in-module timing:
-// CpuBackendOptions::precompiled_prelude = false, HostCompilerOptions::
+// source, each source its own compiler run, the fixed timing schedule, no
+// cost model, no in-module timing:
+// CpuBackendOptions::precompiled_prelude = false and bundle_candidates =
+// false, HostCompilerOptions::
 // one_compile_per_source = false, AutotuneOptions::adaptive_timing =
 // false, AutotuneOptions::cost_model = false, no module timer).
 // For each module (the examples and a generated model with over 30
@@ -137,6 +139,7 @@ absl::StatusOr<std::unique_ptr<cpu::CpuBackend>> MakeBackend(bool current,
   o.compiler.cache_dir = cache;
   o.precompiled_prelude = current;
   o.compiler.one_compile_per_source = current;
+  o.bundle_candidates = current;
   return cpu::CpuBackend::Create(o);
 }
 

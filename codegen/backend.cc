@@ -19,6 +19,18 @@ absl::Status Backend::CheckConfig(const Instruction& fusion,
                    fusion.name(), "'"));
 }
 
+std::vector<absl::StatusOr<std::unique_ptr<Kernel>>>
+Backend::CompileCandidates(const Instruction& fusion,
+                           absl::Span<const KernelConfig> configs,
+                           int64_t candidates) {
+  std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> kernels;
+  kernels.reserve(configs.size());
+  for (const KernelConfig& config : configs) {
+    kernels.push_back(CompileCandidate(fusion, config, candidates));
+  }
+  return kernels;
+}
+
 absl::Status Backend::ConfigToResult(const KernelConfig& config,
                                      xla::AutotuneResult* result) const {
   ConfigToOtherKey(config, result);

@@ -99,6 +99,16 @@ class Backend {
     return Compile(fusion, config);
   }
 
+  // CompileCandidate for each of `configs` (of one fusion, each with its
+  // own CodeKey), one result per config in order. A backend whose compiler
+  // has a large fixed cost per run may build them together (the CPU
+  // backend compiles them as one translation unit); each config still
+  // gets its own kernel or its own error. Thread-safe. Default: one
+  // CompileCandidate after another.
+  virtual std::vector<absl::StatusOr<std::unique_ptr<Kernel>>>
+  CompileCandidates(const Instruction& fusion,
+                    absl::Span<const KernelConfig> configs, int64_t candidates);
+
   // Configs of one fusion with the same key here build the same code (they
   // differ only in parameters passed at run time), so one compile serves
   // them all: the autotuner compiles one of each key first, on all its

@@ -46,7 +46,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CpuBackend::KernelFromObject(
     std::shared_ptr<LoadedObject> object, std::vector<int64_t> values) {
   XTUNE_ASSIGN_OR_RETURN(
       std::unique_ptr<CpuKernel> kernel,
-      CpuKernel::Create(std::move(object), std::move(values), pool_.get()));
+      CpuKernel::Create(std::move(object), kKernelSymbol, std::move(values),
+                        pool_.get()));
   return std::unique_ptr<Kernel>(std::move(kernel));
 }
 
@@ -154,14 +155,69 @@ std::string CpuBackend::CodeKey(const Instruction& fusion,
   return source.ok() ? Sha256Hex(*source) : config.ToString();
 }
 
+namespace {
+
+std::vector<int64_t> ValuesOf(const KernelConfig& config) {
+  std::vector<int64_t> values;
+  for (const auto& p : config.params()) values.push_back(p.second);
+  return values;
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<Kernel>> CpuBackend::Compile(
     const Instruction& fusion, const KernelConfig& config) {
   XTUNE_ASSIGN_OR_RETURN(std::string source, Source(fusion, config));
-  XTUNE_ASSIGN_OR_RETURN(std::shared_ptr<LoadedObject> object,
-                         compiler_->CompileAndLoad(source));
-  std::vector<int64_t> values;
-  for (const auto& p : config.params()) values.push_back(p.second);
-  return KernelFromObject(std::move(object), std::move(values));
+  XTUNE_ASSIGN_OR_RETURN(LoadedKernel loaded,
+                         compiler_->LoadKernel(source, kKernelSymbol));
+  XTUNE_ASSIGN_OR_RETURN(
+      std::unique_ptr<CpuKernel> kernel,
+      CpuKernel::Create(std::move(loaded.object), std::move(loaded.symbol),
+                        ValuesOf(config), pool_.get()));
+  return std::unique_ptr<Kernel>(std::move(kernel));
+}
+
+std::vector<absl::StatusOr<std::unique_ptr<Kernel>>>
+CpuBackend::CompileCandidates(const Instruction& fusion,
+                              absl::Span<const KernelConfig> configs,
+                              int64_t candidates) {
+  if (!options_.bundle_candidates) {
+    return Backend::CompileCandidates(fusion, configs, candidates);
+  }
+  std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> kernels;
+  std::vector<std::string> sources;
+  std::vector<size_t> source_of(configs.size(), 0);
+  std::vector<absl::Status> generated(configs.size());
+  for (size_t c = 0; c < configs.size(); ++c) {
+    absl::StatusOr<std::string> source = Source(fusion, configs[c]);
+    if (!source.ok()) {
+      generated[c] = source.status();
+      continue;
+    }
+    source_of[c] = sources.size();
+    sources.push_back(*std::move(source));
+  }
+  std::vector<absl::StatusOr<LoadedKernel>> loaded =
+      compiler_->LoadKernels(sources, kKernelSymbol);
+  for (size_t c = 0; c < configs.size(); ++c) {
+    if (!generated[c].ok()) {
+      kernels.push_back(generated[c]);
+      continue;
+    }
+    const absl::StatusOr<LoadedKernel>& l = loaded[source_of[c]];
+    if (!l.ok()) {
+      kernels.push_back(l.status());
+      continue;
+    }
+    absl::StatusOr<std::unique_ptr<CpuKernel>> kernel = CpuKernel::Create(
+        l->object, l->symbol, ValuesOf(configs[c]), pool_.get());
+    if (kernel.ok()) {
+      kernels.push_back(std::unique_ptr<Kernel>(*std::move(kernel)));
+    } else {
+      kernels.push_back(kernel.status());
+    }
+  }
+  return kernels;
 }
 
 }  // namespace xtune::cpu

@@ -36,6 +36,11 @@ struct CpuBackendOptions {
   // one). Default true; false is the compile of earlier versions (kept for
   // bench/tuning_cost).
   bool precompiled_prelude = true;
+  // CompileCandidates builds the distinct sources of a fusion's candidates
+  // as one translation unit (HostCompiler::LoadKernels). Default true;
+  // false compiles each source alone, as earlier versions did (kept for
+  // bench/tuning_cost).
+  bool bundle_candidates = true;
 };
 
 class CpuBackend : public Backend {
@@ -59,6 +64,12 @@ class CpuBackend : public Backend {
   KernelConfig DefaultConfig(const Instruction& fusion) const override;
   absl::StatusOr<std::unique_ptr<Kernel>> Compile(
       const Instruction& fusion, const KernelConfig& config) override;
+  // The candidates' distinct sources as one bundle (options.
+  // bundle_candidates); a config whose source cannot be generated gets
+  // that error, one whose source does not compile its own compiler error.
+  std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> CompileCandidates(
+      const Instruction& fusion, absl::Span<const KernelConfig> configs,
+      int64_t candidates) override;
   // The SHA-256 of the generated source (the config's text when it cannot
   // be generated, Compile reports why, or without
   // compiler.one_compile_per_source).

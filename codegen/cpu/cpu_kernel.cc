@@ -6,16 +6,15 @@
 namespace xtune::cpu {
 
 absl::StatusOr<std::unique_ptr<CpuKernel>> CpuKernel::Create(
-    std::shared_ptr<LoadedObject> object, std::vector<int64_t> values,
-    ThreadPool* pool) {
-  auto fn = reinterpret_cast<KernelFn>(object->Symbol(kKernelSymbol));
+    std::shared_ptr<LoadedObject> object, std::string symbol,
+    std::vector<int64_t> values, ThreadPool* pool) {
+  auto fn = reinterpret_cast<KernelFn>(object->Symbol(symbol.c_str()));
   if (fn == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("kernel object '", object->path(), "' lacks ",
-                     kKernelSymbol));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "kernel object '", object->path(), "' lacks ", symbol));
   }
-  return std::unique_ptr<CpuKernel>(
-      new CpuKernel(std::move(object), fn, std::move(values), pool));
+  return std::unique_ptr<CpuKernel>(new CpuKernel(
+      std::move(object), std::move(symbol), fn, std::move(values), pool));
 }
 
 absl::Status CpuKernel::Run(absl::Span<const DeviceBuffer> inputs,

@@ -23,6 +23,7 @@ std::string CpuProfiler::SetupMessage(absl::Span<Kernel* const> kernels,
     if (cpu != nullptr) {
       wk.path = cpu->object().path();
       wk.sha256 = cpu->object().sha256();
+      wk.symbol = cpu->symbol();
       wk.values = cpu->values();
     }
     runnable->push_back(cpu != nullptr);

@@ -76,32 +76,41 @@ struct Loaded {
   std::string error;
 };
 
-Loaded Load(const WorkerKernel& k) {
+// The objects loaded so far, by path and digest: the kernels of a bundle
+// share one.
+using ObjectCache =
+    std::map<std::pair<std::string, std::string>, std::shared_ptr<LoadedObject>>;
+
+Loaded Load(const WorkerKernel& k, ObjectCache* objects) {
   Loaded out;
-  absl::StatusOr<std::string> bytes = ReadFile(k.path);
-  if (!bytes.ok()) {
-    out.error = std::string(bytes.status().message());
-    return out;
+  std::shared_ptr<LoadedObject>& cached = (*objects)[{k.path, k.sha256}];
+  if (cached == nullptr) {
+    absl::StatusOr<std::string> bytes = ReadFile(k.path);
+    if (!bytes.ok()) {
+      out.error = std::string(bytes.status().message());
+      return out;
+    }
+    if (Sha256Hex(*bytes) != k.sha256) {
+      out.error = absl::StrCat("kernel object '", k.path,
+                               "' changed since it was compiled");
+      return out;
+    }
+    // The private copy goes beside the object: the kernel cache is writable
+    // and, unlike /tmp on many systems, not mounted noexec.
+    size_t slash = k.path.find_last_of('/');
+    std::string dir = slash == std::string::npos ? "." : k.path.substr(0, slash);
+    absl::StatusOr<std::shared_ptr<LoadedObject>> object =
+        LoadObjectBytes(*bytes, k.path, dir.empty() ? "/" : dir);
+    if (!object.ok()) {
+      out.error = std::string(object.status().message());
+      return out;
+    }
+    cached = *object;
   }
-  if (Sha256Hex(*bytes) != k.sha256) {
-    out.error = absl::StrCat("kernel object '", k.path,
-                             "' changed since it was compiled");
-    return out;
-  }
-  // The private copy goes beside the object: the kernel cache is writable
-  // and, unlike /tmp on many systems, not mounted noexec.
-  size_t slash = k.path.find_last_of('/');
-  std::string dir = slash == std::string::npos ? "." : k.path.substr(0, slash);
-  absl::StatusOr<std::shared_ptr<LoadedObject>> object =
-      LoadObjectBytes(*bytes, k.path, dir.empty() ? "/" : dir);
-  if (!object.ok()) {
-    out.error = std::string(object.status().message());
-    return out;
-  }
-  out.object = *object;
-  out.fn = reinterpret_cast<KernelFn>(out.object->Symbol(kKernelSymbol));
+  out.object = cached;
+  out.fn = reinterpret_cast<KernelFn>(out.object->Symbol(k.symbol.c_str()));
   if (out.fn == nullptr) {
-    out.error = absl::StrCat("'", k.path, "' has no ", kKernelSymbol);
+    out.error = absl::StrCat("'", k.path, "' has no ", k.symbol);
   }
   return out;
 }
@@ -149,6 +158,7 @@ int Main(int argc, char** argv) {
   ThreadPool pool(static_cast<int>(setup.threads));
   XtContext context = MakeContext(&pool);
   std::map<int64_t, Loaded> loaded;
+  ObjectCache objects;
   if (!Reply(kWorkerOk, {}, "")) return 0;  // ready
 
   while (ReadMessage(&message)) {
@@ -167,7 +177,7 @@ int Main(int argc, char** argv) {
     }
     auto it = loaded.find(cmd.kernel);
     if (it == loaded.end()) {
-      it = loaded.emplace(cmd.kernel, Load(setup.kernels[cmd.kernel])).first;
+      it = loaded.emplace(cmd.kernel, Load(setup.kernels[cmd.kernel], &objects)).first;
     }
     if (it->second.fn == nullptr) {
       if (!Reply(kWorkerLoadFailed, {}, it->second.error)) break;

@@ -7,13 +7,14 @@
 //
 //   setup   (to worker):  kSetupMagic threads flush_bytes shared_bytes
 //                         inputs {offset bytes}... output_offset output_bytes
-//                         kernels {path sha256 values {v}...}...
+//                         kernels {path sha256 symbol values {v}...}...
 //   command (to worker):  kernel min_repetitions max_repetitions budget_ns
 //                         flush
 //   reply   (from worker, to both): status count message {seconds}...
 //
 // Kernels are loaded lazily (on their first command) from `path`, refused
-// unless their bytes hash to `sha256`.
+// unless their bytes hash to `sha256`; `symbol` is the entry point (several
+// kernels of a bundle share one object).
 #ifndef XTUNE_CODEGEN_CPU_CPU_WORKER_PROTOCOL_H_
 #define XTUNE_CODEGEN_CPU_CPU_WORKER_PROTOCOL_H_
 
@@ -26,11 +27,13 @@
 
 namespace xtune::cpu {
 
-inline constexpr int64_t kSetupMagic = 0x78747731;  // "xtw1"
+// "xtw2"; v2: kernels carry their symbol.
+inline constexpr int64_t kSetupMagic = 0x78747732;
 
 struct WorkerKernel {
   std::string path;
   std::string sha256;
+  std::string symbol;
   std::vector<int64_t> values;
 };
 
@@ -60,6 +63,7 @@ inline std::string EncodeSetup(const WorkerSetup& s) {
   for (const WorkerKernel& k : s.kernels) {
     w.Str(k.path);
     w.Str(k.sha256);
+    w.Str(k.symbol);
     w.Int(static_cast<int64_t>(k.values.size()));
     for (int64_t v : k.values) w.Int(v);
   }
@@ -82,6 +86,7 @@ inline bool DecodeSetup(const std::string& bytes, WorkerSetup* s) {
     WorkerKernel k;
     k.path = r.Str();
     k.sha256 = r.Str();
+    k.symbol = r.Str();
     int64_t values = r.Int();
     if (values < 0 || values > 64) return false;
     for (int64_t j = 0; j < values; ++j) k.values.push_back(r.Int());

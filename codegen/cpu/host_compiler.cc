@@ -305,7 +305,7 @@ HostCompiler::~HostCompiler() {
 
 absl::StatusOr<std::shared_ptr<LoadedObject>> HostCompiler::CompileAndLoad(
     absl::string_view source) {
-  std::string key = Sha256Hex(absl::StrCat(identity_, "\n", source));
+  std::string key = KeyOf(source);
   if (std::shared_ptr<LoadedObject> cached = LoadCached(key)) return cached;
   if (!one_compile_per_source_) return Compile(key, source);
   // Candidates that differ only in run-time parameters share a source, and
@@ -333,6 +333,10 @@ absl::StatusOr<std::shared_ptr<LoadedObject>> HostCompiler::CompileAndLoad(
   flight->done = true;
   in_flight_.erase(key);
   return result;
+}
+
+std::string HostCompiler::KeyOf(absl::string_view source) const {
+  return Sha256Hex(absl::StrCat(identity_, "\n", source));
 }
 
 std::shared_ptr<LoadedObject> HostCompiler::LoadCached(

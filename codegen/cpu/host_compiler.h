@@ -1,13 +1,17 @@
 // Compiling generated C++ kernels into shared objects and loading them.
 //
 // The CPU backend emits one self-contained C++ translation unit per kernel
-// candidate; HostCompiler turns it into a loaded shared object. Objects are
+// candidate; HostCompiler turns it into a loaded shared object, or turns
+// several into one object, a bundle (kernel_bundle.h). Objects are
 // kept in a content-addressed on-disk cache, so a source compiled once (in
 // this process or an earlier one) loads without running the compiler again:
 //
 //   <cache_dir>/kernels/<key>.so      the object
 //   <cache_dir>/kernels/<key>.sha256  hex SHA-256 of the object's bytes
 //   <cache_dir>/kernels/<key>.cc      the source, kept for debugging
+//   <cache_dir>/kernels/<key>.entry   for a source compiled in a bundle
+//                                     (LoadKernels): the bundle's key and
+//                                     the source's symbol in it
 //
 // where <key> = Sha256Hex(identity() + "\n" + source) and identity() names
 // the compiler binary, its version and the flags. An object whose bytes no
@@ -24,12 +28,14 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "util/mutex.h"
 
 namespace xtune::cpu {
@@ -109,6 +115,14 @@ absl::StatusOr<std::shared_ptr<LoadedObject>> LoadObjectBytes(
     absl::string_view bytes, const std::string& path,
     const std::string& scratch_dir);
 
+// A kernel's entry point in a loaded object: the object compiled from the
+// kernel's own source (`symbol` as the source names it), or a bundle that
+// holds the source (kernel_bundle.h; `symbol` is its name there).
+struct LoadedKernel {
+  std::shared_ptr<LoadedObject> object;
+  std::string symbol;
+};
+
 class HostCompiler {
  public:
   // Resolves the compiler, reads its version and prepares the cache.
@@ -141,6 +155,29 @@ class HostCompiler {
   // it again.
   absl::StatusOr<std::shared_ptr<LoadedObject>> CompileAndLoad(
       absl::string_view source);
+
+  // The kernel that `source` exports as extern "C" `symbol`, loaded: from a
+  // bundle this HostCompiler has loaded, from the cache (the source's own
+  // object, or the bundle that LoadKernels compiled it in, which
+  // <key>.entry names), or else compiled alone (CompileAndLoad). Errors and
+  // thread-safety as CompileAndLoad.
+  absl::StatusOr<LoadedKernel> LoadKernel(absl::string_view source,
+                                          absl::string_view symbol);
+
+  // LoadKernel for each of `sources`, except that those not in the cache
+  // compile as one bundle (kernel_bundle.h, with the precompiled header's
+  // text as its prologue) when there are two or more, and each then gets a
+  // <key>.entry naming the bundle, so later LoadKernel calls, in this
+  // process or another, find it there. When the bundle fails to compile or
+  // load, each of its sources is compiled alone, so each gets its own
+  // object or its own error. One result per source, in order. Thread-safe.
+  std::vector<absl::StatusOr<LoadedKernel>> LoadKernels(
+      absl::Span<const std::string> sources, absl::string_view symbol);
+
+  // How many bundles this HostCompiler has compiled (LoadKernels), and how
+  // many sources they held.
+  int64_t bundles() const { return bundles_.load(); }
+  int64_t bundled_sources() const { return bundled_sources_.load(); }
 
   // The cache key prefix: a format version, the resolved compiler path, the
   // first line of its --version output and the flags, one per line.
@@ -176,6 +213,15 @@ class HostCompiler {
       absl::string_view bytes, const std::string& reported_path) const;
   absl::StatusOr<std::shared_ptr<LoadedObject>> Compile(
       const std::string& key, absl::string_view source);
+  // The cache key of `source`.
+  std::string KeyOf(absl::string_view source) const;
+  // The kernel of the source with cache key `key` when the cache has it:
+  // its own object, or the bundle its <key>.entry names.
+  std::optional<LoadedKernel> FindKernel(const std::string& key,
+                                         absl::string_view symbol);
+  // The bundle object with cache key `bundle_key`: the one this
+  // HostCompiler has loaded while it is alive, else the cache's.
+  std::shared_ptr<LoadedObject> LoadBundle(const std::string& bundle_key);
 
   const std::string compiler_path_;
   const std::vector<std::string> flags_;
@@ -194,6 +240,11 @@ class HostCompiler {
   };
   Mutex in_flight_mu_;
   std::map<std::string, std::shared_ptr<InFlight>> in_flight_;
+  // Bundles loaded, by key, while something holds them.
+  Mutex bundles_mu_;
+  std::map<std::string, std::weak_ptr<LoadedObject>> loaded_bundles_;
+  std::atomic<int64_t> bundles_{0};
+  std::atomic<int64_t> bundled_sources_{0};
   mutable std::once_flag pch_once_;
   mutable std::string pch_path_;  // set once, under pch_once_
   mutable std::atomic<bool> pch_ready_{false};
