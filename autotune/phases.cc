@@ -291,12 +291,16 @@ void CompileTrials(Backend& backend, absl::Span<Trial> trials,
   }
   std::atomic<int64_t> done{0};
   const int64_t total = static_cast<int64_t>(jobs.size());
-  // The first of each key compile a trial's at a time (CompileCandidates:
-  // the CPU backend builds them as one translation unit), split in halves
-  // while there are fewer units than threads, so that no thread idles.
+  // The first of each key compile a trial's at a time when the backend
+  // builds them together (the CPU backend: as one translation unit), split
+  // in halves while there are fewer units than threads, so that no thread
+  // idles; otherwise one at a time.
+  const bool together = backend.CompilesCandidatesTogether();
   std::vector<std::pair<size_t, std::vector<size_t>>> units;  // trial, configs
   for (auto [t, c] : first) {
-    if (units.empty() || units.back().first != t) units.push_back({t, {}});
+    if (!together || units.empty() || units.back().first != t) {
+      units.push_back({t, {}});
+    }
     units.back().second.push_back(c);
   }
   const size_t threads = static_cast<size_t>(pool.size()) + 1;

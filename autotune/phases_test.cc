@@ -148,6 +148,8 @@ TEST(PhasesTest, CompileTrialsCompilesEveryCandidate) {
 class BatchingBackend : public FakeBackend {
  public:
   using FakeBackend::FakeBackend;
+  bool CompilesCandidatesTogether() const override { return together; }
+  bool together = true;
   std::string CodeKey(const Instruction&, const KernelConfig& config) const override {
     return absl::StrCat(config.Get("x", 0) / 10);
   }
@@ -206,6 +208,17 @@ TEST(PhasesTest, CompileTrialsCompilesEachTrialsCodeTogether) {
   ASSERT_EQ(calls.size(), 2u);
   EXPECT_EQ(calls[0].second, (std::vector<int64_t>{10}));
   EXPECT_EQ(calls[1].second, (std::vector<int64_t>{20, 30}));
+
+  // A backend that does not compile them together gets one at a time.
+  BatchingBackend apart({{C(10)}, {C(20)}, {C(30)}});
+  apart.together = false;
+  Fixture fx3(apart);
+  std::vector<Trial> three;
+  three.push_back(MakeTrial(apart, fx3.groups[0], {C(10), C(20), C(30)}, 4));
+  CompileTrials(apart, absl::MakeSpan(three), 1, nullptr);
+  calls = apart.calls();
+  ASSERT_EQ(calls.size(), 3u);
+  for (const auto& call : calls) EXPECT_EQ(call.second.size(), 1u);
 }
 
 TEST(PhasesTest, TimeRoundsRecordsFailuresOnceAndCountsFirstRounds) {

@@ -109,6 +109,11 @@ class Backend {
   CompileCandidates(const Instruction& fusion,
                     absl::Span<const KernelConfig> configs, int64_t candidates);
 
+  // Whether CompileCandidates builds several candidates in one compiler
+  // run. The autotuner then hands it each fusion's candidates together;
+  // otherwise it compiles one candidate per thread. Default false.
+  virtual bool CompilesCandidatesTogether() const { return false; }
+
   // Configs of one fusion with the same key here build the same code (they
   // differ only in parameters passed at run time), so one compile serves
   // them all: the autotuner compiles one of each key first, on all its

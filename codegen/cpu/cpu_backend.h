@@ -70,6 +70,9 @@ class CpuBackend : public Backend {
   std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> CompileCandidates(
       const Instruction& fusion, absl::Span<const KernelConfig> configs,
       int64_t candidates) override;
+  bool CompilesCandidatesTogether() const override {
+    return options_.bundle_candidates;
+  }
   // The SHA-256 of the generated source (the config's text when it cannot
   // be generated, Compile reports why, or without
   // compiler.one_compile_per_source).
