@@ -295,7 +295,7 @@ void CompileTrials(Backend& backend, absl::Span<Trial> trials,
   // builds them together (the CPU backend: as one translation unit), split
   // in halves while there are fewer units than threads, so that no thread
   // idles; otherwise one at a time.
-  const bool together = backend.CompilesCandidatesTogether();
+  const bool together = backend.CompilesTogether();
   std::vector<std::pair<size_t, std::vector<size_t>>> units;  // trial, configs
   for (auto [t, c] : first) {
     if (!together || units.empty() || units.back().first != t) {

@@ -148,7 +148,7 @@ TEST(PhasesTest, CompileTrialsCompilesEveryCandidate) {
 class BatchingBackend : public FakeBackend {
  public:
   using FakeBackend::FakeBackend;
-  bool CompilesCandidatesTogether() const override { return together; }
+  bool CompilesTogether() const override { return together; }
   bool together = true;
   std::string CodeKey(const Instruction&, const KernelConfig& config) const override {
     return absl::StrCat(config.Get("x", 0) / 10);

@@ -31,6 +31,16 @@ Backend::CompileCandidates(const Instruction& fusion,
   return kernels;
 }
 
+std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> Backend::CompileKernels(
+    absl::Span<const KernelRequest> requests) {
+  std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> kernels;
+  kernels.reserve(requests.size());
+  for (const KernelRequest& r : requests) {
+    kernels.push_back(Compile(*r.fusion, r.config));
+  }
+  return kernels;
+}
+
 absl::Status Backend::ConfigToResult(const KernelConfig& config,
                                      xla::AutotuneResult* result) const {
   ConfigToOtherKey(config, result);

@@ -109,10 +109,24 @@ class Backend {
   CompileCandidates(const Instruction& fusion,
                     absl::Span<const KernelConfig> configs, int64_t candidates);
 
-  // Whether CompileCandidates builds several candidates in one compiler
-  // run. The autotuner then hands it each fusion's candidates together;
-  // otherwise it compiles one candidate per thread. Default false.
-  virtual bool CompilesCandidatesTogether() const { return false; }
+  // One kernel to compile: what Compile() takes.
+  struct KernelRequest {
+    const Instruction* fusion = nullptr;
+    KernelConfig config;
+  };
+
+  // Compile() for each request (of any fusions), one result per request in
+  // order; a backend may build them together as CompileCandidates does.
+  // Executable::Create compiles a module's kernels with it. Thread-safe.
+  // Default: one Compile after another.
+  virtual std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> CompileKernels(
+      absl::Span<const KernelRequest> requests);
+
+  // Whether CompileCandidates and CompileKernels build several kernels in
+  // one compiler run. Callers then hand them many kernels at once (a
+  // fusion's candidates; a module's kernels in as many parts as there are
+  // threads); otherwise they compile one kernel per thread. Default false.
+  virtual bool CompilesTogether() const { return false; }
 
   // Configs of one fusion with the same key here build the same code (they
   // differ only in parameters passed at run time), so one compile serves

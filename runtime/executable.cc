@@ -1,5 +1,6 @@
 #include "runtime/executable.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -56,24 +57,40 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Create(
     f.config = *config;
     exe->fusions_.push_back(std::move(f));
   }
-  // Compile the kernels in parallel.
+  // Compile the kernels in parallel: one at a time per thread, or, for a
+  // backend that builds kernels together, in one part per thread (every
+  // thread-th fusion, so the large and the small ones spread evenly).
   std::vector<absl::Status> errors(exe->fusions_.size());
   {
     ThreadPool pool(options.compile_parallelism);
-    pool.ParallelFor(static_cast<int64_t>(exe->fusions_.size()), 0,
-                     [&](int64_t i) {
-                       CompiledFusion& f = exe->fusions_[i];
-                       absl::StatusOr<std::unique_ptr<Kernel>> k =
-                           backend->Compile(*f.fusion, f.config);
-                       if (k.ok()) {
-                         f.kernel = std::move(*k);
-                       } else if (k.status().code() ==
-                                  absl::StatusCode::kUnimplemented) {
-                         f.fallback_reason = std::string(k.status().message());
-                       } else {
-                         errors[i] = k.status();
-                       }
-                     });
+    const size_t parts =
+        backend->CompilesTogether()
+            ? std::min(exe->fusions_.size(), static_cast<size_t>(pool.size()) + 1)
+            : exe->fusions_.size();
+    pool.ParallelFor(static_cast<int64_t>(parts), 0, [&](int64_t p) {
+      std::vector<size_t> members;
+      std::vector<Backend::KernelRequest> requests;
+      for (size_t i = p; i < exe->fusions_.size(); i += parts) {
+        members.push_back(i);
+        requests.push_back({exe->fusions_[i].fusion, exe->fusions_[i].config});
+      }
+      std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> kernels =
+          backend->CompileKernels(requests);
+      for (size_t m = 0; m < members.size(); ++m) {
+        CompiledFusion& f = exe->fusions_[members[m]];
+        absl::StatusOr<std::unique_ptr<Kernel>> k =
+            m < kernels.size() ? std::move(kernels[m])
+                               : absl::InternalError(
+                                     "the backend compiled fewer kernels than asked");
+        if (k.ok()) {
+          f.kernel = std::move(*k);
+        } else if (k.status().code() == absl::StatusCode::kUnimplemented) {
+          f.fallback_reason = std::string(k.status().message());
+        } else {
+          errors[members[m]] = k.status();
+        }
+      }
+    });
   }
   for (size_t i = 0; i < errors.size(); ++i) {
     if (!errors[i].ok()) {

@@ -184,33 +184,42 @@ CpuBackend::CompileCandidates(const Instruction& fusion,
   if (!options_.bundle_candidates) {
     return Backend::CompileCandidates(fusion, configs, candidates);
   }
+  std::vector<KernelRequest> requests;
+  for (const KernelConfig& config : configs) requests.push_back({&fusion, config});
+  return CompileKernels(requests);
+}
+
+std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> CpuBackend::CompileKernels(
+    absl::Span<const KernelRequest> requests) {
+  if (!options_.bundle_candidates) return Backend::CompileKernels(requests);
   std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> kernels;
   std::vector<std::string> sources;
-  std::vector<size_t> source_of(configs.size(), 0);
-  std::vector<absl::Status> generated(configs.size());
-  for (size_t c = 0; c < configs.size(); ++c) {
-    absl::StatusOr<std::string> source = Source(fusion, configs[c]);
+  std::vector<size_t> source_of(requests.size(), 0);
+  std::vector<absl::Status> generated(requests.size());
+  for (size_t r = 0; r < requests.size(); ++r) {
+    absl::StatusOr<std::string> source =
+        Source(*requests[r].fusion, requests[r].config);
     if (!source.ok()) {
-      generated[c] = source.status();
+      generated[r] = source.status();
       continue;
     }
-    source_of[c] = sources.size();
+    source_of[r] = sources.size();
     sources.push_back(*std::move(source));
   }
   std::vector<absl::StatusOr<LoadedKernel>> loaded =
       compiler_->LoadKernels(sources, kKernelSymbol);
-  for (size_t c = 0; c < configs.size(); ++c) {
-    if (!generated[c].ok()) {
-      kernels.push_back(generated[c]);
+  for (size_t r = 0; r < requests.size(); ++r) {
+    if (!generated[r].ok()) {
+      kernels.push_back(generated[r]);
       continue;
     }
-    const absl::StatusOr<LoadedKernel>& l = loaded[source_of[c]];
+    const absl::StatusOr<LoadedKernel>& l = loaded[source_of[r]];
     if (!l.ok()) {
       kernels.push_back(l.status());
       continue;
     }
     absl::StatusOr<std::unique_ptr<CpuKernel>> kernel = CpuKernel::Create(
-        l->object, l->symbol, ValuesOf(configs[c]), pool_.get());
+        l->object, l->symbol, ValuesOf(requests[r].config), pool_.get());
     if (kernel.ok()) {
       kernels.push_back(std::unique_ptr<Kernel>(*std::move(kernel)));
     } else {

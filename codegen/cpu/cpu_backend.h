@@ -36,8 +36,9 @@ struct CpuBackendOptions {
   // one). Default true; false is the compile of earlier versions (kept for
   // bench/tuning_cost).
   bool precompiled_prelude = true;
-  // CompileCandidates builds the distinct sources of a fusion's candidates
-  // as one translation unit (HostCompiler::LoadKernels). Default true;
+  // CompileCandidates and CompileKernels build the distinct sources they
+  // are given (a fusion's candidates, a module's kernels) as one
+  // translation unit (HostCompiler::LoadKernels). Default true;
   // false compiles each source alone, as earlier versions did (kept for
   // bench/tuning_cost).
   bool bundle_candidates = true;
@@ -70,7 +71,11 @@ class CpuBackend : public Backend {
   std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> CompileCandidates(
       const Instruction& fusion, absl::Span<const KernelConfig> configs,
       int64_t candidates) override;
-  bool CompilesCandidatesTogether() const override {
+  // The kernels not in the cache as one bundle, as CompileCandidates
+  // (options.bundle_candidates).
+  std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> CompileKernels(
+      absl::Span<const KernelRequest> requests) override;
+  bool CompilesTogether() const override {
     return options_.bundle_candidates;
   }
   // The SHA-256 of the generated source (the config's text when it cannot

@@ -71,16 +71,12 @@ TEST_P(EveryCandidateTest, MatchesTheEvaluator) {
     EXPECT_NE(std::find(candidates.begin(), candidates.end(), def),
               candidates.end())
         << "default " << def.ToString() << " not among the candidates";
-    // Compile every candidate at once (as the autotuner does), then run.
-    std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> kernels(
-        candidates.size());
-    {
-      ThreadPool pool(0);
-      pool.ParallelFor(static_cast<int64_t>(candidates.size()), 0,
-                       [&](int64_t i) {
-                         kernels[i] = Backend().Compile(*inst, candidates[i]);
-                       });
-    }
+    // Compile every candidate at once, as the autotuner does: the
+    // distinct sources as one bundle.
+    std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> kernels =
+        Backend().CompileCandidates(*inst, candidates,
+                                    static_cast<int64_t>(candidates.size()));
+    ASSERT_EQ(kernels.size(), candidates.size());
     for (size_t i = 0; i < candidates.size(); ++i) {
       const KernelConfig& c = candidates[i];
       SCOPED_TRACE(c.ToString());
@@ -263,6 +259,54 @@ TEST(CpuBackendTest, CodeKeyGroupsConfigsThatShareCode) {
   EXPECT_EQ(Backend().CodeKey(*gemm, a), Backend().CodeKey(*gemm, b));
   EXPECT_NE(Backend().CodeKey(*gemm, a), Backend().CodeKey(*gemm, c));
   EXPECT_EQ(Backend().CodeKey(*gemm, a).size(), 64u);  // SHA-256, hex
+}
+
+// A module's kernels (Executable::Create's CompileKernels) compile as one
+// bundle when none is cached, each computing its own fusion; a later
+// backend on the same cache loads each alone without compiling.
+TEST(CpuBackendTest, ModuleKernelsCompileAsOneBundleAndLoadAlone) {
+  std::string pattern =
+      (std::filesystem::temp_directory_path() / "xtune_cpu_bundle_XXXXXX").string();
+  ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+  CpuBackendOptions options;
+  options.compiler.cache_dir = pattern;
+  absl::StatusOr<std::unique_ptr<CpuBackend>> first = CpuBackend::Create(options);
+  ASSERT_THAT(first, IsOk());
+  absl::StatusOr<std::unique_ptr<Module>> m =
+      ParseModuleFile(Root() + "/examples/attention.hlo");
+  ASSERT_THAT(m, IsOk());
+  absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
+  ASSERT_THAT(fused, IsOk());
+  std::vector<Backend::KernelRequest> requests;
+  for (const auto& inst : (*fused)->entry()->instructions()) {
+    if (inst->opcode() != Opcode::kFusion || inst->shape().IsTuple()) continue;
+    requests.push_back({inst.get(), (*first)->DefaultConfig(*inst)});
+  }
+  ASSERT_GE(requests.size(), 3u);
+  std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> kernels =
+      (*first)->CompileKernels(requests);
+  ASSERT_EQ(kernels.size(), requests.size());
+  EXPECT_EQ((*first)->compiler()->compilations(), 1);
+  EXPECT_EQ((*first)->compiler()->bundles(), 1);
+  absl::StatusOr<std::unique_ptr<CpuBackend>> later = CpuBackend::Create(options);
+  ASSERT_THAT(later, IsOk());
+  for (size_t r = 0; r < requests.size(); ++r) {
+    const Instruction& f = *requests[r].fusion;
+    std::vector<Literal> args;
+    for (int64_t i = 0; i < f.operand_count(); ++i) {
+      args.push_back(RandomLiteral(f.operand(i)->shape(), 7 + i));
+    }
+    absl::StatusOr<Literal> expected =
+        EvaluateComputation(*f.called_computations()[0], args);
+    ASSERT_THAT(expected, IsOk());
+    CheckKernel(f, requests[r].config, kernels[r], args, *expected);
+    absl::StatusOr<std::unique_ptr<Kernel>> alone =
+        (*later)->Compile(f, requests[r].config);
+    CheckKernel(f, requests[r].config, alone, args, *expected);
+  }
+  EXPECT_EQ((*later)->compiler()->compilations(), 0);
+  std::error_code ignored;
+  std::filesystem::remove_all(pattern, ignored);
 }
 
 TEST(CpuBackendTest, DeviceDescriptionNamesWhatMatters) {
