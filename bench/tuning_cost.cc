@@ -11,7 +11,9 @@
 // distinct fusions of gemms, reductions and loops):
 //
 //  - cold tuning: wall time of Autotuner::Tune with an empty kernel cache,
-//    previous and current, and the ratio;
+//    previous and current, and the ratio; how many times each ran the host
+//    compiler, and how many of the current's runs were bundles of several
+//    sources;
 //  - quality: every fusion's chosen config of both re-timed side by side
 //    (one worker, interleaved rounds), and the module's run time with each
 //    tuning's configs, also side by side; for gemm fusions also the
@@ -156,6 +158,8 @@ struct ColdRun {
   double seconds = 0;
   TuningResult result;
   xla::AutotuneResults cache;  // what it tuned
+  int64_t compiler_runs = 0;   // host compiler invocations
+  int64_t bundles = 0;         // of them, bundles of several sources
 };
 
 // One cold tuning: a new kernel cache folder, a new in-memory autotune
@@ -184,6 +188,8 @@ absl::StatusOr<ColdRun> TuneCold(const Module& module, const Module& fused, bool
   XTUNE_ASSIGN_OR_RETURN(run.result, tuner.Tune(fused));
   run.seconds = Since(start);
   run.cache = results.Dump();
+  run.compiler_runs = cpu->compiler()->compilations();
+  run.bundles = cpu->compiler()->bundles();
   return run;
 }
 
@@ -327,13 +333,16 @@ int Bench(const std::string& name, const std::string& text, const std::string& s
                    "\"current_vs_previous\":%.3f,\"stopped_early\":%d,"
                    "\"second_current_s\":%.2f,\"in_module\":%d,"
                    "\"in_module_changed\":%d,\"in_module_s\":%.2f,"
-                   "\"in_module_untimed\":%d,\"second_in_module_changed\":%d%s}",
+                   "\"in_module_untimed\":%d,\"second_in_module_changed\":%d,"
+                   "\"previous_compiler_runs\":%d,\"compiler_runs\":%d,"
+                   "\"bundles\":%d%s}",
                    name, cs.fusions, cs.unique, ps.compiled, cs.compiled, cs.pruned,
                    previous->seconds, current->seconds,
                    current->seconds / previous->seconds, cs.stopped_early,
                    again->seconds, cs.in_module, cs.in_module_changed,
                    cs.in_module_seconds, cs.in_module_untimed,
                    again->result.stats.in_module_changed,
+                   previous->compiler_runs, current->compiler_runs, current->bundles,
                    seeded)
             << std::endl;
 
