@@ -1,6 +1,7 @@
 // The CPU backend: generates one C++ kernel per (fusion, config), compiles
-// it with the host compiler into a shared object (cached on disk by content)
-// and runs it on a thread pool; the autotuner times candidates in the worker
+// it with the host compiler into a shared object (cached on disk by content;
+// many kernels at once compile as one translation unit, a bundle) and runs
+// it on a thread pool; the autotuner times candidates in the worker
 // program xtune_cpu_worker (cpu_profiler.h). Available where a C++ compiler
 // is. Buffers are host memory. Thread-safe as Backend says.
 #ifndef XTUNE_CODEGEN_CPU_CPU_BACKEND_H_
