@@ -157,6 +157,12 @@ std::string CpuBackend::CodeKey(const Instruction& fusion,
 
 namespace {
 
+// What every kernel source exports.
+absl::Span<const std::string> KernelSymbols() {
+  static const std::string* symbols = new std::string[1]{kKernelSymbol};
+  return absl::MakeConstSpan(symbols, 1);
+}
+
 std::vector<int64_t> ValuesOf(const KernelConfig& config) {
   std::vector<int64_t> values;
   for (const auto& p : config.params()) values.push_back(p.second);
@@ -169,10 +175,10 @@ absl::StatusOr<std::unique_ptr<Kernel>> CpuBackend::Compile(
     const Instruction& fusion, const KernelConfig& config) {
   XTUNE_ASSIGN_OR_RETURN(std::string source, Source(fusion, config));
   XTUNE_ASSIGN_OR_RETURN(LoadedKernel loaded,
-                         compiler_->LoadKernel(source, kKernelSymbol));
+                         compiler_->LoadKernel(source, KernelSymbols()));
   XTUNE_ASSIGN_OR_RETURN(
       std::unique_ptr<CpuKernel> kernel,
-      CpuKernel::Create(std::move(loaded.object), std::move(loaded.symbol),
+      CpuKernel::Create(loaded.object, loaded.Name(kKernelSymbol),
                         ValuesOf(config), pool_.get()));
   return std::unique_ptr<Kernel>(std::move(kernel));
 }
@@ -207,7 +213,7 @@ std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> CpuBackend::CompileKernels(
     sources.push_back(*std::move(source));
   }
   std::vector<absl::StatusOr<LoadedKernel>> loaded =
-      compiler_->LoadKernels(sources, kKernelSymbol);
+      compiler_->LoadKernels(sources, KernelSymbols());
   for (size_t r = 0; r < requests.size(); ++r) {
     if (!generated[r].ok()) {
       kernels.push_back(generated[r]);
@@ -219,7 +225,8 @@ std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> CpuBackend::CompileKernels(
       continue;
     }
     absl::StatusOr<std::unique_ptr<CpuKernel>> kernel = CpuKernel::Create(
-        l->object, l->symbol, ValuesOf(requests[r].config), pool_.get());
+        l->object, l->Name(kKernelSymbol), ValuesOf(requests[r].config),
+        pool_.get());
     if (kernel.ok()) {
       kernels.push_back(std::unique_ptr<Kernel>(*std::move(kernel)));
     } else {

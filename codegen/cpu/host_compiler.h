@@ -11,7 +11,7 @@
 //   <cache_dir>/kernels/<key>.cc      the source, kept for debugging
 //   <cache_dir>/kernels/<key>.entry   for a source compiled in a bundle
 //                                     (LoadKernels): the bundle's key and
-//                                     the source's symbol in it
+//                                     the suffix of the source's symbols
 //
 // where <key> = Sha256Hex(identity() + "\n" + source) and identity() names
 // the compiler binary, its version and the flags. An object whose bytes no
@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
@@ -115,12 +116,20 @@ absl::StatusOr<std::shared_ptr<LoadedObject>> LoadObjectBytes(
     absl::string_view bytes, const std::string& path,
     const std::string& scratch_dir);
 
-// A kernel's entry point in a loaded object: the object compiled from the
-// kernel's own source (`symbol` as the source names it), or a bundle that
-// holds the source (kernel_bundle.h; `symbol` is its name there).
+// A kernel source's code in a loaded object: the object compiled from the
+// source alone, or a bundle that holds it (kernel_bundle.h), where the
+// source's extern "C" names have `suffix` appended.
 struct LoadedKernel {
   std::shared_ptr<LoadedObject> object;
-  std::string symbol;
+  std::string suffix;  // "" in the source's own object
+  // The name the source's extern "C" `name` has in `object`.
+  std::string Name(absl::string_view name) const {
+    return absl::StrCat(name, suffix);
+  }
+  // Its address, or nullptr.
+  void* Symbol(absl::string_view name) const {
+    return object->Symbol(Name(name).c_str());
+  }
 };
 
 class HostCompiler {
@@ -156,13 +165,13 @@ class HostCompiler {
   absl::StatusOr<std::shared_ptr<LoadedObject>> CompileAndLoad(
       absl::string_view source);
 
-  // The kernel that `source` exports as extern "C" `symbol`, loaded: from a
-  // bundle this HostCompiler has loaded, from the cache (the source's own
-  // object, or the bundle that LoadKernels compiled it in, which
-  // <key>.entry names), or else compiled alone (CompileAndLoad). Errors and
-  // thread-safety as CompileAndLoad.
+  // The code of `source`, which exports the extern "C" `symbols`, loaded:
+  // from a bundle this HostCompiler has loaded, from the cache (the
+  // source's own object, or the bundle that LoadKernels compiled it in,
+  // which <key>.entry names; it must have every symbol), or else compiled
+  // alone (CompileAndLoad). Errors and thread-safety as CompileAndLoad.
   absl::StatusOr<LoadedKernel> LoadKernel(absl::string_view source,
-                                          absl::string_view symbol);
+                                          absl::Span<const std::string> symbols);
 
   // LoadKernel for each of `sources`, except that those not in the cache
   // compile as one bundle (kernel_bundle.h, with the precompiled header's
@@ -172,7 +181,8 @@ class HostCompiler {
   // load, each of its sources is compiled alone, so each gets its own
   // object or its own error. One result per source, in order. Thread-safe.
   std::vector<absl::StatusOr<LoadedKernel>> LoadKernels(
-      absl::Span<const std::string> sources, absl::string_view symbol);
+      absl::Span<const std::string> sources,
+      absl::Span<const std::string> symbols);
 
   // How many bundles this HostCompiler has compiled (LoadKernels), and how
   // many sources they held.
@@ -218,7 +228,7 @@ class HostCompiler {
   // The kernel of the source with cache key `key` when the cache has it:
   // its own object, or the bundle its <key>.entry names.
   std::optional<LoadedKernel> FindKernel(const std::string& key,
-                                         absl::string_view symbol);
+                                         absl::Span<const std::string> symbols);
   // The bundle object with cache key `bundle_key`: the one this
   // HostCompiler has loaded while it is alive, else the cache's.
   std::shared_ptr<LoadedObject> LoadBundle(const std::string& bundle_key);

@@ -24,6 +24,15 @@ bool IsHexKey(absl::string_view s) {
   return true;
 }
 
+// "_b<index>", as BundleSuffix writes it.
+bool IsBundleSuffix(absl::string_view s) {
+  if (!absl::ConsumePrefix(&s, "_b") || s.empty() || s.size() > 9) return false;
+  for (char c : s) {
+    if (!absl::ascii_isdigit(c)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::shared_ptr<LoadedObject> HostCompiler::LoadBundle(
@@ -44,41 +53,41 @@ std::shared_ptr<LoadedObject> HostCompiler::LoadBundle(
   return object;
 }
 
-std::optional<LoadedKernel> HostCompiler::FindKernel(const std::string& key,
-                                                     absl::string_view symbol) {
+std::optional<LoadedKernel> HostCompiler::FindKernel(
+    const std::string& key, absl::Span<const std::string> symbols) {
   if (std::shared_ptr<LoadedObject> own = LoadCached(key)) {
-    return LoadedKernel{std::move(own), std::string(symbol)};
+    return LoadedKernel{std::move(own), ""};
   }
-  // "<bundle key> <symbol>\n". Anything else (damaged, from another
+  // "<bundle key> _b<index>\n". Anything else (damaged, from another
   // version) is a miss, and the source compiles again.
   absl::StatusOr<std::string> entry =
       ReadFile(absl::StrCat(kernel_dir_, "/", key, ".entry"));
   if (!entry.ok()) return std::nullopt;
   std::vector<std::string> fields =
       absl::StrSplit(absl::StripAsciiWhitespace(*entry), ' ');
-  if (fields.size() != 2 || !IsHexKey(fields[0]) ||
-      !absl::StartsWith(fields[1], absl::StrCat(symbol, "_b"))) {
+  if (fields.size() != 2 || !IsHexKey(fields[0]) || !IsBundleSuffix(fields[1])) {
     return std::nullopt;
   }
-  std::shared_ptr<LoadedObject> bundle = LoadBundle(fields[0]);
-  if (bundle == nullptr || bundle->Symbol(fields[1].c_str()) == nullptr) {
-    return std::nullopt;
+  LoadedKernel found{LoadBundle(fields[0]), std::move(fields[1])};
+  if (found.object == nullptr) return std::nullopt;
+  for (const std::string& symbol : symbols) {
+    if (found.Symbol(symbol) == nullptr) return std::nullopt;
   }
-  return LoadedKernel{std::move(bundle), std::move(fields[1])};
+  return found;
 }
 
-absl::StatusOr<LoadedKernel> HostCompiler::LoadKernel(absl::string_view source,
-                                                      absl::string_view symbol) {
-  if (std::optional<LoadedKernel> found = FindKernel(KeyOf(source), symbol)) {
+absl::StatusOr<LoadedKernel> HostCompiler::LoadKernel(
+    absl::string_view source, absl::Span<const std::string> symbols) {
+  if (std::optional<LoadedKernel> found = FindKernel(KeyOf(source), symbols)) {
     return *std::move(found);
   }
   absl::StatusOr<std::shared_ptr<LoadedObject>> own = CompileAndLoad(source);
   if (!own.ok()) return own.status();
-  return LoadedKernel{*std::move(own), std::string(symbol)};
+  return LoadedKernel{*std::move(own), ""};
 }
 
 std::vector<absl::StatusOr<LoadedKernel>> HostCompiler::LoadKernels(
-    absl::Span<const std::string> sources, absl::string_view symbol) {
+    absl::Span<const std::string> sources, absl::Span<const std::string> symbols) {
   std::vector<absl::StatusOr<LoadedKernel>> out(
       sources.size(), absl::UnknownError("not compiled"));
   std::vector<size_t> missing;
@@ -91,7 +100,7 @@ std::vector<absl::StatusOr<LoadedKernel>> HostCompiler::LoadKernels(
       repeats.push_back({i, it->second});
       continue;
     }
-    if (std::optional<LoadedKernel> found = FindKernel(keys[i], symbol)) {
+    if (std::optional<LoadedKernel> found = FindKernel(keys[i], symbols)) {
       out[i] = *std::move(found);
     } else {
       missing.push_back(i);
@@ -100,7 +109,7 @@ std::vector<absl::StatusOr<LoadedKernel>> HostCompiler::LoadKernels(
   if (missing.size() >= 2) {
     std::vector<std::string> members;
     for (size_t i : missing) members.push_back(sources[i]);
-    const std::string text = BundleText(precompiled_header_, members, symbol);
+    const std::string text = BundleText(precompiled_header_, members, symbols);
     absl::StatusOr<std::shared_ptr<LoadedObject>> bundle = CompileAndLoad(text);
     if (bundle.ok()) {
       bundles_.fetch_add(1);
@@ -113,14 +122,18 @@ std::vector<absl::StatusOr<LoadedKernel>> HostCompiler::LoadKernels(
       }
       for (size_t m = 0; m < missing.size(); ++m) {
         const size_t i = missing[m];
-        std::string bundled = BundledSymbol(symbol, m);
-        if ((*bundle)->Symbol(bundled.c_str()) == nullptr) continue;  // alone
+        LoadedKernel bundled{*bundle, BundleSuffix(m)};
+        bool complete = true;
+        for (const std::string& symbol : symbols) {
+          complete = complete && bundled.Symbol(symbol) != nullptr;
+        }
+        if (!complete) continue;  // compiled alone below
         // Best effort: without the entry a later process compiles the
         // source again, which is slower but right.
         WriteFileAtomically(absl::StrCat(kernel_dir_, "/", keys[i], ".entry"),
-                            absl::StrCat(bundle_key, " ", bundled, "\n"))
+                            absl::StrCat(bundle_key, " ", bundled.suffix, "\n"))
             .IgnoreError();
-        out[i] = LoadedKernel{*bundle, std::move(bundled)};
+        out[i] = std::move(bundled);
       }
     }
   }
@@ -130,7 +143,7 @@ std::vector<absl::StatusOr<LoadedKernel>> HostCompiler::LoadKernels(
     if (out[i].ok()) continue;
     absl::StatusOr<std::shared_ptr<LoadedObject>> own = CompileAndLoad(sources[i]);
     if (own.ok()) {
-      out[i] = LoadedKernel{*std::move(own), std::string(symbol)};
+      out[i] = LoadedKernel{*std::move(own), ""};
     } else {
       out[i] = own.status();
     }

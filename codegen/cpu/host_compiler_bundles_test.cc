@@ -40,9 +40,11 @@ std::string ValueSource(int value) {
       "  return xt_helper() + (int)sqrtf((float)XT_TWICE(0));\n}\n");
 }
 
+const std::vector<std::string> kSymbols = {"xtune_value"};
+
 int CallKernel(const absl::StatusOr<LoadedKernel>& k) {
   if (!k.ok()) return -1;
-  auto fn = reinterpret_cast<int (*)()>(k->object->Symbol(k->symbol.c_str()));
+  auto fn = reinterpret_cast<int (*)()>(k->Symbol("xtune_value"));
   return fn == nullptr ? -2 : fn();
 }
 
@@ -52,20 +54,24 @@ TEST(KernelBundleTest, DefinedMacrosSkipsMacroBodies) {
               ElementsAre("A", "B"));
 }
 
-TEST(KernelBundleTest, EachSourceGetsANamespaceItsSymbolAndItsUndefs) {
-  std::string text =
-      BundleText("#include <math.h>\n", {ValueSource(1), ValueSource(2)},
-                 "xtune_value");
+TEST(KernelBundleTest, EachSourceGetsANamespaceItsSymbolsAndItsUndefs) {
+  const std::vector<std::string> symbols = {"xtune_value", "xtune_other"};
+  std::string text = BundleText("#include <math.h>\n",
+                                {ValueSource(1), ValueSource(2)}, symbols);
   EXPECT_THAT(text, ::testing::StartsWith(
                         "// xtune bundle of 2 kernel sources\n#include <math.h>\n"
                         "namespace xt_bundle_0 {\n"
-                        "#define xtune_value xtune_value_b0\n"));
-  EXPECT_THAT(text, HasSubstr("#undef xtune_value\n#undef XT_VALUE\n"
-                              "#undef XT_TWICE\n}  // namespace xt_bundle_0\n"
-                              "namespace xt_bundle_1 {\n"));
-  EXPECT_EQ(BundledSymbol("xtune_value", 1), "xtune_value_b1");
+                        "#define xtune_value xtune_value_b0\n"
+                        "#define xtune_other xtune_other_b0\n#line 1\n"
+                        "#include <math.h>\n#define XT_VALUE 1\n"));
+  EXPECT_THAT(text, HasSubstr("#undef xtune_value\n#undef xtune_other\n"
+                              "#undef XT_VALUE\n#undef XT_TWICE\n"
+                              "}  // namespace xt_bundle_0\n"
+                              "namespace xt_bundle_1 {\n"
+                              "#define xtune_value xtune_value_b1\n"));
+  EXPECT_EQ(BundleSuffix(1), "_b1");
   EXPECT_EQ(text, BundleText("#include <math.h>\n",
-                             {ValueSource(1), ValueSource(2)}, "xtune_value"));
+                             {ValueSource(1), ValueSource(2)}, symbols));
 }
 
 class HostCompilerBundlesTest : public ::testing::Test {
@@ -105,12 +111,12 @@ TEST_F(HostCompilerBundlesTest, SourcesCompileOnceAsOneObjectAndKeepTheirCode) {
   ASSERT_NE(compiler, nullptr);
   std::vector<std::string> sources = {ValueSource(1), ValueSource(2), ValueSource(3)};
   std::vector<absl::StatusOr<LoadedKernel>> kernels =
-      compiler->LoadKernels(sources, "xtune_value");
+      compiler->LoadKernels(sources, kSymbols);
   ASSERT_EQ(kernels.size(), 3u);
   for (int i = 0; i < 3; ++i) {
     ASSERT_THAT(kernels[i], IsOk());
     EXPECT_EQ(CallKernel(kernels[i]), i + 1);
-    EXPECT_EQ(kernels[i]->symbol, BundledSymbol("xtune_value", i));
+    EXPECT_EQ(kernels[i]->suffix, BundleSuffix(i));
     EXPECT_EQ(kernels[i]->object, kernels[0]->object);
   }
   EXPECT_EQ(compiler->compilations(), 1);
@@ -119,7 +125,7 @@ TEST_F(HostCompilerBundlesTest, SourcesCompileOnceAsOneObjectAndKeepTheirCode) {
   EXPECT_EQ(EntryFiles(*compiler).size(), 3u);
 
   // One of them alone, in this process: the bundle already loaded.
-  absl::StatusOr<LoadedKernel> again = compiler->LoadKernel(sources[1], "xtune_value");
+  absl::StatusOr<LoadedKernel> again = compiler->LoadKernel(sources[1], kSymbols);
   ASSERT_THAT(again, IsOk());
   EXPECT_EQ(again->object, kernels[0]->object);
   EXPECT_EQ(CallKernel(again), 2);
@@ -129,11 +135,26 @@ TEST_F(HostCompilerBundlesTest, SourcesCompileOnceAsOneObjectAndKeepTheirCode) {
   again = absl::UnknownError("released");
   std::unique_ptr<HostCompiler> later = MakeCompiler();
   ASSERT_NE(later, nullptr);
-  absl::StatusOr<LoadedKernel> third = later->LoadKernel(sources[2], "xtune_value");
+  absl::StatusOr<LoadedKernel> third = later->LoadKernel(sources[2], kSymbols);
   EXPECT_EQ(CallKernel(third), 3);
-  std::vector<absl::StatusOr<LoadedKernel>> all = later->LoadKernels(sources, "xtune_value");
+  std::vector<absl::StatusOr<LoadedKernel>> all = later->LoadKernels(sources, kSymbols);
   for (int i = 0; i < 3; ++i) EXPECT_EQ(CallKernel(all[i]), i + 1);
   EXPECT_EQ(later->compilations(), 0);
+}
+
+// __LINE__ in a bundled source is its line in the source: the emulator's
+// error messages name kernel lines.
+TEST_F(HostCompilerBundlesTest, LinesAreTheSourcesOwn) {
+  std::unique_ptr<HostCompiler> compiler = MakeCompiler();
+  ASSERT_NE(compiler, nullptr);
+  std::vector<std::string> sources = {
+      "// one\n// two\nextern \"C\" int xtune_value() { return __LINE__; }\n",
+      "// one\n\n\n\nextern \"C\" int xtune_value() { return __LINE__; }\n"};
+  std::vector<absl::StatusOr<LoadedKernel>> kernels =
+      compiler->LoadKernels(sources, kSymbols);
+  EXPECT_EQ(compiler->bundles(), 1);
+  EXPECT_EQ(CallKernel(kernels[0]), 3);
+  EXPECT_EQ(CallKernel(kernels[1]), 5);
 }
 
 TEST_F(HostCompilerBundlesTest, OnlyTheMissingSourcesAreBundledAndRepeatsShare) {
@@ -144,12 +165,12 @@ TEST_F(HostCompilerBundlesTest, OnlyTheMissingSourcesAreBundledAndRepeatsShare) 
   // 1 is cached on its own, 2 repeats: only 2 is missing, and one missing
   // source compiles alone (no bundle).
   std::vector<absl::StatusOr<LoadedKernel>> kernels = compiler->LoadKernels(
-      {ValueSource(1), ValueSource(2), ValueSource(2)}, "xtune_value");
+      {ValueSource(1), ValueSource(2), ValueSource(2)}, kSymbols);
   EXPECT_EQ(CallKernel(kernels[0]), 1);
-  EXPECT_EQ(kernels[0]->symbol, "xtune_value");
+  EXPECT_EQ(kernels[0]->suffix, "");
   EXPECT_EQ(CallKernel(kernels[1]), 2);
   EXPECT_EQ(CallKernel(kernels[2]), 2);
-  EXPECT_EQ(kernels[1]->symbol, "xtune_value");
+  EXPECT_EQ(kernels[1]->suffix, "");
   EXPECT_EQ(compiler->compilations(), 2);
   EXPECT_EQ(compiler->bundles(), 0);
   EXPECT_TRUE(EntryFiles(*compiler).empty());
@@ -161,7 +182,7 @@ TEST_F(HostCompilerBundlesTest, ASourceThatFailsGetsItsOwnErrorAndTheOthersRun) 
   std::vector<absl::StatusOr<LoadedKernel>> kernels = compiler->LoadKernels(
       {ValueSource(4), "extern \"C\" int xtune_value() { return oops; }\n",
        ValueSource(5)},
-      "xtune_value");
+      kSymbols);
   EXPECT_EQ(CallKernel(kernels[0]), 4);
   EXPECT_THAT(kernels[1].status(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("oops")));
@@ -179,7 +200,7 @@ TEST_F(HostCompilerBundlesTest, DamagedEntriesAndMissingBundlesCompileAgain) {
   {
     std::unique_ptr<HostCompiler> compiler = MakeCompiler();
     ASSERT_NE(compiler, nullptr);
-    for (const auto& k : compiler->LoadKernels(sources, "xtune_value")) {
+    for (const auto& k : compiler->LoadKernels(sources, kSymbols)) {
       ASSERT_THAT(k, IsOk());
     }
   }
@@ -196,7 +217,7 @@ TEST_F(HostCompilerBundlesTest, DamagedEntriesAndMissingBundlesCompileAgain) {
       absl::StrSplit(*first_entry, ' '))[0];
   std::filesystem::remove(later->kernel_dir() + "/" + bundle_key + ".so");
   std::vector<absl::StatusOr<LoadedKernel>> kernels =
-      later->LoadKernels(sources, "xtune_value");
+      later->LoadKernels(sources, kSymbols);
   EXPECT_EQ(CallKernel(kernels[0]), 6);
   EXPECT_EQ(CallKernel(kernels[1]), 7);
   EXPECT_EQ(later->compilations(), 1);  // a new bundle of both
@@ -213,10 +234,10 @@ TEST_F(HostCompilerBundlesTest, ThreadsLoadingOneBundleAllGetTheirKernels) {
     threads.emplace_back([&, t] {
       if (t % 2 == 0) {
         std::vector<absl::StatusOr<LoadedKernel>> k =
-            compiler->LoadKernels(sources, "xtune_value");
+            compiler->LoadKernels(sources, kSymbols);
         got[t] = CallKernel(k[0]) * 10 + CallKernel(k[1]);
       } else {
-        got[t] = CallKernel(compiler->LoadKernel(sources[1], "xtune_value"));
+        got[t] = CallKernel(compiler->LoadKernel(sources[1], kSymbols));
       }
     });
   }

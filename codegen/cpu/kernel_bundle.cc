@@ -13,9 +13,7 @@ bool IsIdentifierChar(char c) { return absl::ascii_isalnum(c) || c == '_'; }
 
 }  // namespace
 
-std::string BundledSymbol(absl::string_view symbol, size_t index) {
-  return absl::StrCat(symbol, "_b", index);
-}
+std::string BundleSuffix(size_t index) { return absl::StrCat("_b", index); }
 
 std::vector<std::string> DefinedMacros(absl::string_view source) {
   std::vector<std::string> names;
@@ -42,7 +40,7 @@ std::vector<std::string> DefinedMacros(absl::string_view source) {
 
 std::string BundleText(absl::string_view prologue,
                        absl::Span<const std::string> sources,
-                       absl::string_view symbol) {
+                       absl::Span<const std::string> symbols) {
   std::string text =
       absl::StrCat("// xtune bundle of ", sources.size(), " kernel sources\n");
   if (!prologue.empty()) {
@@ -50,10 +48,15 @@ std::string BundleText(absl::string_view prologue,
   }
   for (size_t i = 0; i < sources.size(); ++i) {
     const std::string& source = sources[i];
-    absl::StrAppend(&text, "namespace xt_bundle_", i, " {\n#define ", symbol,
-                    " ", BundledSymbol(symbol, i), "\n", source,
-                    source.empty() || source.back() == '\n' ? "" : "\n",
-                    "#undef ", symbol, "\n");
+    absl::StrAppend(&text, "namespace xt_bundle_", i, " {\n");
+    for (const std::string& symbol : symbols) {
+      absl::StrAppend(&text, "#define ", symbol, " ", symbol, BundleSuffix(i), "\n");
+    }
+    absl::StrAppend(&text, "#line 1\n", source,
+                    source.empty() || source.back() == '\n' ? "" : "\n");
+    for (const std::string& symbol : symbols) {
+      absl::StrAppend(&text, "#undef ", symbol, "\n");
+    }
     for (const std::string& macro : DefinedMacros(source)) {
       absl::StrAppend(&text, "#undef ", macro, "\n");
     }

@@ -10,15 +10,17 @@
 //   // xtune bundle of N kernel sources
 //   <prologue>                        the sources' system headers, first
 //   namespace xt_bundle_0 {
-//   #define xtune_kernel xtune_kernel_b0
+//   #define xtune_kernel xtune_kernel_b0   (each exported symbol)
+//   #line 1                               (__LINE__ as in the source)
 //   <source 0>
 //   #undef xtune_kernel
 //   #undef <each macro source 0 defines>
 //   }  // namespace xt_bundle_0
 //   ...
 //
-// A source fit for a bundle (what the CPU backend generates) exports its
-// entry point as extern "C" `symbol`, defines its macros with `#define`
+// A source fit for a bundle (what the CPU backend and the CUDA emulator
+// generate) exports its entry points as extern "C" `symbols`, defines its
+// macros with `#define`
 // lines, and includes only headers that the prologue includes first (they
 // are then no-ops inside the namespace, by their include guards). A bundle
 // of sources that are not fit fails to compile; HostCompiler::LoadKernels
@@ -34,19 +36,20 @@
 
 namespace xtune::cpu {
 
-// The name entry `index`'s `symbol` has in a bundle: "<symbol>_b<index>".
-std::string BundledSymbol(absl::string_view symbol, size_t index);
+// What the symbols of entry `index` have appended in a bundle: "_b<index>".
+std::string BundleSuffix(size_t index);
 
 // The names the `#define` lines of `source` define, in order, each once.
 std::vector<std::string> DefinedMacros(absl::string_view source);
 
-// The bundle of `sources` (at least one) as above, each exporting `symbol`
-// (a C identifier) as BundledSymbol(symbol, i). `prologue` (may be empty)
-// goes first, outside every namespace. Deterministic: the same arguments
-// give the same text, so bundles are cached by content like any source.
+// The bundle of `sources` (at least one) as above, each exporting each of
+// `symbols` (C identifiers) as symbol + BundleSuffix(i). `prologue` (may
+// be empty) goes first, outside every namespace. Deterministic: the same
+// arguments give the same text, so bundles are cached by content like any
+// source.
 std::string BundleText(absl::string_view prologue,
                        absl::Span<const std::string> sources,
-                       absl::string_view symbol);
+                       absl::Span<const std::string> symbols);
 
 }  // namespace xtune::cpu
 
