@@ -58,20 +58,31 @@ cpu::HostCompilerOptions EmulatorCompilerOptions() {
   return o;
 }
 
-absl::StatusOr<std::unique_ptr<Kernel>> CompileForEmulator(
-    cpu::HostCompiler& compiler, const std::string& name,
+namespace {
+
+// What every emulated kernel's source exports.
+const std::vector<std::string>& EmulatorSymbols() {
+  static const auto* symbols = new std::vector<std::string>{
+      "xt_emu_bind", "xt_emu_set_thread", "xt_emu_entry"};
+  return *symbols;
+}
+
+std::string EmulatorText(const CudaKernelSource& source) {
+  return EmulatorPrelude() + source.body;
+}
+
+// The kernel `name` of `loaded` (compiled from EmulatorText(source)).
+absl::StatusOr<std::unique_ptr<Kernel>> EmulatorKernelOf(
+    const cpu::LoadedKernel& loaded, const std::string& name,
     const CudaKernelSource& source, const GpuDeviceInfo& device) {
-  std::string text = EmulatorPrelude() + source.body;
-  XTUNE_ASSIGN_OR_RETURN(std::shared_ptr<cpu::LoadedObject> object,
-                         compiler.CompileAndLoad(text));
   EmulatedKernel entry;
   entry.name = name;
   entry.bind = reinterpret_cast<void (*)(const XtEmuApi*)>(
-      object->Symbol("xt_emu_bind"));
+      loaded.Symbol("xt_emu_bind"));
   entry.set_thread = reinterpret_cast<void (*)(XtEmuThread*)>(
-      object->Symbol("xt_emu_set_thread"));
+      loaded.Symbol("xt_emu_set_thread"));
   entry.entry = reinterpret_cast<void (*)(const XtEmuBuffer*)>(
-      object->Symbol("xt_emu_entry"));
+      loaded.Symbol("xt_emu_entry"));
   if (entry.bind == nullptr || entry.set_thread == nullptr ||
       entry.entry == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -82,7 +93,18 @@ absl::StatusOr<std::unique_ptr<Kernel>> CompileForEmulator(
   limits.max_threads_per_block = device.threads_per_block_limit;
   limits.shared_bytes_per_block = device.shared_memory_per_block_optin;
   return std::unique_ptr<Kernel>(
-      new EmulatorKernel(std::move(object), std::move(entry), source, limits));
+      new EmulatorKernel(loaded.object, std::move(entry), source, limits));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Kernel>> CompileForEmulator(
+    cpu::HostCompiler& compiler, const std::string& name,
+    const CudaKernelSource& source, const GpuDeviceInfo& device) {
+  XTUNE_ASSIGN_OR_RETURN(
+      cpu::LoadedKernel loaded,
+      compiler.LoadKernel(EmulatorText(source), EmulatorSymbols()));
+  return EmulatorKernelOf(loaded, name, source, device);
 }
 
 absl::StatusOr<std::unique_ptr<EmulatorBackend>> EmulatorBackend::Create(
@@ -95,55 +117,118 @@ absl::StatusOr<std::unique_ptr<EmulatorBackend>> EmulatorBackend::Create(
       std::move(device), std::move(compiler), options.excess_precision));
 }
 
-absl::StatusOr<std::unique_ptr<Kernel>> EmulatorBackend::Compile(
+absl::StatusOr<EmulatorBackend::Plan> EmulatorBackend::PlanFor(
     const Instruction& fusion, const KernelConfig& config) {
+  Plan plan;
+  const std::string& name = fusion.name();
   if (config.kind() == "cuda_cublaslt") {
     // The library candidate: its generated pack and epilogue kernels run
     // emulated, cuBLASLt's gemm as HostGemm.
     XTUNE_ASSIGN_OR_RETURN(LibraryGemm g, LibrarySource(fusion, config));
-    const std::string& name = fusion.name();
-    XTUNE_ASSIGN_OR_RETURN(
-        std::unique_ptr<Kernel> pack_a,
-        CompileForEmulator(*compiler_, name + ".pack_a", g.pack_a, device()));
-    XTUNE_ASSIGN_OR_RETURN(
-        std::unique_ptr<Kernel> pack_b,
-        CompileForEmulator(*compiler_, name + ".pack_b", g.pack_b, device()));
-    std::unique_ptr<Kernel> epilogue;
-    if (g.has_epilogue) {
-      XTUNE_ASSIGN_OR_RETURN(epilogue,
-                             CompileForEmulator(*compiler_, name + ".epilogue",
-                                                g.epilogue, device()));
-    }
-    auto gemm = [](const GemmShape& s, DeviceBuffer a, DeviceBuffer b,
-                   DeviceBuffer c) -> absl::Status {
-      int64_t esize = DTypeByteSize(s.pack_type);
-      if (a.bytes < s.batch * s.m * s.k * esize ||
-          b.bytes < s.batch * s.k * s.n * esize ||
-          c.bytes < s.batch * s.m * s.n * 4) {
-        return absl::InternalError("gemm buffers smaller than the gemm");
-      }
-      HostGemm(s, a.opaque, b.opaque, static_cast<float*>(c.opaque));
-      return absl::OkStatus();
+    plan.parts = {{name + ".pack_a", g.pack_a}, {name + ".pack_b", g.pack_b}};
+    if (g.has_epilogue) plan.parts.push_back({name + ".epilogue", g.epilogue});
+    const GemmShape shape = g.shape;
+    plan.assemble = [this, name, shape](std::vector<std::unique_ptr<Kernel>> k)
+        -> std::unique_ptr<Kernel> {
+      auto gemm = [](const GemmShape& s, DeviceBuffer a, DeviceBuffer b,
+                     DeviceBuffer c) -> absl::Status {
+        int64_t esize = DTypeByteSize(s.pack_type);
+        if (a.bytes < s.batch * s.m * s.k * esize ||
+            b.bytes < s.batch * s.k * s.n * esize ||
+            c.bytes < s.batch * s.m * s.n * 4) {
+          return absl::InternalError("gemm buffers smaller than the gemm");
+        }
+        HostGemm(s, a.opaque, b.opaque, static_cast<float*>(c.opaque));
+        return absl::OkStatus();
+      };
+      std::unique_ptr<Kernel> epilogue = k.size() > 2 ? std::move(k[2]) : nullptr;
+      return std::unique_ptr<Kernel>(new LibraryGemmKernel(
+          name, this, shape, std::move(k[0]), std::move(k[1]),
+          std::move(epilogue), gemm));
     };
-    return std::unique_ptr<Kernel>(new LibraryGemmKernel(
-        name, this, g.shape, std::move(pack_a), std::move(pack_b),
-        std::move(epilogue), gemm));
+    return plan;
   }
   if (config.kind() == "triton_gemm") {
     XTUNE_ASSIGN_OR_RETURN(TritonGemm g, TritonSource(fusion, config));
-    XTUNE_ASSIGN_OR_RETURN(
-        std::unique_ptr<Kernel> main,
-        CompileForEmulator(*compiler_, fusion.name(), g.main, device()));
-    if (g.splits == 1) return main;
-    XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> finish,
-                           CompileForEmulator(*compiler_, fusion.name() + ".epilogue",
-                                              g.epilogue, device()));
-    return std::unique_ptr<Kernel>(new SplitKKernel(
-        fusion.name(), this, g.partial_bytes, std::move(main), std::move(finish),
-        nullptr));
+    plan.parts = {{name, g.main}};
+    if (g.splits == 1) return plan;
+    plan.parts.push_back({name + ".epilogue", g.epilogue});
+    const int64_t partial_bytes = g.partial_bytes;
+    plan.assemble = [this, name, partial_bytes](
+                        std::vector<std::unique_ptr<Kernel>> k) -> std::unique_ptr<Kernel> {
+      return std::unique_ptr<Kernel>(new SplitKKernel(
+          name, this, partial_bytes, std::move(k[0]), std::move(k[1]), nullptr));
+    };
+    return plan;
   }
   XTUNE_ASSIGN_OR_RETURN(CudaKernelSource source, Source(fusion, config));
-  return CompileForEmulator(*compiler_, fusion.name(), source, device());
+  plan.parts = {{name, std::move(source)}};
+  return plan;
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> EmulatorBackend::Compile(
+    const Instruction& fusion, const KernelConfig& config) {
+  std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> kernels =
+      CompileKernels({KernelRequest{&fusion, config}});
+  return std::move(kernels[0]);
+}
+
+std::vector<absl::StatusOr<std::unique_ptr<Kernel>>>
+EmulatorBackend::CompileCandidates(const Instruction& fusion,
+                                   absl::Span<const KernelConfig> configs,
+                                   int64_t candidates) {
+  std::vector<KernelRequest> requests;
+  for (const KernelConfig& config : configs) requests.push_back({&fusion, config});
+  return CompileKernels(requests);
+}
+
+std::vector<absl::StatusOr<std::unique_ptr<Kernel>>>
+EmulatorBackend::CompileKernels(absl::Span<const KernelRequest> requests) {
+  // Every part of every request, as one bundle (HostCompiler::LoadKernels).
+  std::vector<absl::StatusOr<Plan>> plans;
+  std::vector<std::string> texts;
+  for (const KernelRequest& r : requests) {
+    plans.push_back(PlanFor(*r.fusion, r.config));
+    if (!plans.back().ok()) continue;
+    for (const auto& part : plans.back()->parts) {
+      texts.push_back(EmulatorText(part.second));
+    }
+  }
+  std::vector<absl::StatusOr<cpu::LoadedKernel>> loaded =
+      compiler_->LoadKernels(texts, EmulatorSymbols());
+  std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> kernels;
+  size_t next = 0;
+  for (absl::StatusOr<Plan>& plan : plans) {
+    if (!plan.ok()) {
+      kernels.push_back(plan.status());
+      continue;
+    }
+    std::vector<std::unique_ptr<Kernel>> parts;
+    absl::Status failed;
+    for (const auto& [name, source] : plan->parts) {
+      const absl::StatusOr<cpu::LoadedKernel>& l = loaded[next++];
+      if (!failed.ok()) continue;
+      if (!l.ok()) {
+        failed = l.status();
+        continue;
+      }
+      absl::StatusOr<std::unique_ptr<Kernel>> k =
+          EmulatorKernelOf(*l, name, source, device());
+      if (k.ok()) {
+        parts.push_back(*std::move(k));
+      } else {
+        failed = k.status();
+      }
+    }
+    if (!failed.ok()) {
+      kernels.push_back(failed);
+    } else if (plan->assemble) {
+      kernels.push_back(plan->assemble(std::move(parts)));
+    } else {
+      kernels.push_back(std::move(parts[0]));
+    }
+  }
+  return kernels;
 }
 
 BackendRegistration EmulatorBackendRegistration() {

@@ -10,8 +10,11 @@
 #ifndef XTUNE_CODEGEN_CUDA_EMULATOR_EMULATOR_BACKEND_H_
 #define XTUNE_CODEGEN_CUDA_EMULATOR_EMULATOR_BACKEND_H_
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "codegen/backend.h"
 #include "codegen/backend_factory.h"
@@ -32,6 +35,15 @@ class EmulatorBackend : public GpuBackend {
   std::string name() const override { return "cuda_emulator"; }
   absl::StatusOr<std::unique_ptr<Kernel>> Compile(
       const Instruction& fusion, const KernelConfig& config) override;
+  // The kernels of every config (1-3 each: a library gemm's pack and
+  // epilogue kernels, a split-k gemm's epilogue) that are not cached build
+  // as one translation unit (HostCompiler::LoadKernels).
+  std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> CompileCandidates(
+      const Instruction& fusion, absl::Span<const KernelConfig> configs,
+      int64_t candidates) override;
+  std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> CompileKernels(
+      absl::Span<const KernelRequest> requests) override;
+  bool CompilesTogether() const override { return true; }
   bool ChecksOnly() const override { return true; }
 
  private:
@@ -39,6 +51,17 @@ class EmulatorBackend : public GpuBackend {
                   bool excess_precision)
       : GpuBackend(std::move(device), excess_precision),
         compiler_(std::move(c)) {}
+
+  // A config's emulated kernels: their names and sources, and how they
+  // make the config's Kernel (none: the one part is it).
+  struct Plan {
+    std::vector<std::pair<std::string, CudaKernelSource>> parts;
+    std::function<std::unique_ptr<Kernel>(std::vector<std::unique_ptr<Kernel>>)>
+        assemble;
+  };
+  // Non-const: the kernels it assembles hold the backend.
+  absl::StatusOr<Plan> PlanFor(const Instruction& fusion,
+                               const KernelConfig& config);
 
   std::unique_ptr<cpu::HostCompiler> compiler_;
 };

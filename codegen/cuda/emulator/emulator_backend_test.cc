@@ -345,9 +345,15 @@ ENTRY e {
       absl::StatusOr<Literal> expected =
           EvaluateComputation(*inst->called_computations()[0], args, eo);
       ASSERT_THAT(expected, IsOk());
-      for (const KernelConfig& c : configs) {
+      // All at once, as the autotuner compiles them: one bundle of every
+      // config's kernels (split-k epilogues, the library's pack kernels).
+      std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> kernels =
+          backend.CompileCandidates(*inst, configs, std::size(configs));
+      ASSERT_EQ(kernels.size(), std::size(configs));
+      for (size_t i = 0; i < std::size(configs); ++i) {
+        const KernelConfig& c = configs[i];
         std::string what = (*m)->name() + " " + c.ToString();
-        absl::StatusOr<std::unique_ptr<Kernel>> k = backend.Compile(*inst, c);
+        absl::StatusOr<std::unique_ptr<Kernel>>& k = kernels[i];
         ASSERT_THAT(k, IsOk()) << what;
         Literal out(inst->shape());
         ASSERT_THAT((*k)->Run(HostBuffers(args), HostBuffer(out)), IsOk()) << what;
