@@ -12,6 +12,7 @@
 //   <cache_dir>/kernels/<key>.entry   for a source compiled in a bundle
 //                                     (LoadKernels): the bundle's key and
 //                                     the suffix of the source's symbols
+//                                     (its text is in the bundle's .cc)
 //
 // where <key> = Sha256Hex(identity() + "\n" + source) and identity() names
 // the compiler binary, its version and the flags. An object whose bytes no
