@@ -6,7 +6,8 @@ namespace xtune::cpu {
 
 const char kKernelSystemHeaders[] =
     "#include <stdint.h>\n#include <string.h>\n#include <math.h>\n"
-    "#include <stdlib.h>\n#if defined(__x86_64__)\n#include <immintrin.h>\n#endif\n";
+    "#include <stdlib.h>\n#if defined(__x86_64__) && defined(__clang__)\n"
+    "#include <immintrin.h>\n#endif\n";
 
 const char kKernelPrelude[] = R"cc(
 #include <stdint.h>
@@ -214,8 +215,22 @@ XT_INLINE xt_vf xt_sel(xt_vi m, xt_vf a, xt_vf b) { return m ? a : b; }
 XT_INLINE xt_vi xt_isnan(xt_vf x) { return x != x; }
 // x86 min/max return the second operand when either is NaN, exactly like
 // "a < b ? a : b"; GCC only emits them from the select with fast-math, so
-// use the instructions where the ISA has them.
-#if XT_W == 8 && defined(__AVX__)
+// use the instructions where the ISA has them. With GCC through the
+// builtins that immintrin.h's _mm256_min_ps / _mm512_min_ps expand to:
+// parsing immintrin.h took 0.18 s of every compile (0.87 s against 0.69 s
+// for a bundle of 5 gemm kernels without the precompiled header).
+#if XT_W == 8 && defined(__AVX__) && defined(__GNUC__) && !defined(__clang__)
+XT_INLINE xt_vf xt_min_raw(xt_vf a, xt_vf b) { return __builtin_ia32_minps256(a, b); }
+XT_INLINE xt_vf xt_max_raw(xt_vf a, xt_vf b) { return __builtin_ia32_maxps256(a, b); }
+#elif XT_W == 16 && defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
+// All 16 lanes (mask 0xffff), the current rounding mode (4).
+XT_INLINE xt_vf xt_min_raw(xt_vf a, xt_vf b) {
+  return __builtin_ia32_minps512_mask(a, b, a, (unsigned short)0xffff, 4);
+}
+XT_INLINE xt_vf xt_max_raw(xt_vf a, xt_vf b) {
+  return __builtin_ia32_maxps512_mask(a, b, a, (unsigned short)0xffff, 4);
+}
+#elif XT_W == 8 && defined(__AVX__)
 #include <immintrin.h>
 XT_INLINE xt_vf xt_min_raw(xt_vf a, xt_vf b) { return (xt_vf)_mm256_min_ps((__m256)a, (__m256)b); }
 XT_INLINE xt_vf xt_max_raw(xt_vf a, xt_vf b) { return (xt_vf)_mm256_max_ps((__m256)a, (__m256)b); }

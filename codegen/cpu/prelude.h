@@ -14,8 +14,10 @@ namespace xtune::cpu {
 // integer and min/max semantics) go right after it.
 extern const char kKernelPrelude[];
 
-// The system headers kernels include (kKernelPrelude's, and immintrin.h of
-// VectorHelpers), precompiled once (HostCompilerOptions::precompiled_header).
+// The system headers kernels include (kKernelPrelude's, and with clang
+// immintrin.h of VectorHelpers; GCC kernels use its builtins instead),
+// precompiled once (HostCompilerOptions::precompiled_header) and the
+// prologue of kernel bundles.
 extern const char kKernelSystemHeaders[];
 
 // Vector helpers for `W` float lanes: the typedefs xt_vf (float), xt_vi
