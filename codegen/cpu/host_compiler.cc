@@ -258,18 +258,23 @@ std::string HostCompiler::precompiled_header_path() const {
 
 std::string HostCompiler::BuildPrecompiledHeader() const {
   if (precompiled_header_.empty()) return "";
-  // One folder per identity, published whole by rename: it either has the
-  // header, its .gch and the `ok` marker, or does not exist.
+  // One folder per identity, published whole by rename with the header and
+  // its .gch; then `ok` once a kernel compiles with it there, or `failed`.
   const std::string& dir = pch_dir_;
   // Absolute: kernels compile in their own work folders.
   const std::string header = std::filesystem::absolute(dir + "/xt_pch.h").string();
   struct stat st;
   if (stat((dir + "/ok").c_str(), &st) == 0) return header;
+  if (stat((dir + "/failed").c_str(), &st) == 0) return "";
   std::string work = absl::StrCat(kernel_dir_, "/.tmp.pch.", UniqueSuffix());
   if (mkdir(work.c_str(), 0700) != 0) return "";
   auto remove_work = [&] {
     std::error_code ignored;
     std::filesystem::remove_all(work, ignored);
+  };
+  auto note = [] {
+    std::fputs("xtune: note: precompiling the kernel prelude failed; kernels "
+               "compile without it\n", stderr);
   };
   if (!WriteNewFile(work + "/xt_pch.h", precompiled_header_).ok()) {
     remove_work();
@@ -281,16 +286,34 @@ std::string HostCompiler::BuildPrecompiledHeader() const {
   }
   argv.insert(argv.end(), {"-x", "c++-header", "-o", "xt_pch.h.gch", "xt_pch.h"});
   absl::StatusOr<SubprocessResult> run = RunSubprocess(argv, timeout_, work);
-  if (!run.ok() || run->timed_out || run->exit_code != 0 || run->term_signal != 0 ||
-      !WriteNewFile(work + "/ok", "").ok()) {
+  if (!run.ok() || run->timed_out || run->exit_code != 0 || run->term_signal != 0) {
     remove_work();
-    std::fputs("xtune: note: precompiling the kernel prelude failed; kernels "
-               "compile without it\n", stderr);
+    note();
     return "";
   }
   if (rename(work.c_str(), dir.c_str()) != 0) {
     remove_work();  // another thread or process published it first
-    if (stat((dir + "/ok").c_str(), &st) != 0) return "";
+    return stat((dir + "/ok").c_str(), &st) == 0 ? header : "";
+  }
+  // Used only if a kernel compiles with it where it now is: clang's refers
+  // to the file it was built from, which the rename moved away.
+  std::string probe = absl::StrCat(kernel_dir_, "/.tmp.probe.", UniqueSuffix());
+  bool usable = false;
+  if (mkdir(probe.c_str(), 0700) == 0) {
+    if (WriteNewFile(probe + "/probe.cc", "int xt_probe;\n").ok()) {
+      std::vector<std::string> test = {compiler_path_};
+      test.insert(test.end(), flags_.begin(), flags_.end());
+      test.insert(test.end(), {"-include", header, "-o", "probe.so", "probe.cc"});
+      absl::StatusOr<SubprocessResult> r = RunSubprocess(test, timeout_, probe);
+      usable = r.ok() && !r->timed_out && r->exit_code == 0 && r->term_signal == 0;
+    }
+    std::error_code ignored;
+    std::filesystem::remove_all(probe, ignored);
+  }
+  if (!usable || !WriteNewFile(dir + "/ok", "").ok()) {
+    WriteNewFile(dir + "/failed", "").IgnoreError();
+    note();
+    return "";
   }
   return header;
 }

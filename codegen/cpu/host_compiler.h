@@ -63,9 +63,9 @@ struct HostCompilerOptions {
   // A header every kernel source starts with (its system includes): it is
   // precompiled once per compiler identity, under
   // <kernel_dir>/pch-<hash>/, and passed to kernel compiles with -include,
-  // so they skip parsing it (immintrin.h alone is half of a small kernel's
-  // compile). It is built at a process's fifth kernel compile (a compile of
-  // a few kernels does not pay the 1-2 s), and used from the first once it
+  // so they skip parsing it. It is built at a process's fifth kernel
+  // compile (a compile of a few kernels does not pay for it), and used
+  // from the first once it
   // exists. When precompiling fails, kernels compile without it. Part of
   // identity(). Default "": none.
   std::string precompiled_header;

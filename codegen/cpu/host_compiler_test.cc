@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -551,6 +552,37 @@ TEST_F(HostCompilerTest, CrashingCompilerIsInternal) {
   ASSERT_THAT(compiler, IsOk());
   EXPECT_THAT((*compiler)->CompileAndLoad(kAnswerSource),
               StatusIs(absl::StatusCode::kInternal, HasSubstr("signal 11")));
+}
+
+// A precompiled header that builds but cannot be used where it is
+// published (clang's refers to the file it was built from, which the
+// publishing rename moves) is marked failed: kernels compile without it,
+// and later compilers do not build it again.
+TEST_F(HostCompilerTest, PrecompiledHeaderThatCannotBeUsedIsNotUsed) {
+  HostCompilerOptions options;
+  options.cache_dir = dir_ + "/cache";
+  options.precompiled_header = "#include <math.h>\n";
+  options.compiler = FakeCompiler(
+      dir_, "moving-pch c++",
+      "case \" $* \" in *\" -include \"*) echo 'fatal error: malformed or "
+      "corrupted AST file' >&2; exit 1;; esac\n"
+      "echo run >> \"$(dirname \"$0\")/runs\"\nexec c++ \"$@\"");
+  for (int round = 0; round < 2; ++round) {
+    absl::StatusOr<std::unique_ptr<HostCompiler>> compiler =
+        HostCompiler::Create(options);
+    ASSERT_THAT(compiler, IsOk());
+    for (int i = 0; i < 6; ++i) {
+      absl::StatusOr<std::shared_ptr<LoadedObject>> object =
+          (*compiler)->CompileAndLoad(ValueSource(300 + 10 * round + i));
+      ASSERT_THAT(object, IsOk()) << round << " " << i;
+      EXPECT_EQ(Call(**object, "xtune_value"), 300 + 10 * round + i);
+    }
+    EXPECT_EQ((*compiler)->precompiled_header_path(), "");
+  }
+  absl::StatusOr<std::string> runs = ReadFile(dir_ + "/runs");
+  ASSERT_THAT(runs, IsOk());
+  // 12 kernels and one header build: the second compiler saw `failed`.
+  EXPECT_EQ(std::count(runs->begin(), runs->end(), '\n'), 13);
 }
 
 TEST_F(HostCompilerTest, MissingCxxIsUnavailable) {
