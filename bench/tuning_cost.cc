@@ -1,10 +1,11 @@
 // What tuning a model costs, and whether the choices stay as good, in one
 // run: the current approach against the previous one (no precompiled
 // kernel prelude, a compile per candidate even when candidates share a
-// source, each source its own compiler run, the fixed timing schedule, no
+// source, each source its own compiler run, immintrin.h in every kernel,
+// the fixed timing schedule, no
 // cost model, no in-module timing:
-// CpuBackendOptions::precompiled_prelude = false and bundle_candidates =
-// false, HostCompilerOptions::
+// CpuBackendOptions::precompiled_prelude, bundle_candidates and
+// builtin_min_max = false, HostCompilerOptions::
 // one_compile_per_source = false, AutotuneOptions::adaptive_timing =
 // false, AutotuneOptions::cost_model = false, no module timer).
 // For each module (the examples and a generated model with over 30
@@ -142,6 +143,7 @@ absl::StatusOr<std::unique_ptr<cpu::CpuBackend>> MakeBackend(bool current,
   o.precompiled_prelude = current;
   o.compiler.one_compile_per_source = current;
   o.bundle_candidates = current;
+  o.builtin_min_max = current;
   return cpu::CpuBackend::Create(o);
 }
 

@@ -128,7 +128,8 @@ absl::StatusOr<std::string> CpuBackend::Source(
   // (-march=native) are never reused on another through a shared cache.
   std::string header =
       absl::StrCat("// xtune kernel for ", device_.Description(),
-                   "\n// config ", config.kind(), "\n");
+                   "\n// config ", config.kind(), "\n",
+                   options_.builtin_min_max ? "" : "#define XT_INTRINSICS_HEADER 1\n");
   absl::StatusOr<std::string> body;
   const std::string& kind = config.kind();
   if (kind == "cpu_gemm" || kind == "cpu_gemm_blas") {

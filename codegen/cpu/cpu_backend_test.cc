@@ -309,6 +309,47 @@ TEST(CpuBackendTest, ModuleKernelsCompileAsOneBundleAndLoadAlone) {
   std::filesystem::remove_all(pattern, ignored);
 }
 
+// builtin_min_max = false (immintrin.h, as earlier versions) builds other
+// source for the same results: the softmax's max reductions agree bit for
+// bit in every candidate.
+TEST(CpuBackendTest, MinMaxFromTheHeaderOrTheBuiltinsAgree) {
+  CpuBackendOptions options;
+  options.builtin_min_max = false;
+  absl::StatusOr<std::unique_ptr<CpuBackend>> header = CpuBackend::Create(options);
+  ASSERT_THAT(header, IsOk());
+  absl::StatusOr<std::unique_ptr<Module>> m =
+      ParseModuleFile(Root() + "/examples/attention.hlo");
+  ASSERT_THAT(m, IsOk());
+  absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
+  ASSERT_THAT(fused, IsOk());
+  int compared = 0;
+  for (const auto& inst : (*fused)->entry()->instructions()) {
+    if (inst->opcode() != Opcode::kFusion ||
+        Backend().DefaultConfig(*inst).kind() != "cpu_row_reduce") {
+      continue;
+    }
+    std::vector<Literal> args;
+    for (int64_t i = 0; i < inst->operand_count(); ++i) {
+      args.push_back(RandomLiteral(inst->operand(i)->shape(), 11 + i));
+    }
+    for (const KernelConfig& c : Backend().Candidates(*inst, false)) {
+      absl::StatusOr<std::string> with = (*header)->Source(*inst, c);
+      ASSERT_THAT(with, IsOk());
+      EXPECT_THAT(*with, HasSubstr("#define XT_INTRINSICS_HEADER 1"));
+      absl::StatusOr<std::unique_ptr<Kernel>> a = Backend().Compile(*inst, c);
+      absl::StatusOr<std::unique_ptr<Kernel>> b = (*header)->Compile(*inst, c);
+      ASSERT_THAT(a, IsOk());
+      ASSERT_THAT(b, IsOk());
+      Literal out_a(inst->shape()), out_b(inst->shape());
+      ASSERT_THAT((*a)->Run(HostBuffers(args), HostBuffer(out_a)), IsOk());
+      ASSERT_THAT((*b)->Run(HostBuffers(args), HostBuffer(out_b)), IsOk());
+      EXPECT_EQ(out_a.bytes(), out_b.bytes()) << c.ToString();
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 0);
+}
+
 TEST(CpuBackendTest, DeviceDescriptionNamesWhatMatters) {
   std::string d = Backend().DeviceDescription();
   EXPECT_THAT(d, HasSubstr("CPU: "));

@@ -219,10 +219,12 @@ XT_INLINE xt_vi xt_isnan(xt_vf x) { return x != x; }
 // builtins that immintrin.h's _mm256_min_ps / _mm512_min_ps expand to:
 // parsing immintrin.h took 0.18 s of every compile (0.87 s against 0.69 s
 // for a bundle of 5 gemm kernels without the precompiled header).
-#if XT_W == 8 && defined(__AVX__) && defined(__GNUC__) && !defined(__clang__)
+// XT_INTRINSICS_HEADER (CpuBackendOptions::builtin_min_max = false)
+// includes it as earlier versions did.
+#if XT_W == 8 && defined(__AVX__) && !defined(XT_INTRINSICS_HEADER) && defined(__GNUC__) && !defined(__clang__)
 XT_INLINE xt_vf xt_min_raw(xt_vf a, xt_vf b) { return __builtin_ia32_minps256(a, b); }
 XT_INLINE xt_vf xt_max_raw(xt_vf a, xt_vf b) { return __builtin_ia32_maxps256(a, b); }
-#elif XT_W == 16 && defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
+#elif XT_W == 16 && defined(__AVX512F__) && !defined(XT_INTRINSICS_HEADER) && defined(__GNUC__) && !defined(__clang__)
 // All 16 lanes (mask 0xffff), the current rounding mode (4).
 XT_INLINE xt_vf xt_min_raw(xt_vf a, xt_vf b) {
   return __builtin_ia32_minps512_mask(a, b, a, (unsigned short)0xffff, 4);
