@@ -292,9 +292,10 @@ void CompileTrials(Backend& backend, absl::Span<Trial> trials,
   std::atomic<int64_t> done{0};
   const int64_t total = static_cast<int64_t>(jobs.size());
   // The first of each key compile a trial's at a time when the backend
-  // builds them together (the CPU backend: as one translation unit), split
-  // in halves while there are fewer units than threads, so that no thread
-  // idles; otherwise one at a time.
+  // builds them together (CompileKernels; the CPU backend: as one
+  // translation unit), split in halves while there are fewer units than
+  // threads, so that no thread idles; otherwise one at a time
+  // (CompileCandidate).
   const bool together = backend.CompilesTogether();
   std::vector<std::pair<size_t, std::vector<size_t>>> units;  // trial, configs
   for (auto [t, c] : first) {
@@ -323,11 +324,16 @@ void CompileTrials(Backend& backend, absl::Span<Trial> trials,
   pool.ParallelFor(static_cast<int64_t>(units.size()), 0, [&](int64_t u) {
     Trial& trial = trials[units[u].first];
     const std::vector<size_t>& members = units[u].second;
-    std::vector<KernelConfig> configs;
-    for (size_t c : members) configs.push_back(trial.configs[c]);
-    std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> kernels =
-        backend.CompileCandidates(*trial.group->first, configs,
-                                  static_cast<int64_t>(trial.configs.size()));
+    std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> kernels;
+    if (together) {
+      std::vector<Backend::KernelRequest> requests;
+      for (size_t c : members) requests.push_back({trial.group->first, trial.configs[c]});
+      kernels = backend.CompileKernels(requests);
+    } else {
+      kernels.push_back(backend.CompileCandidate(
+          *trial.group->first, trial.configs[members[0]],
+          static_cast<int64_t>(trial.configs.size())));
+    }
     for (size_t i = 0; i < members.size(); ++i) {
       trial.kernels[members[i]] =
           i < kernels.size() ? std::move(kernels[i])

@@ -144,7 +144,7 @@ TEST(PhasesTest, CompileTrialsCompilesEveryCandidate) {
 }
 
 // A fake whose configs with the same x / 10 share code, recording each
-// CompileCandidates call.
+// CompileKernels call (calls()) and each CompileCandidate (singles()).
 class BatchingBackend : public FakeBackend {
  public:
   using FakeBackend::FakeBackend;
@@ -153,26 +153,36 @@ class BatchingBackend : public FakeBackend {
   std::string CodeKey(const Instruction&, const KernelConfig& config) const override {
     return absl::StrCat(config.Get("x", 0) / 10);
   }
-  std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> CompileCandidates(
-      const Instruction& fusion, absl::Span<const KernelConfig> configs,
-      int64_t candidates) override {
+  std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> CompileKernels(
+      absl::Span<const KernelRequest> requests) override {
     std::vector<int64_t> xs;
-    for (const KernelConfig& c : configs) xs.push_back(c.Get("x", 0));
-    {
-      MutexLock lock(&mu_);
-      calls_.push_back({fusion.name(), xs});
-    }
-    return FakeBackend::CompileCandidates(fusion, configs, candidates);
+    for (const KernelRequest& r : requests) xs.push_back(r.config.Get("x", 0));
+    Record(&calls_, requests.front().fusion->name(), xs);
+    return FakeBackend::CompileKernels(requests);
   }
-  std::vector<std::pair<std::string, std::vector<int64_t>>> calls() {
-    MutexLock lock(&mu_);
-    std::sort(calls_.begin(), calls_.end());
-    return calls_;
+  absl::StatusOr<std::unique_ptr<Kernel>> CompileCandidate(
+      const Instruction& fusion, const KernelConfig& config,
+      int64_t candidates) override {
+    Record(&singles_, fusion.name(), {config.Get("x", 0)});
+    return FakeBackend::CompileCandidate(fusion, config, candidates);
   }
+  using Calls = std::vector<std::pair<std::string, std::vector<int64_t>>>;
+  Calls calls() { return Sorted(&calls_); }
+  Calls singles() { return Sorted(&singles_); }
 
  private:
+  void Record(Calls* to, const std::string& fusion, std::vector<int64_t> xs) {
+    MutexLock lock(&mu_);
+    to->push_back({fusion, std::move(xs)});
+  }
+  Calls Sorted(Calls* calls) {
+    MutexLock lock(&mu_);
+    std::sort(calls->begin(), calls->end());
+    return *calls;
+  }
   Mutex mu_;
-  std::vector<std::pair<std::string, std::vector<int64_t>>> calls_;
+  Calls calls_;
+  Calls singles_;
 };
 
 // The first config of each code key compile a trial's at a time, the
@@ -216,7 +226,8 @@ TEST(PhasesTest, CompileTrialsCompilesEachTrialsCodeTogether) {
   std::vector<Trial> three;
   three.push_back(MakeTrial(apart, fx3.groups[0], {C(10), C(20), C(30)}, 4));
   CompileTrials(apart, absl::MakeSpan(three), 1, nullptr);
-  calls = apart.calls();
+  EXPECT_TRUE(apart.calls().empty());
+  calls = apart.singles();
   ASSERT_EQ(calls.size(), 3u);
   for (const auto& call : calls) EXPECT_EQ(call.second.size(), 1u);
 }

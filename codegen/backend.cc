@@ -19,18 +19,6 @@ absl::Status Backend::CheckConfig(const Instruction& fusion,
                    fusion.name(), "'"));
 }
 
-std::vector<absl::StatusOr<std::unique_ptr<Kernel>>>
-Backend::CompileCandidates(const Instruction& fusion,
-                           absl::Span<const KernelConfig> configs,
-                           int64_t candidates) {
-  std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> kernels;
-  kernels.reserve(configs.size());
-  for (const KernelConfig& config : configs) {
-    kernels.push_back(CompileCandidate(fusion, config, candidates));
-  }
-  return kernels;
-}
-
 std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> Backend::CompileKernels(
     absl::Span<const KernelRequest> requests) {
   std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> kernels;

@@ -99,16 +99,6 @@ class Backend {
     return Compile(fusion, config);
   }
 
-  // CompileCandidate for each of `configs` (of one fusion, each with its
-  // own CodeKey), one result per config in order. A backend whose compiler
-  // has a large fixed cost per run may build them together (the CPU
-  // backend compiles them as one translation unit); each config still
-  // gets its own kernel or its own error. Thread-safe. Default: one
-  // CompileCandidate after another.
-  virtual std::vector<absl::StatusOr<std::unique_ptr<Kernel>>>
-  CompileCandidates(const Instruction& fusion,
-                    absl::Span<const KernelConfig> configs, int64_t candidates);
-
   // One kernel to compile: what Compile() takes.
   struct KernelRequest {
     const Instruction* fusion = nullptr;
@@ -116,16 +106,19 @@ class Backend {
   };
 
   // Compile() for each request (of any fusions), one result per request in
-  // order; a backend may build them together as CompileCandidates does.
-  // Executable::Create compiles a module's kernels with it. Thread-safe.
+  // order. A backend whose compiler has a large fixed cost per run may
+  // build them together (the CPU backend: as one translation unit); each
+  // request still gets its own kernel or its own error. Thread-safe.
   // Default: one Compile after another.
   virtual std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> CompileKernels(
       absl::Span<const KernelRequest> requests);
 
-  // Whether CompileCandidates and CompileKernels build several kernels in
-  // one compiler run. Callers then hand them many kernels at once (a
-  // fusion's candidates; a module's kernels in as many parts as there are
-  // threads); otherwise they compile one kernel per thread. Default false.
+  // Whether CompileKernels builds several kernels in one compiler run.
+  // Callers then hand it many kernels at once: the autotuner a fusion's
+  // candidates (instead of CompileCandidate, so such a backend refuses no
+  // candidate), Executable::Create a module's kernels in as many parts as
+  // there are threads; otherwise they compile one kernel per thread.
+  // Default false.
   virtual bool CompilesTogether() const { return false; }
 
   // Configs of one fusion with the same key here build the same code (they

@@ -184,18 +184,6 @@ absl::StatusOr<std::unique_ptr<Kernel>> CpuBackend::Compile(
   return std::unique_ptr<Kernel>(std::move(kernel));
 }
 
-std::vector<absl::StatusOr<std::unique_ptr<Kernel>>>
-CpuBackend::CompileCandidates(const Instruction& fusion,
-                              absl::Span<const KernelConfig> configs,
-                              int64_t candidates) {
-  if (!options_.bundle_candidates) {
-    return Backend::CompileCandidates(fusion, configs, candidates);
-  }
-  std::vector<KernelRequest> requests;
-  for (const KernelConfig& config : configs) requests.push_back({&fusion, config});
-  return CompileKernels(requests);
-}
-
 std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> CpuBackend::CompileKernels(
     absl::Span<const KernelRequest> requests) {
   if (!options_.bundle_candidates) return Backend::CompileKernels(requests);

@@ -37,9 +37,9 @@ struct CpuBackendOptions {
   // one). Default true; false is the compile of earlier versions (kept for
   // bench/tuning_cost).
   bool precompiled_prelude = true;
-  // CompileCandidates and CompileKernels build the distinct sources they
-  // are given (a fusion's candidates, a module's kernels) as one
-  // translation unit (HostCompiler::LoadKernels). Default true;
+  // CompileKernels builds the distinct sources it is given (a fusion's
+  // candidates, a module's kernels) as one translation unit
+  // (HostCompiler::LoadKernels). Default true;
   // false compiles each source alone, as earlier versions did (kept for
   // bench/tuning_cost).
   bool bundle_candidates = true;
@@ -71,14 +71,9 @@ class CpuBackend : public Backend {
   KernelConfig DefaultConfig(const Instruction& fusion) const override;
   absl::StatusOr<std::unique_ptr<Kernel>> Compile(
       const Instruction& fusion, const KernelConfig& config) override;
-  // The candidates' distinct sources as one bundle (options.
-  // bundle_candidates); a config whose source cannot be generated gets
+  // The kernels not in the cache as one bundle (options.
+  // bundle_candidates); a request whose source cannot be generated gets
   // that error, one whose source does not compile its own compiler error.
-  std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> CompileCandidates(
-      const Instruction& fusion, absl::Span<const KernelConfig> configs,
-      int64_t candidates) override;
-  // The kernels not in the cache as one bundle, as CompileCandidates
-  // (options.bundle_candidates).
   std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> CompileKernels(
       absl::Span<const KernelRequest> requests) override;
   bool CompilesTogether() const override {

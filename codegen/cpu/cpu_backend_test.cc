@@ -73,9 +73,10 @@ TEST_P(EveryCandidateTest, MatchesTheEvaluator) {
         << "default " << def.ToString() << " not among the candidates";
     // Compile every candidate at once, as the autotuner does: the
     // distinct sources as one bundle.
+    std::vector<Backend::KernelRequest> requests;
+    for (const KernelConfig& c : candidates) requests.push_back({inst.get(), c});
     std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> kernels =
-        Backend().CompileCandidates(*inst, candidates,
-                                    static_cast<int64_t>(candidates.size()));
+        Backend().CompileKernels(requests);
     ASSERT_EQ(kernels.size(), candidates.size());
     for (size_t i = 0; i < candidates.size(); ++i) {
       const KernelConfig& c = candidates[i];

@@ -174,15 +174,6 @@ absl::StatusOr<std::unique_ptr<Kernel>> EmulatorBackend::Compile(
 }
 
 std::vector<absl::StatusOr<std::unique_ptr<Kernel>>>
-EmulatorBackend::CompileCandidates(const Instruction& fusion,
-                                   absl::Span<const KernelConfig> configs,
-                                   int64_t candidates) {
-  std::vector<KernelRequest> requests;
-  for (const KernelConfig& config : configs) requests.push_back({&fusion, config});
-  return CompileKernels(requests);
-}
-
-std::vector<absl::StatusOr<std::unique_ptr<Kernel>>>
 EmulatorBackend::CompileKernels(absl::Span<const KernelRequest> requests) {
   // Every part of every request, as one bundle (HostCompiler::LoadKernels).
   std::vector<absl::StatusOr<Plan>> plans;

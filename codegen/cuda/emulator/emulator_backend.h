@@ -35,12 +35,9 @@ class EmulatorBackend : public GpuBackend {
   std::string name() const override { return "cuda_emulator"; }
   absl::StatusOr<std::unique_ptr<Kernel>> Compile(
       const Instruction& fusion, const KernelConfig& config) override;
-  // The kernels of every config (1-3 each: a library gemm's pack and
+  // The kernels of every request (1-3 each: a library gemm's pack and
   // epilogue kernels, a split-k gemm's epilogue) that are not cached build
   // as one translation unit (HostCompiler::LoadKernels).
-  std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> CompileCandidates(
-      const Instruction& fusion, absl::Span<const KernelConfig> configs,
-      int64_t candidates) override;
   std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> CompileKernels(
       absl::Span<const KernelRequest> requests) override;
   bool CompilesTogether() const override { return true; }

@@ -347,8 +347,10 @@ ENTRY e {
       ASSERT_THAT(expected, IsOk());
       // All at once, as the autotuner compiles them: one bundle of every
       // config's kernels (split-k epilogues, the library's pack kernels).
+      std::vector<Backend::KernelRequest> requests;
+      for (const KernelConfig& c : configs) requests.push_back({inst.get(), c});
       std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> kernels =
-          backend.CompileCandidates(*inst, configs, std::size(configs));
+          backend.CompileKernels(requests);
       ASSERT_EQ(kernels.size(), std::size(configs));
       for (size_t i = 0; i < std::size(configs); ++i) {
         const KernelConfig& c = configs[i];
