@@ -151,6 +151,11 @@ absl::StatusOr<std::string> MakeTemporaryDir() {
   return name;
 }
 
+// Whether `run` ran to a zero exit.
+bool Succeeded(const absl::StatusOr<SubprocessResult>& run) {
+  return run.ok() && !run->timed_out && run->exit_code == 0 && run->term_signal == 0;
+}
+
 // The first `max_lines` lines of `text`, noting how many were left out.
 std::string FirstLines(absl::string_view text, int max_lines) {
   std::vector<absl::string_view> lines =
@@ -256,6 +261,13 @@ std::string HostCompiler::precompiled_header_path() const {
   return pch_ready_.load() ? pch_path_ : std::string();
 }
 
+std::vector<std::string> HostCompiler::KernelCommand(const std::string& pch) const {
+  std::vector<std::string> argv = {compiler_path_};
+  argv.insert(argv.end(), flags_.begin(), flags_.end());
+  if (!pch.empty()) argv.insert(argv.end(), {"-include", pch});
+  return argv;
+}
+
 std::string HostCompiler::BuildPrecompiledHeader() const {
   if (precompiled_header_.empty()) return "";
   // One folder per identity, published whole by rename with the header and
@@ -285,8 +297,7 @@ std::string HostCompiler::BuildPrecompiledHeader() const {
     if (f != "-shared") argv.push_back(f);
   }
   argv.insert(argv.end(), {"-x", "c++-header", "-o", "xt_pch.h.gch", "xt_pch.h"});
-  absl::StatusOr<SubprocessResult> run = RunSubprocess(argv, timeout_, work);
-  if (!run.ok() || run->timed_out || run->exit_code != 0 || run->term_signal != 0) {
+  if (!Succeeded(RunSubprocess(argv, timeout_, work))) {
     remove_work();
     note();
     return "";
@@ -301,11 +312,9 @@ std::string HostCompiler::BuildPrecompiledHeader() const {
   bool usable = false;
   if (mkdir(probe.c_str(), 0700) == 0) {
     if (WriteNewFile(probe + "/probe.cc", "int xt_probe;\n").ok()) {
-      std::vector<std::string> test = {compiler_path_};
-      test.insert(test.end(), flags_.begin(), flags_.end());
-      test.insert(test.end(), {"-include", header, "-o", "probe.so", "probe.cc"});
-      absl::StatusOr<SubprocessResult> r = RunSubprocess(test, timeout_, probe);
-      usable = r.ok() && !r->timed_out && r->exit_code == 0 && r->term_signal == 0;
+      std::vector<std::string> test = KernelCommand(header);
+      test.insert(test.end(), {"-o", "probe.so", "probe.cc"});
+      usable = Succeeded(RunSubprocess(test, timeout_, probe));
     }
     std::error_code ignored;
     std::filesystem::remove_all(probe, ignored);
@@ -446,9 +455,7 @@ absl::StatusOr<std::shared_ptr<LoadedObject>> HostCompiler::Compile(
       pch = pch_path_;
     }
   }
-  std::vector<std::string> argv = {compiler_path_};
-  argv.insert(argv.end(), flags_.begin(), flags_.end());
-  if (!pch.empty()) argv.insert(argv.end(), {"-include", pch});
+  std::vector<std::string> argv = KernelCommand(pch);
   argv.insert(argv.end(), {absl::StrCat("-frandom-seed=", key), "-o",
                            key + ".so", key + ".cc"});
   absl::StatusOr<SubprocessResult> run = RunSubprocess(argv, timeout_, work);

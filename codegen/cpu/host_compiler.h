@@ -212,6 +212,9 @@ class HostCompiler {
                std::string kernel_dir, std::string temporary_cache,
                std::string precompiled_header, bool one_compile_per_source);
 
+  // The compiler and its flags for a kernel, with `pch` (when not "")
+  // included first; the caller appends the output and the source.
+  std::vector<std::string> KernelCommand(const std::string& pch) const;
   // Builds (or finds) the precompiled header; "" when there is none.
   std::string BuildPrecompiledHeader() const;
   // Kernels this process compiles before it builds the header.
@@ -230,6 +233,8 @@ class HostCompiler {
   // its own object, or the bundle its <key>.entry names.
   std::optional<LoadedKernel> FindKernel(const std::string& key,
                                          absl::Span<const std::string> symbols);
+  // CompileAndLoad(source) as a LoadedKernel of its own object.
+  absl::StatusOr<LoadedKernel> CompileAlone(absl::string_view source);
   // The bundle object with cache key `bundle_key`: the one this
   // HostCompiler has loaded while it is alive, else the cache's.
   std::shared_ptr<LoadedObject> LoadBundle(const std::string& bundle_key);

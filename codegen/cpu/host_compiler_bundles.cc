@@ -81,6 +81,10 @@ absl::StatusOr<LoadedKernel> HostCompiler::LoadKernel(
   if (std::optional<LoadedKernel> found = FindKernel(KeyOf(source), symbols)) {
     return *std::move(found);
   }
+  return CompileAlone(source);
+}
+
+absl::StatusOr<LoadedKernel> HostCompiler::CompileAlone(absl::string_view source) {
   absl::StatusOr<std::shared_ptr<LoadedObject>> own = CompileAndLoad(source);
   if (!own.ok()) return own.status();
   return LoadedKernel{*std::move(own), ""};
@@ -140,13 +144,7 @@ std::vector<absl::StatusOr<LoadedKernel>> HostCompiler::LoadKernels(
   // What the bundle did not give (one source, or a bundle that failed):
   // each alone, for its own object or error.
   for (size_t i : missing) {
-    if (out[i].ok()) continue;
-    absl::StatusOr<std::shared_ptr<LoadedObject>> own = CompileAndLoad(sources[i]);
-    if (own.ok()) {
-      out[i] = LoadedKernel{*std::move(own), ""};
-    } else {
-      out[i] = own.status();
-    }
+    if (!out[i].ok()) out[i] = CompileAlone(sources[i]);
   }
   for (auto [i, of] : repeats) out[i] = out[of];
   return out;
