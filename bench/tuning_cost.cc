@@ -4,7 +4,7 @@
 // source, each source its own compiler run, immintrin.h in every kernel,
 // the fixed timing schedule, no
 // cost model, no in-module timing:
-// CpuBackendOptions::precompiled_prelude, bundle_candidates and
+// CpuBackendOptions::precompiled_prelude, bundle_kernels and
 // builtin_min_max = false, HostCompilerOptions::
 // one_compile_per_source = false, AutotuneOptions::adaptive_timing =
 // false, AutotuneOptions::cost_model = false, no module timer).
@@ -142,7 +142,7 @@ absl::StatusOr<std::unique_ptr<cpu::CpuBackend>> MakeBackend(bool current,
   o.compiler.cache_dir = cache;
   o.precompiled_prelude = current;
   o.compiler.one_compile_per_source = current;
-  o.bundle_candidates = current;
+  o.bundle_kernels = current;
   o.builtin_min_max = current;
   return cpu::CpuBackend::Create(o);
 }

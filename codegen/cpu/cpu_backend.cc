@@ -186,7 +186,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CpuBackend::Compile(
 
 std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> CpuBackend::CompileKernels(
     absl::Span<const KernelRequest> requests) {
-  if (!options_.bundle_candidates) return Backend::CompileKernels(requests);
+  if (!options_.bundle_kernels) return Backend::CompileKernels(requests);
   std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> kernels;
   std::vector<std::string> sources;
   std::vector<size_t> source_of(requests.size(), 0);

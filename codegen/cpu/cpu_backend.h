@@ -42,7 +42,7 @@ struct CpuBackendOptions {
   // (HostCompiler::LoadKernels). Default true;
   // false compiles each source alone, as earlier versions did (kept for
   // bench/tuning_cost).
-  bool bundle_candidates = true;
+  bool bundle_kernels = true;
   // GCC kernels take min/max from the builtins immintrin.h expands to
   // instead of including it (its parse was 0.18 s of every compile); the
   // machine code is the same. Default true; false includes it, as earlier
@@ -72,12 +72,12 @@ class CpuBackend : public Backend {
   absl::StatusOr<std::unique_ptr<Kernel>> Compile(
       const Instruction& fusion, const KernelConfig& config) override;
   // The kernels not in the cache as one bundle (options.
-  // bundle_candidates); a request whose source cannot be generated gets
+  // bundle_kernels); a request whose source cannot be generated gets
   // that error, one whose source does not compile its own compiler error.
   std::vector<absl::StatusOr<std::unique_ptr<Kernel>>> CompileKernels(
       absl::Span<const KernelRequest> requests) override;
   bool CompilesTogether() const override {
-    return options_.bundle_candidates;
+    return options_.bundle_kernels;
   }
   // The SHA-256 of the generated source (the config's text when it cannot
   // be generated, Compile reports why, or without
