@@ -194,6 +194,11 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   ProfileOptions per_round;
   per_round.min_repetitions = std::max(1, options_.min_repetitions / rounds);
   per_round.max_repetitions = options_.max_repetitions;
+  if (options_.adaptive_timing && options_.round_repetitions > 0) {
+    per_round.max_repetitions =
+        std::max(per_round.min_repetitions,
+                 std::min(per_round.max_repetitions, options_.round_repetitions));
+  }
   per_round.time_budget = options_.time_budget / rounds;
   if (checks_only) {  // one run each: its output is what is checked
     per_round.min_repetitions = per_round.max_repetitions = 1;

@@ -48,6 +48,36 @@ TEST(AutotunerTest, PicksTheFastestAndTunesIdenticalFusionsOnce) {
   EXPECT_EQ(fx.cache.size(), 2);
 }
 
+// Adaptive timing caps each round at round_repetitions runs (never below
+// the round's minimum); the fixed schedule of before keeps max_repetitions.
+TEST(AutotunerTest, AdaptiveRoundsStopAfterRoundRepetitions) {
+  for (bool adaptive : {true, false}) {
+    SCOPED_TRACE(adaptive);
+    Fixture fx;
+    FakeBackend backend({{C(1)}, {C(2)}});
+    AutotuneOptions o = Options();
+    o.adaptive_timing = adaptive;
+    o.round_repetitions = 7;
+    o.max_repetitions = 300;
+    Autotuner tuner(&backend, &fx.cache, &fx.profiler, o);
+    ASSERT_THAT(tuner.Tune(*fx.module), IsOk());
+    ASSERT_FALSE(fx.profiler.options().empty());
+    for (const ProfileOptions& p : fx.profiler.options()) {
+      EXPECT_EQ(p.max_repetitions, adaptive ? 7 : 300);
+    }
+  }
+  Fixture fx;
+  FakeBackend backend({{C(1)}, {C(2)}});
+  AutotuneOptions o = Options();
+  o.round_repetitions = 1;
+  o.min_repetitions = 6;  // 2 a round
+  Autotuner tuner(&backend, &fx.cache, &fx.profiler, o);
+  ASSERT_THAT(tuner.Tune(*fx.module), IsOk());
+  for (const ProfileOptions& p : fx.profiler.options()) {
+    EXPECT_EQ(p.max_repetitions, 2);
+  }
+}
+
 // Not on a terminal (CI logs), progress is plain lines, compiles included,
 // at most one per interval (here: every event).
 TEST(AutotunerTest, ProgressLinesWhenNotOnATerminal) {

@@ -7,6 +7,7 @@ absl::StatusOr<ProfileResult> FakeProfiler::Profile(
     const Shape& output_shape, const ProfileOptions& options) {
   std::string name = config.ToString();
   profiled_.push_back(name);
+  options_.push_back(options);
   auto error = errors_.find(name);
   if (error != errors_.end()) return error->second;
   ProfileResult result;

@@ -29,6 +29,8 @@ class FakeProfiler : public Profiler {
   }
   // Configs profiled, in order.
   const std::vector<std::string>& profiled() const { return profiled_; }
+  // The options of each Profile() call, in order.
+  const std::vector<ProfileOptions>& options() const { return options_; }
 
   absl::StatusOr<ProfileResult> Profile(Kernel& kernel,
                                         const KernelConfig& config,
@@ -41,6 +43,7 @@ class FakeProfiler : public Profiler {
   std::map<std::string, std::vector<double>> samples_;
   std::map<std::string, absl::Status> errors_;
   std::vector<std::string> profiled_;
+  std::vector<ProfileOptions> options_;
 };
 
 }  // namespace xtune

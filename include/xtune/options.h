@@ -90,6 +90,13 @@ struct AutotuneOptions {
   // after later rounds those whose fastest round is beyond
   // max(3 x noise band, 15%) of it.
   bool adaptive_timing = true;
+  // With adaptive timing, a candidate's round also ends after this many
+  // timed runs, before its share of the budget is spent: the rounds, not
+  // more runs within one, measure the machine's drift, and 40 runs of a
+  // fast kernel already put its round median well inside the noise band
+  // (a 45 us gemm took about 1000 runs of 30 ms budget before). 0: no cap
+  // beyond `max_repetitions`. Default 40.
+  int round_repetitions = 40;
   // Cost model (--xtune_cost_model, default true; false compiles every
   // candidate, as before): fusions are tuned one after the other, and once
   // fusions of a config kind have been measured, a model fit on their
