@@ -135,11 +135,18 @@ TEST(InModuleTest, TheIsolatedWinnerStaysUnlessBeatenBeyondTheMargin) {
   std::vector<Timed> two = {Runs({80.5e-6}, {80.5e-6}), Runs({100e-6}, {100e-6}),
                             Runs({80e-6}, {80e-6})};
   EXPECT_EQ(Winner(three, two, 0.02), 0);
-  // A noisy module (rounds 40% apart) needs more than that.
-  std::vector<Timed> noisy = {Runs({85e-6}, {70e-6, 100e-6}),
-                              Runs({100e-6}, {80e-6, 120e-6}),
-                              Runs({100e-6}, {80e-6, 120e-6})};
+  // A noisy module (each finalist's rounds 35-40% apart, at different
+  // times) needs more than that.
+  std::vector<Timed> noisy = {Runs({85e-6}, {70e-6, 100e-6, 85e-6}),
+                              Runs({100e-6}, {100e-6, 80e-6, 120e-6}),
+                              Runs({100e-6}, {120e-6, 100e-6, 80e-6})};
   EXPECT_EQ(Winner(c, noisy, 0.02), 1);
+  // But when a whole pass ran slow for every finalist, that was the
+  // machine (LevelRounds): 12-17% faster in each pass wins.
+  std::vector<Timed> slow_pass = {Runs({85e-6}, {70e-6, 100e-6}),
+                                  Runs({100e-6}, {80e-6, 120e-6}),
+                                  Runs({100e-6}, {80e-6, 120e-6})};
+  EXPECT_EQ(Winner(c, slow_pass, 0.02), 0);
   // Not to more threads than the isolated winner's: x=3 runs two.
   std::vector<Timed> threads = {Runs({100e-6}, {100e-6}), Runs({100e-6}, {100e-6}),
                                 Runs({60e-6}, {60e-6})};

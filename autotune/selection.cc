@@ -20,38 +20,91 @@ double Quantile(std::vector<double> seconds, double q) {
 
 double Score(const std::vector<double>& seconds) { return Median(seconds); }
 
+namespace {
+
+// (max - min) / score over `rounds`, the slowest left out when there are
+// four or more (interference only ever slows a run down); 0 with fewer
+// than two rounds.
+double SpreadOf(std::vector<double> rounds, double score) {
+  if (rounds.size() < 2 || score <= 0) return 0;
+  std::sort(rounds.begin(), rounds.end());
+  if (rounds.size() >= 4) rounds.pop_back();
+  return (rounds.back() - rounds.front()) / score;
+}
+
+}  // namespace
+
+double RoundSpread(const Timed& candidate) {
+  return SpreadOf(candidate.round_scores, Score(candidate.seconds));
+}
+
+std::vector<std::vector<double>> LevelRounds(const std::vector<Timed>& candidates) {
+  std::vector<std::vector<double>> rounds(candidates.size());
+  std::vector<double> typical(candidates.size(), 0);
+  size_t most = 0;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    rounds[i] = candidates[i].round_scores;
+    if (!candidates[i].eligible || rounds[i].empty()) continue;
+    typical[i] = Median(rounds[i]);
+    most = std::max(most, rounds[i].size());
+  }
+  for (size_t r = 0; r < most; ++r) {
+    std::vector<double> ratios;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      if (typical[i] > 0 && rounds[i].size() >= 2 && r < rounds[i].size()) {
+        ratios.push_back(rounds[i][r] / typical[i]);
+      }
+    }
+    if (ratios.size() < 3) continue;  // too few to tell the machine's state
+    const double drift = Median(ratios);
+    if (drift <= 0) continue;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      if (r < rounds[i].size()) rounds[i][r] /= drift;
+    }
+  }
+  return rounds;
+}
+
 int SelectWinner(const std::vector<Timed>& candidates, double min_band,
                  double* band) {
+  // What candidates are compared by: the median of their levelled rounds
+  // (the pooled Score() for one timed without rounds).
+  const std::vector<std::vector<double>> levelled = LevelRounds(candidates);
   std::vector<double> scores(candidates.size(), 0);
   int best = -1;
   for (size_t i = 0; i < candidates.size(); ++i) {
     if (!candidates[i].eligible || candidates[i].seconds.empty()) continue;
-    scores[i] = Score(candidates[i].seconds);
+    scores[i] = levelled[i].empty() ? Score(candidates[i].seconds)
+                                    : Median(levelled[i]);
     if (best < 0 || scores[i] < scores[best]) best = static_cast<int>(i);
   }
-  if (best < 0) return -1;
-  std::vector<double> spreads;
+  if (best < 0 || scores[best] <= 0) return best;
+  std::vector<double> spreads(candidates.size(), 0), all;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    const std::vector<double>& rounds = candidates[i].round_scores;
-    if (!candidates[i].eligible || rounds.size() < 2 || scores[i] <= 0) continue;
-    auto [lo, hi] = std::minmax_element(rounds.begin(), rounds.end());
-    spreads.push_back((*hi - *lo) / scores[i]);
+    if (!candidates[i].eligible || levelled[i].size() < 2 || scores[i] <= 0) {
+      continue;
+    }
+    spreads[i] = SpreadOf(levelled[i], scores[i]);
+    all.push_back(spreads[i]);
   }
   // A kernel of a few microseconds cannot be told apart by less than the
   // jitter of one timed run, whatever its rounds say.
   const double hi = std::max(min_band, 0.25);
   const double lo =
       std::max(min_band, std::min(kTimingJitterSeconds / scores[best], 0.25));
-  double b = std::clamp(Median(spreads), lo, hi);
-  if (band != nullptr) *band = b;
-  double limit = scores[best] * (1 + b);
+  if (band != nullptr) *band = std::clamp(Median(all), lo, hi);
+  // In canonical order, a candidate replaces the one chosen so far when it
+  // is faster by more than its own noise: a steady candidate keeps its
+  // place against an erratic one that is faster only within its spread.
+  int winner = -1;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    if (candidates[i].eligible && !candidates[i].seconds.empty() &&
-        scores[i] <= limit) {
-      return static_cast<int>(i);
+    if (!candidates[i].eligible || candidates[i].seconds.empty()) continue;
+    const double own = std::clamp(spreads[i], lo, hi);
+    if (winner < 0 || scores[i] * (1 + own) < scores[winner]) {
+      winner = static_cast<int>(i);
     }
   }
-  return best;
+  return winner;
 }
 
 }  // namespace xtune

@@ -1,7 +1,7 @@
-// Choosing the winner among timed candidates, deterministically: candidates
-// whose median is within the noise band of the best count as tied, and
-// ties go to the earliest config in canonical order, so two runs on a quiet
-// machine pick the same config.
+// Choosing the winner among timed candidates, deterministically: a config
+// wins over an earlier one in canonical order only when it is faster by
+// more than its own noise, so near-ties go to the earliest config and two
+// runs on a quiet machine pick the same config.
 //
 // The median (not a low percentile) so that a config that is fast only now
 // and then — a threaded kernel on a busy machine — does not win on its best
@@ -36,14 +36,36 @@ struct Timed {
 // 4 us one by 1-3%. 0.15 us: a band of 10% at 1.4 us, 3.75% at 4 us.
 inline constexpr double kTimingJitterSeconds = 0.15e-6;
 
-// Index into `candidates` (in canonical order) of the winner: the first
-// eligible candidate whose Score() is within (1 + band) of the best
-// eligible score. The band is the machine's drift between worker
-// processes — the median over eligible candidates of the spread of their
-// round scores, (max - min) / score — never below `min_band` nor below
-// kTimingJitterSeconds over the best score, and never above 0.25. (The median, not the best candidate's own spread: one erratic
-// candidate, e.g. a library starting its threads, must not make everything
-// tie.) -1 when none is eligible. `*band` (when non-null) receives the band.
+// The spread of `candidate`'s round scores, (max - min) / Score(), over
+// its rounds with the slowest left out when it has four or more
+// (interference only slows runs down, and one disturbed round must not
+// make a steady kernel look erratic); 0 with fewer than two rounds.
+double RoundSpread(const Timed& candidate);
+
+// The round scores of `candidates`, levelled for the machine's state:
+// round r of every candidate was timed in the same pass over them, so
+// when a pass ran while the machine was slow (a neighbour, a frequency
+// step: on the shared 2-vCPU machines here whole passes move by 10-30%),
+// all its rounds are divided by the median, over the candidates with two
+// rounds or more, of their round r over their median round. Passes with
+// fewer than three such candidates are left as they are.
+std::vector<std::vector<double>> LevelRounds(const std::vector<Timed>& candidates);
+
+// Index into `candidates` (in canonical order) of the winner. Candidates
+// are compared by the median of their levelled rounds (LevelRounds; the
+// pooled Score() for one without rounds). Walking the eligible candidates
+// in order, a candidate replaces the one chosen so far when its score
+// times (1 + its own band) is below the chosen one's: a later config must
+// be faster by more than its own noise, so ties go to the earliest config,
+// and an erratic candidate (a threaded kernel on a busy machine) cannot
+// displace a steady one by being fast now and then. A candidate's own
+// band is the spread of its levelled rounds as in RoundSpread(); the band
+// reported in `*band` (when non-null) is the median of those spreads over
+// eligible candidates with two rounds or more — the machine's drift, which
+// callers use to decide how close is close. Both are clamped to
+// [max(min_band, kTimingJitterSeconds / best score), max(min_band, 0.25)]
+// (the lower end capped at 0.25). The winner is always within the best
+// score's own band of it. -1 when none is eligible.
 int SelectWinner(const std::vector<Timed>& candidates, double min_band,
                  double* band = nullptr);
 

@@ -77,6 +77,62 @@ TEST(SelectionTest, OneErraticCandidateDoesNotMakeEverythingTie) {
   EXPECT_EQ(band, 0.02);
 }
 
+TEST(SelectionTest, AnErraticFastestDoesNotDisplaceASteadyEarlierOne) {
+  // 15% faster by its median, but its rounds spread over 35%: not faster
+  // by more than its own noise. The old rule (everything within the median
+  // band of the fastest ties) chose it, and a quieter run would not.
+  Timed erratic{std::vector<double>(10, 0.85), {0.7, 1.0, 0.85}, true};
+  double band = 0;
+  EXPECT_EQ(SelectWinner({T(1.0), erratic}, 0.03, &band), 0);
+  // Faster than even its own noise allows: it wins.
+  Timed far{std::vector<double>(10, 0.7), {0.6, 0.8, 0.7}, true};
+  EXPECT_EQ(SelectWinner({T(1.0), far}, 0.03), 1);
+}
+
+TEST(SelectionTest, ASteadyFasterOneDisplacesAnEarlierOneWhateverTheOthers) {
+  // What mlp's first gemm measured in a noisy run: the first pass was 25%
+  // slow, the threaded kernels were erratic, and the old band (25% for
+  // all) made the first config win though the third is 7% faster in every
+  // later round, and the threaded BLAS call 13% faster than that in its
+  // last four.
+  Timed mr4{std::vector<double>(10, 87.7), {112.2, 89.5, 87.2, 87.8, 87.2, 86.2}, true};
+  Timed threaded{std::vector<double>(10, 102.7), {67.2, 117.5, 101.3, 92.6, 118.8, 97.9}, true};
+  Timed mr8{std::vector<double>(10, 81.8), {101.1, 84.0, 81.2, 81.4, 81.2, 81.1}, true};
+  Timed blas2{std::vector<double>(10, 75.9), {96.3, 88.4, 70.3, 71.4, 70.5, 68.6}, true};
+  EXPECT_NEAR(RoundSpread(mr4), (89.5 - 86.2) / 87.7, 1e-12);  // round 0 left out
+  EXPECT_NEAR(RoundSpread(mr8), (84.0 - 81.1) / 81.8, 1e-12);
+  EXPECT_EQ(RoundSpread(T(1.0)), 0);
+  Timed one{{1.0}, {1.0}, true};
+  EXPECT_EQ(RoundSpread(one), 0);
+  double band = 0;
+  EXPECT_EQ(SelectWinner({mr4, threaded, mr8}, 0.03, &band), 2);
+  EXPECT_NEAR(band, 0.03, 1e-12);
+  EXPECT_EQ(SelectWinner({mr4, threaded, mr8, blas2}, 0.03, &band), 3);
+  EXPECT_NEAR(band, 0.03, 1e-12);
+}
+
+TEST(SelectionTest, APassWhenTheMachineWasSlowIsLevelled) {
+  // Every candidate's second round 30% slow, the third 10% fast: the
+  // machine, not the kernels. Levelled, the rounds agree, the band stays
+  // at its floor and the 5% faster one wins.
+  Timed a{std::vector<double>(10, 1.0), {1.0, 1.3, 0.9}, true};
+  Timed b{std::vector<double>(10, 0.95), {0.95, 1.235, 0.855}, true};
+  Timed c{std::vector<double>(10, 1.2), {1.2, 1.56, 1.08}, true};
+  std::vector<std::vector<double>> levelled = LevelRounds({a, b, c});
+  ASSERT_EQ(levelled.size(), 3u);
+  for (double r : levelled[0]) EXPECT_NEAR(r, 1.0, 1e-12);
+  for (double r : levelled[1]) EXPECT_NEAR(r, 0.95, 1e-12);
+  double band = 0;
+  EXPECT_EQ(SelectWinner({a, b, c}, 0.03, &band), 1);
+  EXPECT_NEAR(band, 0.03, 1e-12);
+  // Unlevelled, each spread 40%: the band was 25% and the first won.
+  EXPECT_NEAR(RoundSpread(a), 0.4, 1e-12);
+  // With fewer than three candidates a pass cannot be told from the
+  // kernels: left as it is.
+  levelled = LevelRounds({a, b});
+  EXPECT_EQ(levelled[0], a.round_scores);
+}
+
 TEST(SelectionTest, IneligibleNeverWin) {
   EXPECT_EQ(SelectWinner({T(0.1, false), T(1.0)}, 0.02), 1);
   EXPECT_EQ(SelectWinner({T(0.1, false)}, 0.02), -1);
