@@ -2,10 +2,10 @@
 // run: the current approach against the previous one (no precompiled
 // kernel prelude, a compile per candidate even when candidates share a
 // source, each source its own compiler run, immintrin.h in every kernel,
-// the fixed timing schedule, no
+// GCC's constant-propagation clones, the fixed timing schedule, no
 // cost model, no in-module timing:
-// CpuBackendOptions::precompiled_prelude, bundle_kernels and
-// builtin_min_max = false, HostCompilerOptions::
+// CpuBackendOptions::precompiled_prelude, bundle_kernels,
+// builtin_min_max and no_constant_clones = false, HostCompilerOptions::
 // one_compile_per_source = false, AutotuneOptions::adaptive_timing =
 // false, AutotuneOptions::cost_model = false, no module timer).
 // For each module (the examples and a generated model with over 30
@@ -144,6 +144,7 @@ absl::StatusOr<std::unique_ptr<cpu::CpuBackend>> MakeBackend(bool current,
   o.compiler.one_compile_per_source = current;
   o.bundle_kernels = current;
   o.builtin_min_max = current;
+  o.no_constant_clones = current;
   return cpu::CpuBackend::Create(o);
 }
 

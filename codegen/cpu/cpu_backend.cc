@@ -129,7 +129,8 @@ absl::StatusOr<std::string> CpuBackend::Source(
   std::string header =
       absl::StrCat("// xtune kernel for ", device_.Description(),
                    "\n// config ", config.kind(), "\n",
-                   options_.builtin_min_max ? "" : "#define XT_INTRINSICS_HEADER 1\n");
+                   options_.builtin_min_max ? "" : "#define XT_INTRINSICS_HEADER 1\n",
+                   options_.no_constant_clones ? kNoConstantClones : "");
   absl::StatusOr<std::string> body;
   const std::string& kind = config.kind();
   if (kind == "cpu_gemm" || kind == "cpu_gemm_blas") {

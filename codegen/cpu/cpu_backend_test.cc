@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "codegen/cpu/prelude.h"
 #include "eval/evaluator.h"
 #include "fusion/fusion_pass.h"
 #include "gmock/gmock.h"
@@ -21,6 +22,7 @@ namespace xtune::cpu {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::xtune::testing::IsOk;
 using ::xtune::testing::StatusIs;
 
@@ -345,6 +347,56 @@ TEST(CpuBackendTest, MinMaxFromTheHeaderOrTheBuiltinsAgree) {
       ASSERT_THAT((*a)->Run(HostBuffers(args), HostBuffer(out_a)), IsOk());
       ASSERT_THAT((*b)->Run(HostBuffers(args), HostBuffer(out_b)), IsOk());
       EXPECT_EQ(out_a.bytes(), out_b.bytes()) << c.ToString();
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 0);
+}
+
+// no_constant_clones: the default source carries the pragma, the option
+// off does not, and every gemm candidate of mlp_bf16 computes the same bits
+// either way.
+TEST(CpuBackendTest, KernelsWithAndWithoutConstantClonesAgree) {
+  CpuBackendOptions options;
+  options.no_constant_clones = false;
+  absl::StatusOr<std::unique_ptr<CpuBackend>> cloning = CpuBackend::Create(options);
+  ASSERT_THAT(cloning, IsOk());
+  absl::StatusOr<std::unique_ptr<Module>> m =
+      ParseModuleFile(Root() + "/examples/mlp_bf16.hlo");
+  ASSERT_THAT(m, IsOk());
+  absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
+  ASSERT_THAT(fused, IsOk());
+  int compared = 0;
+  for (const auto& inst : (*fused)->entry()->instructions()) {
+    if (inst->opcode() != Opcode::kFusion ||
+        Backend().DefaultConfig(*inst).kind() != "cpu_gemm") {
+      continue;
+    }
+    std::vector<Literal> args;
+    for (int64_t i = 0; i < inst->operand_count(); ++i) {
+      args.push_back(RandomLiteral(inst->operand(i)->shape(), 5 + i));
+    }
+    std::vector<Backend::KernelRequest> requests;
+    for (const KernelConfig& c : Backend().Candidates(*inst, false)) {
+      absl::StatusOr<std::string> plain = Backend().Source(*inst, c);
+      absl::StatusOr<std::string> with_clones = (*cloning)->Source(*inst, c);
+      ASSERT_THAT(plain, IsOk());
+      ASSERT_THAT(with_clones, IsOk());
+      EXPECT_THAT(*plain, HasSubstr(kNoConstantClones));
+      EXPECT_THAT(*with_clones, Not(HasSubstr("no-ipa-cp-clone")));
+      requests.push_back({inst.get(), c});
+    }
+    auto a = Backend().CompileKernels(requests);
+    auto b = (*cloning)->CompileKernels(requests);
+    ASSERT_EQ(a.size(), requests.size());
+    ASSERT_EQ(b.size(), requests.size());
+    for (size_t r = 0; r < requests.size(); ++r) {
+      ASSERT_THAT(a[r], IsOk());
+      ASSERT_THAT(b[r], IsOk());
+      Literal out_a(inst->shape()), out_b(inst->shape());
+      ASSERT_THAT((*a[r])->Run(HostBuffers(args), HostBuffer(out_a)), IsOk());
+      ASSERT_THAT((*b[r])->Run(HostBuffers(args), HostBuffer(out_b)), IsOk());
+      EXPECT_EQ(out_a.bytes(), out_b.bytes()) << requests[r].config.ToString();
       ++compared;
     }
   }

@@ -20,6 +20,12 @@ extern const char kKernelPrelude[];
 // prologue of kernel bundles.
 extern const char kKernelSystemHeaders[];
 
+// Lines that turn off GCC's cloning of functions for constant arguments
+// (the same code as -fno-ipa-cp-clone, which clang would reject as a
+// flag); the CPU backend starts kernels with them
+// (CpuBackendOptions::no_constant_clones).
+extern const char kNoConstantClones[];
+
 // Vector helpers for `W` float lanes: the typedefs xt_vf (float), xt_vi
 // (int32 masks), xt_vu16 and the overloads the math templates need.
 // Returns the text to append after kKernelPrelude.
