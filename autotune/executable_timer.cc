@@ -139,11 +139,14 @@ absl::StatusOr<InModuleTiming> ExecutableModuleTimer::Time(
     kernels.push_back(std::move(*kernel));
   }
   // Runs per round: this contest's share of what is left of the budget,
-  // at least `least`, at most 40 x that.
+  // at least `least`, at most max_runs a finalist.
   const double share = (budget - spent_seconds_) / std::max(1, contests_left) /
                        rounds / std::max(run_seconds_, 1e-7);
+  const int64_t most = std::max<int64_t>(
+      least, static_cast<int64_t>(std::max(1, in_module_.max_runs)) *
+                 static_cast<int64_t>(k));
   const int64_t per_round = static_cast<int64_t>(std::clamp<double>(
-      share, static_cast<double>(least), static_cast<double>(least * 40)));
+      share, static_cast<double>(least), static_cast<double>(most)));
   std::vector<Timed> timed(k);
   std::vector<std::vector<double>> own(k);
   probe_.timed.assign(probe_.substitute.size(), false);

@@ -460,6 +460,8 @@ ENTRY e {
   for (size_t j = 0; j < 2; ++j) {
     const Timed& f = t->module[j];
     EXPECT_GE(f.seconds.size(), static_cast<size_t>(o.rounds * o.min_runs));
+    // The budget would allow far more: at most max_runs a round.
+    EXPECT_LE(f.seconds.size(), static_cast<size_t>(o.rounds * o.max_runs));
     EXPECT_EQ(f.round_scores.size(), static_cast<size_t>(o.rounds));
     // The module's run includes the fusion's own time.
     EXPECT_GT(t->own[j], 0);
