@@ -4,6 +4,7 @@
 #include "codegen/cpu/cpu_backend.h"
 
 #include <filesystem>
+#include <functional>
 
 #include "codegen/cpu/prelude.h"
 #include "eval/evaluator.h"
@@ -312,6 +313,58 @@ TEST(CpuBackendTest, ModuleKernelsCompileAsOneBundleAndLoadAlone) {
   std::filesystem::remove_all(pattern, ignored);
 }
 
+// Every candidate of every `kind` fusion of `example` computes the same
+// bytes with Backend() and with `other` (each set compiled as one bundle);
+// `sources` sees each candidate's two sources first. Returns how many
+// candidates were compared.
+int CompareWithBackend(CpuBackend& other, const std::string& example,
+                       const std::string& kind,
+                       const std::function<void(const std::string& ours,
+                                                const std::string& theirs)>& sources) {
+  absl::StatusOr<std::unique_ptr<Module>> m =
+      ParseModuleFile(Root() + "/examples/" + example);
+  EXPECT_THAT(m, IsOk());
+  if (!m.ok()) return 0;
+  absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
+  EXPECT_THAT(fused, IsOk());
+  if (!fused.ok()) return 0;
+  int compared = 0;
+  for (const auto& inst : (*fused)->entry()->instructions()) {
+    if (inst->opcode() != Opcode::kFusion ||
+        Backend().DefaultConfig(*inst).kind() != kind) {
+      continue;
+    }
+    std::vector<Literal> args;
+    for (int64_t i = 0; i < inst->operand_count(); ++i) {
+      args.push_back(RandomLiteral(inst->operand(i)->shape(), 11 + i));
+    }
+    std::vector<Backend::KernelRequest> requests;
+    for (const KernelConfig& c : Backend().Candidates(*inst, false)) {
+      absl::StatusOr<std::string> ours = Backend().Source(*inst, c);
+      absl::StatusOr<std::string> theirs = other.Source(*inst, c);
+      EXPECT_THAT(ours, IsOk());
+      EXPECT_THAT(theirs, IsOk());
+      if (ours.ok() && theirs.ok()) sources(*ours, *theirs);
+      requests.push_back({inst.get(), c});
+    }
+    auto a = Backend().CompileKernels(requests);
+    auto b = other.CompileKernels(requests);
+    EXPECT_EQ(a.size(), requests.size());
+    EXPECT_EQ(b.size(), requests.size());
+    for (size_t r = 0; r < requests.size() && r < a.size() && r < b.size(); ++r) {
+      EXPECT_THAT(a[r], IsOk());
+      EXPECT_THAT(b[r], IsOk());
+      if (!a[r].ok() || !b[r].ok()) continue;
+      Literal out_a(inst->shape()), out_b(inst->shape());
+      EXPECT_THAT((*a[r])->Run(HostBuffers(args), HostBuffer(out_a)), IsOk());
+      EXPECT_THAT((*b[r])->Run(HostBuffers(args), HostBuffer(out_b)), IsOk());
+      EXPECT_EQ(out_a.bytes(), out_b.bytes()) << requests[r].config.ToString();
+      ++compared;
+    }
+  }
+  return compared;
+}
+
 // builtin_min_max = false (immintrin.h, as earlier versions) builds other
 // source for the same results: the softmax's max reductions agree bit for
 // bit in every candidate.
@@ -320,37 +373,11 @@ TEST(CpuBackendTest, MinMaxFromTheHeaderOrTheBuiltinsAgree) {
   options.builtin_min_max = false;
   absl::StatusOr<std::unique_ptr<CpuBackend>> header = CpuBackend::Create(options);
   ASSERT_THAT(header, IsOk());
-  absl::StatusOr<std::unique_ptr<Module>> m =
-      ParseModuleFile(Root() + "/examples/attention.hlo");
-  ASSERT_THAT(m, IsOk());
-  absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
-  ASSERT_THAT(fused, IsOk());
-  int compared = 0;
-  for (const auto& inst : (*fused)->entry()->instructions()) {
-    if (inst->opcode() != Opcode::kFusion ||
-        Backend().DefaultConfig(*inst).kind() != "cpu_row_reduce") {
-      continue;
-    }
-    std::vector<Literal> args;
-    for (int64_t i = 0; i < inst->operand_count(); ++i) {
-      args.push_back(RandomLiteral(inst->operand(i)->shape(), 11 + i));
-    }
-    for (const KernelConfig& c : Backend().Candidates(*inst, false)) {
-      absl::StatusOr<std::string> with = (*header)->Source(*inst, c);
-      ASSERT_THAT(with, IsOk());
-      EXPECT_THAT(*with, HasSubstr("#define XT_INTRINSICS_HEADER 1"));
-      absl::StatusOr<std::unique_ptr<Kernel>> a = Backend().Compile(*inst, c);
-      absl::StatusOr<std::unique_ptr<Kernel>> b = (*header)->Compile(*inst, c);
-      ASSERT_THAT(a, IsOk());
-      ASSERT_THAT(b, IsOk());
-      Literal out_a(inst->shape()), out_b(inst->shape());
-      ASSERT_THAT((*a)->Run(HostBuffers(args), HostBuffer(out_a)), IsOk());
-      ASSERT_THAT((*b)->Run(HostBuffers(args), HostBuffer(out_b)), IsOk());
-      EXPECT_EQ(out_a.bytes(), out_b.bytes()) << c.ToString();
-      ++compared;
-    }
-  }
-  EXPECT_GT(compared, 0);
+  EXPECT_GT(CompareWithBackend(**header, "attention.hlo", "cpu_row_reduce",
+                               [](const std::string&, const std::string& with) {
+                                 EXPECT_THAT(with, HasSubstr("#define XT_INTRINSICS_HEADER 1"));
+                               }),
+            0);
 }
 
 // no_constant_clones: the default source carries the pragma, the option
@@ -361,46 +388,12 @@ TEST(CpuBackendTest, KernelsWithAndWithoutConstantClonesAgree) {
   options.no_constant_clones = false;
   absl::StatusOr<std::unique_ptr<CpuBackend>> cloning = CpuBackend::Create(options);
   ASSERT_THAT(cloning, IsOk());
-  absl::StatusOr<std::unique_ptr<Module>> m =
-      ParseModuleFile(Root() + "/examples/mlp_bf16.hlo");
-  ASSERT_THAT(m, IsOk());
-  absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
-  ASSERT_THAT(fused, IsOk());
-  int compared = 0;
-  for (const auto& inst : (*fused)->entry()->instructions()) {
-    if (inst->opcode() != Opcode::kFusion ||
-        Backend().DefaultConfig(*inst).kind() != "cpu_gemm") {
-      continue;
-    }
-    std::vector<Literal> args;
-    for (int64_t i = 0; i < inst->operand_count(); ++i) {
-      args.push_back(RandomLiteral(inst->operand(i)->shape(), 5 + i));
-    }
-    std::vector<Backend::KernelRequest> requests;
-    for (const KernelConfig& c : Backend().Candidates(*inst, false)) {
-      absl::StatusOr<std::string> plain = Backend().Source(*inst, c);
-      absl::StatusOr<std::string> with_clones = (*cloning)->Source(*inst, c);
-      ASSERT_THAT(plain, IsOk());
-      ASSERT_THAT(with_clones, IsOk());
-      EXPECT_THAT(*plain, HasSubstr(kNoConstantClones));
-      EXPECT_THAT(*with_clones, Not(HasSubstr("no-ipa-cp-clone")));
-      requests.push_back({inst.get(), c});
-    }
-    auto a = Backend().CompileKernels(requests);
-    auto b = (*cloning)->CompileKernels(requests);
-    ASSERT_EQ(a.size(), requests.size());
-    ASSERT_EQ(b.size(), requests.size());
-    for (size_t r = 0; r < requests.size(); ++r) {
-      ASSERT_THAT(a[r], IsOk());
-      ASSERT_THAT(b[r], IsOk());
-      Literal out_a(inst->shape()), out_b(inst->shape());
-      ASSERT_THAT((*a[r])->Run(HostBuffers(args), HostBuffer(out_a)), IsOk());
-      ASSERT_THAT((*b[r])->Run(HostBuffers(args), HostBuffer(out_b)), IsOk());
-      EXPECT_EQ(out_a.bytes(), out_b.bytes()) << requests[r].config.ToString();
-      ++compared;
-    }
-  }
-  EXPECT_GT(compared, 0);
+  EXPECT_GT(CompareWithBackend(**cloning, "mlp_bf16.hlo", "cpu_gemm",
+                               [](const std::string& plain, const std::string& with_clones) {
+                                 EXPECT_THAT(plain, HasSubstr(kNoConstantClones));
+                                 EXPECT_THAT(with_clones, Not(HasSubstr("no-ipa-cp-clone")));
+                               }),
+            0);
 }
 
 TEST(CpuBackendTest, DeviceDescriptionNamesWhatMatters) {
