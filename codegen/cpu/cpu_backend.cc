@@ -31,8 +31,17 @@ CpuBackend::CpuBackend(CpuDevice device, std::unique_ptr<HostCompiler> compiler,
 
 absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(
     CpuBackendOptions options) {
+  if (options.align_functions < 0 ||
+      (options.align_functions & (options.align_functions - 1)) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("CpuBackendOptions::align_functions must be 0 or a power of two, not ",
+                     options.align_functions));
+  }
   HostCompilerOptions compiler = options.compiler;
   compiler.flags.push_back("-ffp-contract=fast");
+  if (options.align_functions > 0) {
+    compiler.flags.push_back(absl::StrCat("-falign-functions=", options.align_functions));
+  }
   if (compiler.precompiled_header.empty() && options.precompiled_prelude) {
     compiler.precompiled_header = kKernelSystemHeaders;
   }

@@ -380,6 +380,47 @@ TEST(CpuBackendTest, MinMaxFromTheHeaderOrTheBuiltinsAgree) {
             0);
 }
 
+// align_functions: every entry point of a bundle of a fusion's candidate
+// sources starts on a 64-byte boundary (so each source's code has the same
+// layout there as alone), and an alignment that is not a power of two is
+// an error.
+TEST(CpuBackendTest, BundledKernelsStartOnCacheLines) {
+  absl::StatusOr<std::unique_ptr<Module>> m = ParseModuleFile(Root() + "/examples/mlp.hlo");
+  ASSERT_THAT(m, IsOk());
+  absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
+  ASSERT_THAT(fused, IsOk());
+  std::vector<std::string> sources;
+  for (const auto& inst : (*fused)->entry()->instructions()) {
+    if (inst->opcode() != Opcode::kFusion) continue;
+    for (const KernelConfig& c : Backend().Candidates(*inst, false)) {
+      absl::StatusOr<std::string> source = Backend().Source(*inst, c);
+      ASSERT_THAT(source, IsOk());
+      if (std::find(sources.begin(), sources.end(), *source) == sources.end()) {
+        sources.push_back(*source);
+      }
+    }
+  }
+  ASSERT_GE(sources.size(), 4u);
+  const std::vector<std::string> symbols = {"xtune_kernel"};
+  std::vector<absl::StatusOr<LoadedKernel>> loaded =
+      Backend().compiler()->LoadKernels(sources, symbols);
+  ASSERT_EQ(loaded.size(), sources.size());
+  int bundled = 0;
+  for (const absl::StatusOr<LoadedKernel>& k : loaded) {
+    ASSERT_THAT(k, IsOk());
+    bundled += !k->suffix.empty();
+    void* entry = k->Symbol("xtune_kernel");
+    ASSERT_NE(entry, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(entry) % 64, 0u) << k->Name("xtune_kernel");
+  }
+  EXPECT_GE(bundled, 2);
+
+  CpuBackendOptions odd;
+  odd.align_functions = 48;
+  EXPECT_THAT(CpuBackend::Create(odd), StatusIs(absl::StatusCode::kInvalidArgument,
+                                                HasSubstr("align_functions")));
+}
+
 // no_constant_clones: the default source carries the pragma, the option
 // off does not, and every gemm candidate of mlp_bf16 computes the same bits
 // either way.
