@@ -437,11 +437,11 @@ int Bench(const std::string& name, const std::string& text, const std::string& s
                      "\"current_vs_previous\":%.3f,\"same_as_previous\":%s,"
                      "\"second_current_us\":%.2f,"
                      "\"same_config_twice\":%s,\"chosen_in_module\":%s,"
-                     "\"current\":\"%s\",\"previous\":\"%s\"%s}",
+                     "\"current\":\"%s\",\"previous\":\"%s\",\"second\":\"%s\"%s}",
                      name, f, FusionKindName(ClassifyFusion(*inst)), t[0] * 1e6, t[1] * 1e6,
                      noise, t[2] * 1e6, ratio, c[f] == p[f] ? "true" : "false", t[3] * 1e6,
                      c[f] == a[f] ? "true" : "false", chosen_in_module ? "true" : "false",
-                     c[f].ToString(), p[f].ToString(), vs_exhaustive)
+                     c[f].ToString(), p[f].ToString(), a[f].ToString(), vs_exhaustive)
               << std::endl;
   }
   std::vector<double> run = RetimeModule(
