@@ -399,12 +399,13 @@ int Bench(const std::string& name, const std::string& text, const std::string& s
     if (!best.empty()) {
       // The fastest of the exhaustive search's five that is another config
       // than the current one (the current config among them is the same
-      // kernel: a difference would be noise).
+      // kernel: a difference would be noise); 0, the current one itself,
+      // when there is none.
       size_t fastest = 0;
       for (size_t i = 4; i < t.size(); ++i) {
         if (configs[i] != c[f] && (fastest == 0 || t[i] < t[fastest])) fastest = i;
       }
-      double r = fastest == 0 ? 1.0 : t[0] / t[fastest];
+      double r = t[0] / t[fastest];
       const double first_r = r;
       // The fastest of five measurements is biased low (the winner's
       // curse): a miss is re-timed on its own, the two side by side, and
@@ -421,8 +422,7 @@ int Bench(const std::string& name, const std::string& text, const std::string& s
       vs_exhaustive = absl::StrFormat(
           ",\"exhaustive_best_us\":%.2f,\"current_vs_exhaustive\":%.3f,"
           "\"current_vs_exhaustive_first_retime\":%.3f,\"exhaustive_best\":\"%s\"",
-          fastest == 0 ? t[0] * 1e6 : t[fastest] * 1e6, r, first_r,
-          fastest == 0 ? c[f].ToString() : configs[fastest].ToString());
+          t[fastest] * 1e6, r, first_r, configs[fastest].ToString());
     }
     // The same config is the same kernel: no difference to measure.
     double ratio = c[f] == p[f] ? 1.0 : t[0] / t[2];
@@ -460,8 +460,8 @@ int Bench(const std::string& name, const std::string& text, const std::string& s
                    name, total, same, slower, slower_in_module,
                    static_cast<int>(in_module.size()), worst, run[0] * 1e6, run[1] * 1e6,
                    run[0] / run[1], run[2] * 1e6, run[2] / run[0], gemms,
-                   gemms_within_3pct, gemm_misses_in_module, worst_vs_exhaustive, run[3] * 1e6, run[0] / run[3],
-                   exhaustive_s)
+                   gemms_within_3pct, gemm_misses_in_module, worst_vs_exhaustive,
+                   run[3] * 1e6, run[0] / run[3], exhaustive_s)
             << std::endl;
   double warm_previous = WarmCompile(**m, current->result, false, scratch + "/warm_p");
   double warm_current = WarmCompile(**m, current->result, true, scratch + "/warm_c");

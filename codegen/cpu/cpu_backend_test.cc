@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "codegen/cpu/kernel_abi.h"
 #include "codegen/cpu/prelude.h"
 #include "eval/evaluator.h"
 #include "fusion/fusion_pass.h"
@@ -401,7 +402,7 @@ TEST(CpuBackendTest, BundledKernelsStartOnCacheLines) {
     }
   }
   ASSERT_GE(sources.size(), 4u);
-  const std::vector<std::string> symbols = {"xtune_kernel"};
+  const std::vector<std::string> symbols = {kKernelSymbol};
   std::vector<absl::StatusOr<LoadedKernel>> loaded =
       Backend().compiler()->LoadKernels(sources, symbols);
   ASSERT_EQ(loaded.size(), sources.size());
@@ -409,9 +410,9 @@ TEST(CpuBackendTest, BundledKernelsStartOnCacheLines) {
   for (const absl::StatusOr<LoadedKernel>& k : loaded) {
     ASSERT_THAT(k, IsOk());
     bundled += !k->suffix.empty();
-    void* entry = k->Symbol("xtune_kernel");
+    void* entry = k->Symbol(kKernelSymbol);
     ASSERT_NE(entry, nullptr);
-    EXPECT_EQ(reinterpret_cast<uintptr_t>(entry) % 64, 0u) << k->Name("xtune_kernel");
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(entry) % 64, 0u) << k->Name(kKernelSymbol);
   }
   EXPECT_GE(bundled, 2);
 
