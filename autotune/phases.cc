@@ -75,6 +75,7 @@ void UpdateMedians(Trial& trial, const std::vector<size_t>& which) {
     if (trial.failed[c] || trial.timed[c].seconds.empty()) continue;
     trial.medians[c] = Median(trial.timed[c].seconds);
     trial.log.candidates[c].seconds = trial.timed[c].seconds;
+    trial.log.candidates[c].round_seconds = trial.timed[c].round_scores;
     trial.log.candidates[c].median_seconds = trial.medians[c];
   }
 }

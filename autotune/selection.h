@@ -1,7 +1,7 @@
 // Choosing the winner among timed candidates, deterministically: a config
 // wins over an earlier one in canonical order only when it is faster by
-// more than its own noise, so near-ties go to the earliest config and two
-// runs on a quiet machine pick the same config.
+// more than the noise band's floor, so near-ties go to the earliest config
+// and two runs on a quiet machine pick the same config.
 //
 // The median (not a low percentile) so that a config that is fast only now
 // and then — a threaded kernel on a busy machine — does not win on its best
@@ -55,17 +55,16 @@ std::vector<std::vector<double>> LevelRounds(const std::vector<Timed>& candidate
 // are compared by the median of their levelled rounds (LevelRounds; the
 // pooled Score() for one without rounds). Walking the eligible candidates
 // in order, a candidate replaces the one chosen so far when its score
-// times (1 + its own band) is below the chosen one's: a later config must
-// be faster by more than its own noise, so ties go to the earliest config,
-// and an erratic candidate (a threaded kernel on a busy machine) cannot
-// displace a steady one by being fast now and then. A candidate's own
-// band is the spread of its levelled rounds as in RoundSpread(); the band
-// reported in `*band` (when non-null) is the median of those spreads over
-// eligible candidates with two rounds or more — the machine's drift, which
-// callers use to decide how close is close. Both are clamped to
-// [max(min_band, kTimingJitterSeconds / best score), max(min_band, 0.25)]
-// (the lower end capped at 0.25). The winner is always within the best
-// score's own band of it. -1 when none is eligible.
+// times (1 + the floor) is below the chosen one's, the floor being
+// max(min_band, kTimingJitterSeconds / best score) (that second term
+// capped at 0.25): a later config must be faster by more than what one
+// timed run resolves, so near-ties go to the earliest config. The band
+// reported in `*band` (when non-null) is the median, over eligible
+// candidates with two rounds or more, of the spread of their levelled
+// rounds as in RoundSpread() — the machine's drift, which callers use to
+// decide how close is close (finalists, in-module margins) — clamped to
+// [floor, max(min_band, 0.25)]. The winner is always within the floor of
+// the best score. -1 when none is eligible.
 int SelectWinner(const std::vector<Timed>& candidates, double min_band,
                  double* band = nullptr);
 

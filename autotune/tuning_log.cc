@@ -56,6 +56,9 @@ std::string TuningLogsToText(const std::vector<FusionLog>& logs) {
         for (double s : c.seconds) {
           absl::StrAppend(&out, "    samples ", Duration(s), "\n");
         }
+        for (double s : c.round_seconds) {
+          absl::StrAppend(&out, "    round_medians ", Duration(s), "\n");
+        }
       }
       if (c.failure != FailureKind::kNone) {
         absl::StrAppend(&out, "    failure { kind: ", XlaFailureKindName(c.failure),

@@ -30,6 +30,10 @@ struct CandidateLog {
   KernelConfig config;
   std::optional<double> median_seconds;  // when it was timed
   std::vector<double> seconds;
+  // The median of each timing round (interleaved with the other
+  // candidates' rounds), in order: what the selection compares
+  // (autotune/selection.h).
+  std::vector<double> round_seconds;
   FailureKind failure = FailureKind::kNone;
   std::string message;  // the failure, in words
 };
