@@ -237,6 +237,7 @@ int InModuleWinner(const InModuleContest& contest, const InModuleTiming& timing,
   for (size_t j = 0; j < better.size(); ++j) {
     Timed& t = better[j];
     const int64_t th = contest.threads[j];
+    t.threads = th;
     // Faster beyond the margins, with no more threads; or, with fewer
     // threads, no slower than the noise band: a module that cannot tell a
     // second thread's worth does not need it.

@@ -182,7 +182,10 @@ void SetCandidates(const Backend& backend, std::vector<KernelConfig> configs,
   t.outputs.resize(n);
   t.medians.assign(n, 0);
   t.log.candidates.assign(n, CandidateLog{});
-  for (size_t c = 0; c < n; ++c) t.log.candidates[c].config = t.configs[c];
+  for (size_t c = 0; c < n; ++c) {
+    t.log.candidates[c].config = t.configs[c];
+    t.timed[c].threads = backend.HostThreads(t.configs[c]);
+  }
   t.order.clear();
   for (size_t c = 0; c < n; ++c) {
     if (backend.IsLibraryCall(t.configs[c])) t.order.push_back(c);

@@ -79,12 +79,13 @@ int SelectWinner(const std::vector<Timed>& candidates, double min_band,
     if (best < 0 || scores[i] < scores[best]) best = static_cast<int>(i);
   }
   if (best < 0 || scores[best] <= 0) return best;
-  std::vector<double> all;
+  std::vector<double> spreads(candidates.size(), 0), all;
   for (size_t i = 0; i < candidates.size(); ++i) {
     if (!candidates[i].eligible || levelled[i].size() < 2 || scores[i] <= 0) {
       continue;
     }
-    all.push_back(SpreadOf(levelled[i], scores[i]));
+    spreads[i] = SpreadOf(levelled[i], scores[i]);
+    all.push_back(spreads[i]);
   }
   // A kernel of a few microseconds cannot be told apart by less than the
   // jitter of one timed run, whatever its rounds say.
@@ -96,17 +97,28 @@ int SelectWinner(const std::vector<Timed>& candidates, double min_band,
   // is faster by more than the band's floor. Not by its own rounds'
   // spread: that spread is itself noisy (and grows with the number of
   // rounds), and in four cold tunings of tuning_cost's model, replaying
-  // each fusion's logged rounds, requiring a candidate to beat the chosen
-  // one by its own spread made the tunings agree on 57% of the configs
-  // (the floor alone: 68%) and chose configs 6.7% slower on average, by
-  // another tuning's timings (the floor alone: 3.8%). The median already
-  // keeps a kernel that is fast only now and then from winning.
+  // each fusion's logged rounds, requiring every candidate to beat the
+  // chosen one by its own spread made the tunings agree on 57% of the
+  // configs (the floor alone: 68%) and chose configs 6.7% slower on
+  // average, by another tuning's timings (the floor alone: 3.8%). The
+  // median already keeps a kernel that is fast only now and then from
+  // winning. But with the floor alone, a two-thread row reduction timed
+  // in a good moment won and re-timed 27% slower than one thread; so a
+  // candidate with more threads than the chosen one still needs its own
+  // spread (replayed: 66% agree, 4.1% slower, and 31% fewer threaded
+  // winners, as good by another tuning's timings).
   int winner = -1;
   for (size_t i = 0; i < candidates.size(); ++i) {
     if (!candidates[i].eligible || candidates[i].seconds.empty()) continue;
-    if (winner < 0 || scores[i] * (1 + lo) < scores[winner]) {
+    if (winner < 0) {
       winner = static_cast<int>(i);
+      continue;
     }
+    const double needed =
+        candidates[i].threads > candidates[winner].threads
+            ? std::max(lo, std::clamp(spreads[i], lo, hi))
+            : lo;
+    if (scores[i] * (1 + needed) < scores[winner]) winner = static_cast<int>(i);
   }
   return winner;
 }

@@ -11,6 +11,7 @@
 #ifndef XTUNE_AUTOTUNE_SELECTION_H_
 #define XTUNE_AUTOTUNE_SELECTION_H_
 
+#include <cstdint>
 #include <vector>
 
 namespace xtune {
@@ -28,6 +29,9 @@ struct Timed {
   std::vector<double> seconds;       // every timed run
   std::vector<double> round_scores;  // Score() of each timing round
   bool eligible = true;
+  // The host threads its kernel runs on (Backend::HostThreads); see
+  // SelectWinner. Default 1.
+  int64_t threads = 1;
 };
 
 // The time resolution of one timed CPU run (clock reads, the state the
@@ -58,7 +62,12 @@ std::vector<std::vector<double>> LevelRounds(const std::vector<Timed>& candidate
 // times (1 + the floor) is below the chosen one's, the floor being
 // max(min_band, kTimingJitterSeconds / best score) (that second term
 // capped at 0.25): a later config must be faster by more than what one
-// timed run resolves, so near-ties go to the earliest config. The band
+// timed run resolves, so near-ties go to the earliest config. A candidate
+// with more threads than the chosen one must also be faster by its own
+// noise, the spread of its levelled rounds as in RoundSpread() (clamped
+// like the band below): what a second thread is worth on a shared machine
+// changes from one round to the next, and a threaded kernel timed in a
+// good moment costs more in the running module. The band
 // reported in `*band` (when non-null) is the median, over eligible
 // candidates with two rounds or more, of the spread of their levelled
 // rounds as in RoundSpread() — the machine's drift, which callers use to

@@ -93,6 +93,23 @@ TEST(SelectionTest, AFasterMedianWinsHoweverItsRoundsSpread) {
   EXPECT_EQ(SelectWinner({T(1.0), close}, 0.03), 0);
 }
 
+TEST(SelectionTest, MoreThreadsMustBeFasterByTheirOwnNoise) {
+  // The same erratic 15% faster candidate on two threads, against a steady
+  // one-thread one: not faster than its own 35% spread, so it loses.
+  Timed threaded{std::vector<double>(10, 0.85), {0.7, 1.0, 0.85}, true, 2};
+  EXPECT_EQ(SelectWinner({T(1.0), threaded}, 0.03), 0);
+  // Steady, it wins; and an erratic one with no more threads than the
+  // chosen one needs only the floor.
+  Timed steady{std::vector<double>(10, 0.85), {0.84, 0.86, 0.85}, true, 2};
+  EXPECT_EQ(SelectWinner({T(1.0), steady}, 0.03), 1);
+  Timed two = T(1.0);
+  two.threads = 2;
+  EXPECT_EQ(SelectWinner({two, threaded}, 0.03), 1);
+  // Fewer threads need only the floor, however erratic.
+  Timed one{std::vector<double>(10, 0.85), {0.7, 1.0, 0.85}, true, 1};
+  EXPECT_EQ(SelectWinner({two, one}, 0.03), 1);
+}
+
 TEST(SelectionTest, ASteadyFasterOneDisplacesAnEarlierOneWhateverTheOthers) {
   // What mlp's first gemm measured in a noisy run: the first pass was 25%
   // slow, the threaded kernels were erratic, and the old band (25% for

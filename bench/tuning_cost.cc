@@ -30,8 +30,9 @@
 //    isolated re-timing does not see: the module lines say how many of the
 //    fusions slower in isolation are such;
 //  - stability: a second cold current tuning; how many fusions choose the
-//    same config, and the module's run time with one tuning's configs
-//    against the other's;
+//    same config, how many of the others chose one that re-times more than
+//    3% away (faster or slower) from the first tuning's, and the module's
+//    run time with one tuning's configs against the other's;
 //  - seeded (the examples, after the model): a cold current tuning with
 //    the model's tuned cache loaded, so the cost model is fit on its
 //    entries before the first fusion;
@@ -45,6 +46,7 @@
 #include <stdlib.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -366,6 +368,9 @@ int Bench(const std::string& name, const std::string& text, const std::string& s
   const double exhaustive_s = Since(exhaustive_start);
   int same = 0, total = 0, slower = 0, gemms = 0, gemms_within_3pct = 0;
   int slower_in_module = 0, gemm_misses_in_module = 0;
+  // Fusions whose second tuning chose another config that re-times more
+  // than 3% away from the first's, either way: the flips that matter.
+  int differ_by_3pct = 0;
   double worst = 0, worst_vs_exhaustive = 0;
   // The fusions whose current config the in-module timing chose over the
   // isolated winner: isolated re-timing is not what they were chosen by.
@@ -395,6 +400,7 @@ int Bench(const std::string& name, const std::string& text, const std::string& s
     configs.insert(configs.end(), best.begin(), best.end());
     std::vector<double> t = Retime(**cpu, *inst, configs);
     double noise = t[1] / t[0];
+    if (c[f] != a[f] && std::abs(t[3] / t[0] - 1) > 0.03) ++differ_by_3pct;
     std::string vs_exhaustive;
     if (!best.empty()) {
       // The fastest of the exhaustive search's five that is another config
@@ -448,7 +454,8 @@ int Bench(const std::string& name, const std::string& text, const std::string& s
       **cpu, **m, {&current->result, &previous->result, &again->result, &with_exhaustive});
   std::cout << absl::StrFormat(
                    "{\"bench\":\"tuning_cost_module\",\"module\":\"%s\",\"fusions\":%d,"
-                   "\"same_config_twice\":%d,\"fusions_slower_than_previous_by_3pct\":%d,"
+                   "\"same_config_twice\":%d,\"second_config_3pct_apart\":%d,"
+                   "\"fusions_slower_than_previous_by_3pct\":%d,"
                    "\"of_them_chosen_in_module\":%d,\"chosen_in_module\":%d,"
                    "\"worst_fusion_vs_previous\":%.3f,\"run_current_us\":%.1f,"
                    "\"run_previous_us\":%.1f,\"run_current_vs_previous\":%.3f,"
@@ -457,7 +464,7 @@ int Bench(const std::string& name, const std::string& text, const std::string& s
                    "\"of_the_other_gemms_chosen_in_module\":%d,"
                    "\"worst_gemm_vs_exhaustive\":%.3f,\"run_exhaustive_gemms_us\":%.1f,"
                    "\"run_current_vs_exhaustive_gemms\":%.3f,\"exhaustive_tuning_s\":%.1f}",
-                   name, total, same, slower, slower_in_module,
+                   name, total, same, differ_by_3pct, slower, slower_in_module,
                    static_cast<int>(in_module.size()), worst, run[0] * 1e6, run[1] * 1e6,
                    run[0] / run[1], run[2] * 1e6, run[2] / run[0], gemms,
                    gemms_within_3pct, gemm_misses_in_module, worst_vs_exhaustive,

@@ -194,6 +194,18 @@ TEST_F(CliTest, CompileTunesAndPrintsTheTable) {
   ASSERT_THAT(text, IsOk());
   EXPECT_THAT(*text, HasSubstr("selected: \"cpu_gemm"));
   EXPECT_THAT(*text, HasSubstr("candidates {"));
+  // Every timed candidate's rounds, to replay the choice: at least one
+  // round median per run_time, three for the winner.
+  EXPECT_THAT(*text, HasSubstr("    round_medians { nanos: "));
+  auto count = [&](const char* what) {
+    int n = 0;
+    for (size_t at = text->find(what); at != std::string::npos;
+         at = text->find(what, at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  EXPECT_GE(count("round_medians"), count("run_time") + 2);
 }
 
 TEST_F(CliTest, XlaFlagsFromTheEnvironmentAndTheCommandLine) {
