@@ -138,10 +138,13 @@ struct AutotuneOptions {
   // A candidate still running after this is killed and recorded as hung.
   // Default 30 s.
   absl::Duration candidate_timeout = absl::Seconds(30);
-  // Candidates whose median is within the noise band of the best (the
-  // machine's drift between rounds, never below this) tie; ties go to the
-  // earliest config in canonical order.
-  // Default 0.03 (the floor is 2%; 3% makes repeated tunings on a
+  // The noise band's floor: a candidate displaces an earlier one in
+  // canonical order only when faster by more than this (or by what one
+  // timed run resolves, for kernels of a few microseconds; a candidate
+  // with more threads also by its own rounds' spread: see SelectWinner in
+  // autotune/selection.h), so near-ties go to the earliest config. The
+  // band the other phases use, the machine's drift between rounds, never
+  // goes below it. Default 0.03 (the floor is 2%; 3% makes repeated tunings on a
   // shared machine agree more often).
   double min_noise_band = 0.03;
   // Progress on stderr while tuning: kTerminal rewrites one line in place;
