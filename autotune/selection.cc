@@ -106,7 +106,8 @@ int SelectWinner(const std::vector<Timed>& candidates, double min_band,
   // in a good moment won and re-timed 27% slower than one thread; so a
   // candidate with more threads than the chosen one still needs its own
   // spread (replayed: 66% agree, 4.1% slower, and 31% fewer threaded
-  // winners, as good by another tuning's timings).
+  // winners, as good by another tuning's timings). The replay:
+  // scripts/replay_selection.py.
   int winner = -1;
   for (size_t i = 0; i < candidates.size(); ++i) {
     if (!candidates[i].eligible || candidates[i].seconds.empty()) continue;
@@ -114,10 +115,9 @@ int SelectWinner(const std::vector<Timed>& candidates, double min_band,
       winner = static_cast<int>(i);
       continue;
     }
-    const double needed =
-        candidates[i].threads > candidates[winner].threads
-            ? std::max(lo, std::clamp(spreads[i], lo, hi))
-            : lo;
+    const double needed = candidates[i].threads > candidates[winner].threads
+                              ? std::clamp(spreads[i], lo, hi)
+                              : lo;
     if (scores[i] * (1 + needed) < scores[winner]) winner = static_cast<int>(i);
   }
   return winner;

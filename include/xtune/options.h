@@ -144,8 +144,8 @@ struct AutotuneOptions {
   // with more threads also by its own rounds' spread: see SelectWinner in
   // autotune/selection.h), so near-ties go to the earliest config. The
   // band the other phases use, the machine's drift between rounds, never
-  // goes below it. Default 0.03 (the floor is 2%; 3% makes repeated tunings on a
-  // shared machine agree more often).
+  // goes below it. Default 0.03 (the floor is 2%; 3% makes
+  // repeated tunings on a shared machine agree more often).
   double min_noise_band = 0.03;
   // Progress on stderr while tuning: kTerminal rewrites one line in place;
   // kLines prints a plain line at most every `progress_interval` (CI logs
