@@ -108,10 +108,18 @@ def select(cands, rule):
 
 
 def main(paths):
-    logs = [parse(p) for p in paths]
-    if len(logs) < 2:
+    if len(paths) < 2:
         sys.exit('usage: replay_selection.py LOG LOG [LOG ...] (two tunings at least)')
+    logs = []
+    for p in paths:
+        try:
+            logs.append(parse(p))
+        except (OSError, UnicodeDecodeError) as e:
+            sys.exit(f'replay_selection.py: cannot read {p}: {e}')
     names = [f for f in logs[0] if all(f in l for l in logs)]
+    if not names:
+        sys.exit('replay_selection.py: the logs share no tuned fusion (not '
+                 '--xla_gpu_dump_autotune_logs_to files of one module?)')
     for rule in ('old', 'floor', 'current'):
         chosen = [{f: select(l[f], rule) for f in names} for l in logs]
         agree, slower, threaded = [], [], 0
