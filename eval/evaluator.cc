@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "eval/dot.h"
 #include "eval/elementwise.h"
+#include "eval/indexing.h"
 #include "eval/reduce.h"
 #include "eval/shape_ops.h"
 #include "eval/tensor.h"
@@ -224,6 +225,27 @@ class Evaluator {
         return ops[0]->tuple[a.tuple_index];
       case Opcode::kCopy:
         return *ops[0];
+      case Opcode::kDynamicSlice:
+        return EvalDynamicSlice(
+            *ops[0], std::vector<const Tensor*>(ops.begin() + 1, ops.end()),
+            out);
+      case Opcode::kDynamicUpdateSlice:
+        return EvalDynamicUpdateSlice(
+            *ops[0], *ops[1],
+            std::vector<const Tensor*>(ops.begin() + 2, ops.end()));
+      case Opcode::kGather:
+        return EvalGather(*ops[0], *ops[1], MakeGatherPlan(inst), out);
+      case Opcode::kScatter: {
+        size_t n = ops.size() / 2;
+        return EvalScatter(
+            std::vector<const Tensor*>(ops.begin(), ops.begin() + n), *ops[n],
+            std::vector<const Tensor*>(ops.begin() + n + 1, ops.end()),
+            MakeScatterPlan(inst), *inst.called_computations()[0], out,
+            [this](const Computation& c,
+                   const std::vector<const Tensor*>& args) {
+              return Run(c, args);
+            });
+      }
       case Opcode::kAllReduce: {
         // One replica: the identity.
         if (ops.size() == 1) return *ops[0];

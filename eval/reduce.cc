@@ -9,8 +9,8 @@
 namespace xtune {
 namespace {
 
-// If `c` is `ROOT op(p0, p1)` (or op(p1, p0)) for a binary op, returns it and
-// whether the operands are swapped.
+}  // namespace
+
 std::optional<std::pair<Opcode, bool>> SimpleBinary(const Computation& c) {
   if (c.parameter_count() != 2) return std::nullopt;
   const Instruction* root = c.root();
@@ -29,6 +29,8 @@ std::optional<std::pair<Opcode, bool>> SimpleBinary(const Computation& c) {
   }
   return std::nullopt;
 }
+
+namespace {
 
 // For each input linear index, the output linear index it reduces into.
 std::vector<int64_t> OutputIndexOfInput(const Shape& in,
@@ -61,6 +63,8 @@ std::vector<int64_t> OutputIndexOfInput(const Shape& in,
   return map;
 }
 
+}  // namespace
+
 Tensor ScalarOf(const Tensor& t, int64_t k) {
   Tensor s(Shape(t.shape.dtype(), {}));
   if (t.is_float()) {
@@ -78,8 +82,6 @@ void Store(Tensor& dst, int64_t k, const Tensor& scalar) {
     dst.i[k] = scalar.i[0];
   }
 }
-
-}  // namespace
 
 absl::StatusOr<Tensor> EvalReduce(const std::vector<const Tensor*>& inputs,
                                   const std::vector<const Tensor*>& inits,

@@ -8,6 +8,8 @@
 #define XTUNE_EVAL_REDUCE_H_
 
 #include <functional>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -19,6 +21,14 @@ namespace xtune {
 // Evaluates a computation on argument tensors (supplied by the evaluator).
 using ComputationRunner = std::function<absl::StatusOr<Tensor>(
     const Computation&, const std::vector<const Tensor*>&)>;
+
+// If `c` is `ROOT op(p0, p1)` (or op(p1, p0)) for a binary op of the
+// parameters' type, returns the op and whether the operands are swapped.
+std::optional<std::pair<Opcode, bool>> SimpleBinary(const Computation& c);
+
+// Element `k` of `t` as a scalar tensor; stores a scalar tensor at `k`.
+Tensor ScalarOf(const Tensor& t, int64_t k);
+void Store(Tensor& dst, int64_t k, const Tensor& scalar);
 
 absl::StatusOr<Tensor> EvalReduce(const std::vector<const Tensor*>& inputs,
                                   const std::vector<const Tensor*>& inits,

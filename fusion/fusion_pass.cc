@@ -107,6 +107,7 @@ const char* KindAttr(FusionKind k) {
     case FusionKind::kGemm:
       return "kCustom";
     case FusionKind::kReduction:
+    case FusionKind::kScatter:
       return "kInput";
     case FusionKind::kLoop:
       return "kLoop";
@@ -124,16 +125,20 @@ absl::string_view FusionKindName(FusionKind kind) {
       return "reduction";
     case FusionKind::kLoop:
       return "loop";
+    case FusionKind::kScatter:
+      return "scatter";
   }
   return "loop";
 }
 
 FusionKind ClassifyFusion(const Instruction& fusion) {
-  bool has_reduce = false;
+  bool has_reduce = false, has_scatter = false;
   for (const auto& i : fusion.called_computations()[0]->instructions()) {
     if (i->opcode() == Opcode::kDot) return FusionKind::kGemm;
     has_reduce |= i->opcode() == Opcode::kReduce;
+    has_scatter |= i->opcode() == Opcode::kScatter;
   }
+  if (has_scatter) return FusionKind::kScatter;
   return has_reduce ? FusionKind::kReduction : FusionKind::kLoop;
 }
 

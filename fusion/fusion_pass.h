@@ -13,8 +13,13 @@
 //    epilogue: elementwise ops on the rows, broadcasts of the row results
 //    back over the rows, and further reductions of the same rows — so
 //    softmax and layer norm become one fusion each.
+//  - scatter fusion (kind=kInput, as XLA's): one scatter, the elementwise
+//    producers of its updates and the cheap producers (broadcasts,
+//    constants, iotas) of its operand, which the kernel copies into the
+//    output before applying the updates.
 //  - loop fusion (kind=kLoop): everything else — elementwise ops, broadcasts,
-//    reshapes, transposes, slices, pads, concatenations...
+//    reshapes, transposes, slices, pads, concatenations, dynamic-slice,
+//    dynamic-update-slice, gather...
 //
 // `call`s are inlined first and single-replica all-reduces dropped. Fusion
 // instructions already present (XLA's optimized dumps) are kept as they are.
@@ -33,12 +38,14 @@ enum class FusionKind {
   kGemm,       // kCustom, "__triton_gemm": a dot with producers and epilogue
   kReduction,  // kInput: reductions with producers (and row epilogues)
   kLoop,       // kLoop: elementwise and data movement
+  kScatter,    // kInput: a scatter with its updates' producers
 };
 
 absl::string_view FusionKindName(FusionKind kind);  // "gemm", ...
 
 // What kind of kernel a fusion instruction needs, from its fused computation
-// (a dot makes it gemm, else a reduce makes it a reduction, else loop), so
+// (a dot makes it gemm, else a scatter makes it scatter, else a reduce makes
+// it a reduction, else loop), so
 // fusions from XLA's dumps classify the same way as xtune's own.
 FusionKind ClassifyFusion(const Instruction& fusion);
 

@@ -43,6 +43,11 @@ class Planner {
         PlanReduction(owned.get());
       }
     }
+    for (const auto& owned : flat_.instructions()) {
+      if (owned->opcode() == Opcode::kScatter && !Owned(owned.get())) {
+        PlanScatter(owned.get());
+      }
+    }
     PlanLoops();
     // Definition order of roots keeps the entry topologically sorted.
     std::sort(groups_.begin(), groups_.end(),
@@ -265,6 +270,50 @@ class Planner {
     }
   }
 
+  // A scatter with its updates' elementwise producers and its operands'
+  // cheap producers (a broadcast zero, as JAX's scatter-add gradients
+  // start from).
+  void PlanScatter(const Instruction* s) {
+    Draft d{FusionKind::kScatter};
+    d.added.push_back(s);
+    d.members.insert(s);
+    const int64_t n = s->operand_count() / 2;
+    for (int64_t i = 0; i < n; ++i) {
+      std::vector<const Instruction*> dup;
+      const Instruction* x = s->operand(i);
+      if (IsCheapToDuplicate(*x) && AcceptExternal(x, d, &dup)) {
+        for (const Instruction* c : dup) d.duplicated.insert(c);
+      }
+    }
+    std::vector<const Instruction*> stack;
+    for (int64_t i = n + 1; i < 2 * n + 1; ++i) stack.push_back(s->operand(i));
+    const std::vector<int64_t>& dims = s->operand(n + 1)->shape().dims();
+    while (!stack.empty()) {
+      const Instruction* p = stack.back();
+      stack.pop_back();
+      if (d.Has(p) || Owned(p) || !IsElementwise(p->opcode()) ||
+          p->shape().dims() != dims || p == flat_.root()) {
+        continue;
+      }
+      bool all_users_inside = true;
+      for (const Instruction* u : p->users()) {
+        all_users_inside &= d.members.contains(u);
+      }
+      if (!all_users_inside) continue;
+      d.added.push_back(p);
+      d.members.insert(p);
+      for (const Instruction* op : p->operands()) {
+        std::vector<const Instruction*> dup;
+        if (IsCheapToDuplicate(*op) && !d.Has(op) &&
+            AcceptExternal(op, d, &dup)) {
+          for (const Instruction* c : dup) d.duplicated.insert(c);
+        }
+        stack.push_back(op);
+      }
+    }
+    Commit(d);
+  }
+
   // Softmax / layer-norm style epilogues of a row reduction.
   void GrowRowEpilogue(Draft& d, const Instruction* r) {
     const Shape& in = r->operand(0)->shape();
@@ -356,7 +405,8 @@ class Planner {
           continue;
         }
         if (IsEntryOnly(p->opcode()) || p->opcode() == Opcode::kDot ||
-            p->opcode() == Opcode::kReduce) {
+            p->opcode() == Opcode::kReduce ||
+            p->opcode() == Opcode::kScatter) {
           continue;
         }
         bool all_users_inside = true;

@@ -55,6 +55,10 @@ bool Instruction::Identical(const Instruction& other) const {
   return a.parameter_number == b.parameter_number &&
          a.dimensions == b.dimensions && a.dot == b.dot &&
          a.slice == b.slice && a.padding == b.padding &&
+         a.slice_sizes == b.slice_sizes && a.gather == b.gather &&
+         a.scatter == b.scatter &&
+         a.indices_are_sorted == b.indices_are_sorted &&
+         a.unique_indices == b.unique_indices &&
          a.direction == b.direction &&
          a.comparison_type == b.comparison_type &&
          a.tuple_index == b.tuple_index &&

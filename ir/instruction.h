@@ -51,6 +51,28 @@ struct PaddingDimension {
   bool operator==(const PaddingDimension&) const = default;
 };
 
+// Gather's dimension numbers (XLA's GatherDimensionNumbers).
+struct GatherDimensions {
+  std::vector<int64_t> offset_dims;
+  std::vector<int64_t> collapsed_slice_dims;
+  std::vector<int64_t> start_index_map;
+  std::vector<int64_t> operand_batching_dims;
+  std::vector<int64_t> start_indices_batching_dims;
+  int64_t index_vector_dim = 0;
+  bool operator==(const GatherDimensions&) const = default;
+};
+
+// Scatter's dimension numbers (XLA's ScatterDimensionNumbers).
+struct ScatterDimensions {
+  std::vector<int64_t> update_window_dims;
+  std::vector<int64_t> inserted_window_dims;
+  std::vector<int64_t> scatter_dims_to_operand_dims;
+  std::vector<int64_t> input_batching_dims;
+  std::vector<int64_t> scatter_indices_batching_dims;
+  int64_t index_vector_dim = 0;
+  bool operator==(const ScatterDimensions&) const = default;
+};
+
 // An attribute xtune keeps but does not interpret (sharding,
 // frontend_attributes, operand_precision, replica_groups, ...): its name and
 // its value exactly as written.
@@ -68,6 +90,12 @@ struct InstructionAttrs {
   DotDimensions dot;                    // dot
   std::vector<SliceDimension> slice;    // slice
   std::vector<PaddingDimension> padding;  // pad
+  std::vector<int64_t> slice_sizes;     // gather `slice_sizes`,
+                                        // dynamic-slice `dynamic_slice_sizes`
+  GatherDimensions gather;              // gather
+  ScatterDimensions scatter;            // scatter
+  bool indices_are_sorted = false;      // gather scatter
+  bool unique_indices = false;          // scatter
   ComparisonDirection direction = ComparisonDirection::kEq;  // compare
   std::string comparison_type;          // compare `type=`; "" = default
   int64_t tuple_index = 0;              // get-tuple-element `index=`
@@ -102,7 +130,7 @@ class Instruction {
   // Instructions using this one, each once, in the order they were added.
   const std::vector<Instruction*>& users() const { return users_; }
 
-  // to_apply (reduce, call, all-reduce) or calls (fusion).
+  // to_apply (reduce, call, all-reduce, scatter) or calls (fusion).
   const std::vector<Computation*>& called_computations() const {
     return called_;
   }

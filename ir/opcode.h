@@ -68,7 +68,11 @@ namespace xtune {
   V(kTuple, "tuple", kOther)                          \
   V(kGetTupleElement, "get-tuple-element", kOther)    \
   V(kCopy, "copy", kOther)                            \
-  V(kAllReduce, "all-reduce", kOther)
+  V(kAllReduce, "all-reduce", kOther)                 \
+  V(kDynamicSlice, "dynamic-slice", kOther)           \
+  V(kDynamicUpdateSlice, "dynamic-update-slice", kOther) \
+  V(kGather, "gather", kOther)                        \
+  V(kScatter, "scatter", kOther)
 
 enum class Opcode {
 #define XTUNE_DECLARE_OPCODE(enum_name, text, kind) enum_name,

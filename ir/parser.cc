@@ -38,9 +38,23 @@ bool AttributeApplies(absl::string_view attr, Opcode op) {
   if (attr == "iota_dimension") return op == Opcode::kIota;
   if (attr == "kind") return op == Opcode::kFusion;
   if (attr == "calls") return op == Opcode::kFusion;
+  if (attr == "dynamic_slice_sizes") return op == Opcode::kDynamicSlice;
+  if (attr == "offset_dims" || attr == "collapsed_slice_dims" ||
+      attr == "start_index_map" || attr == "operand_batching_dims" ||
+      attr == "start_indices_batching_dims" || attr == "slice_sizes") {
+    return op == Opcode::kGather;
+  }
+  if (attr == "update_window_dims" || attr == "inserted_window_dims" ||
+      attr == "scatter_dims_to_operand_dims" || attr == "input_batching_dims" ||
+      attr == "scatter_indices_batching_dims" || attr == "unique_indices") {
+    return op == Opcode::kScatter;
+  }
+  if (attr == "index_vector_dim" || attr == "indices_are_sorted") {
+    return op == Opcode::kGather || op == Opcode::kScatter;
+  }
   if (attr == "to_apply") {
     return op == Opcode::kReduce || op == Opcode::kCall ||
-           op == Opcode::kAllReduce;
+           op == Opcode::kAllReduce || op == Opcode::kScatter;
   }
   return attr == "metadata" || attr == "backend_config";
 }
@@ -403,6 +417,18 @@ class Parser {
       case Opcode::kAllReduce:
         required = {"to_apply"};
         break;
+      case Opcode::kDynamicSlice:
+        required = {"dynamic_slice_sizes"};
+        break;
+      case Opcode::kGather:
+        required = {"offset_dims", "collapsed_slice_dims", "start_index_map",
+                    "index_vector_dim", "slice_sizes"};
+        break;
+      case Opcode::kScatter:
+        required = {"update_window_dims", "inserted_window_dims",
+                    "scatter_dims_to_operand_dims", "index_vector_dim",
+                    "to_apply"};
+        break;
       default:
         break;
     }
@@ -505,6 +531,48 @@ class Parser {
       a->comparison_type = t;
     } else if (attr == "index") {
       XTUNE_ASSIGN_OR_RETURN(a->tuple_index, cursor_.ParseInt());
+    } else if (attr == "dynamic_slice_sizes" || attr == "slice_sizes") {
+      XTUNE_ASSIGN_OR_RETURN(a->slice_sizes, cursor_.ParseIntList());
+    } else if (attr == "offset_dims") {
+      XTUNE_ASSIGN_OR_RETURN(a->gather.offset_dims, cursor_.ParseIntList());
+    } else if (attr == "collapsed_slice_dims") {
+      XTUNE_ASSIGN_OR_RETURN(a->gather.collapsed_slice_dims,
+                             cursor_.ParseIntList());
+    } else if (attr == "start_index_map") {
+      XTUNE_ASSIGN_OR_RETURN(a->gather.start_index_map, cursor_.ParseIntList());
+    } else if (attr == "operand_batching_dims") {
+      XTUNE_ASSIGN_OR_RETURN(a->gather.operand_batching_dims,
+                             cursor_.ParseIntList());
+    } else if (attr == "start_indices_batching_dims") {
+      XTUNE_ASSIGN_OR_RETURN(a->gather.start_indices_batching_dims,
+                             cursor_.ParseIntList());
+    } else if (attr == "update_window_dims") {
+      XTUNE_ASSIGN_OR_RETURN(a->scatter.update_window_dims,
+                             cursor_.ParseIntList());
+    } else if (attr == "inserted_window_dims") {
+      XTUNE_ASSIGN_OR_RETURN(a->scatter.inserted_window_dims,
+                             cursor_.ParseIntList());
+    } else if (attr == "scatter_dims_to_operand_dims") {
+      XTUNE_ASSIGN_OR_RETURN(a->scatter.scatter_dims_to_operand_dims,
+                             cursor_.ParseIntList());
+    } else if (attr == "input_batching_dims") {
+      XTUNE_ASSIGN_OR_RETURN(a->scatter.input_batching_dims,
+                             cursor_.ParseIntList());
+    } else if (attr == "scatter_indices_batching_dims") {
+      XTUNE_ASSIGN_OR_RETURN(a->scatter.scatter_indices_batching_dims,
+                             cursor_.ParseIntList());
+    } else if (attr == "index_vector_dim") {
+      XTUNE_ASSIGN_OR_RETURN(int64_t d, cursor_.ParseInt());
+      a->gather.index_vector_dim = d;
+      a->scatter.index_vector_dim = d;
+    } else if (attr == "indices_are_sorted" || attr == "unique_indices") {
+      XTUNE_ASSIGN_OR_RETURN(std::string b, cursor_.ParseName("true or false"));
+      if (b != "true" && b != "false") {
+        return cursor_.ErrorAt(pos, absl::StrCat("'", attr,
+                                                 "' must be true or false"));
+      }
+      (attr == "unique_indices" ? a->unique_indices : a->indices_are_sorted) =
+          b == "true";
     } else if (attr == "iota_dimension") {
       XTUNE_ASSIGN_OR_RETURN(a->iota_dimension, cursor_.ParseInt());
     } else if (attr == "kind") {

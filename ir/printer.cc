@@ -129,6 +129,47 @@ std::string FormatInstruction(const Instruction& inst,
     case Opcode::kFusion:
       attrs.push_back(absl::StrCat("kind=", a.fusion_kind));
       break;
+    case Opcode::kDynamicSlice:
+      attrs.push_back(
+          absl::StrCat("dynamic_slice_sizes=", IntList(a.slice_sizes)));
+      break;
+    case Opcode::kGather: {
+      const GatherDimensions& g = a.gather;
+      attrs.push_back(absl::StrCat("offset_dims=", IntList(g.offset_dims)));
+      attrs.push_back(absl::StrCat("collapsed_slice_dims=",
+                                   IntList(g.collapsed_slice_dims)));
+      attrs.push_back(
+          absl::StrCat("start_index_map=", IntList(g.start_index_map)));
+      if (!g.operand_batching_dims.empty()) {
+        attrs.push_back(absl::StrCat("operand_batching_dims=",
+                                     IntList(g.operand_batching_dims)));
+        attrs.push_back(absl::StrCat("start_indices_batching_dims=",
+                                     IntList(g.start_indices_batching_dims)));
+      }
+      attrs.push_back(absl::StrCat("index_vector_dim=", g.index_vector_dim));
+      attrs.push_back(absl::StrCat("slice_sizes=", IntList(a.slice_sizes)));
+      if (a.indices_are_sorted) attrs.push_back("indices_are_sorted=true");
+      break;
+    }
+    case Opcode::kScatter: {
+      const ScatterDimensions& d = a.scatter;
+      attrs.push_back(
+          absl::StrCat("update_window_dims=", IntList(d.update_window_dims)));
+      attrs.push_back(absl::StrCat("inserted_window_dims=",
+                                   IntList(d.inserted_window_dims)));
+      attrs.push_back(absl::StrCat("scatter_dims_to_operand_dims=",
+                                   IntList(d.scatter_dims_to_operand_dims)));
+      if (!d.input_batching_dims.empty()) {
+        attrs.push_back(absl::StrCat("input_batching_dims=",
+                                     IntList(d.input_batching_dims)));
+        attrs.push_back(absl::StrCat("scatter_indices_batching_dims=",
+                                     IntList(d.scatter_indices_batching_dims)));
+      }
+      attrs.push_back(absl::StrCat("index_vector_dim=", d.index_vector_dim));
+      if (a.indices_are_sorted) attrs.push_back("indices_are_sorted=true");
+      if (a.unique_indices) attrs.push_back("unique_indices=true");
+      break;
+    }
     default:
       break;
   }

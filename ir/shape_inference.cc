@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/computation.h"
+#include "ir/shape_inference_internal.h"
 #include "util/status_macros.h"
 
 namespace xtune {
@@ -34,25 +35,6 @@ absl::Status ExpectArrays(const Instruction& inst) {
                                   OpcodeName(inst.opcode()),
                                   " must be an array, not a tuple"));
     }
-  }
-  return absl::OkStatus();
-}
-
-// Dimension numbers must be distinct and in [0, rank).
-absl::Status CheckDims(const std::vector<int64_t>& dims, int64_t rank,
-                       absl::string_view what) {
-  std::vector<bool> seen(rank, false);
-  for (int64_t d : dims) {
-    if (d < 0 || d >= rank) {
-      return Invalid(absl::StrCat(what, " ", Dims(dims),
-                                  " names a dimension out of range for rank ",
-                                  rank));
-    }
-    if (seen[d]) {
-      return Invalid(absl::StrCat(what, " ", Dims(dims), " repeats dimension ",
-                                  d));
-    }
-    seen[d] = true;
   }
   return absl::OkStatus();
 }
@@ -201,42 +183,6 @@ absl::StatusOr<Shape> InferDot(const Instruction& inst) {
     return Invalid("dot must produce a numeric array");
   }
   return Shape(out, dims);
-}
-
-// Checks `c` takes `params` scalars of the given types and returns a scalar
-// (or tuple of scalars) of `results`.
-absl::Status CheckScalarComputation(const Computation* c,
-                                    const std::vector<DType>& params,
-                                    const std::vector<DType>& results,
-                                    absl::string_view role) {
-  if (c->parameter_count() != static_cast<int64_t>(params.size())) {
-    return Invalid(absl::StrCat(role, " computation '", c->name(), "' takes ",
-                                c->parameter_count(), " parameters, expected ",
-                                params.size()));
-  }
-  for (size_t i = 0; i < params.size(); ++i) {
-    const Shape& s = c->parameter(i)->shape();
-    if (!s.Compatible(Shape(params[i], {}))) {
-      return Invalid(absl::StrCat(role, " computation '", c->name(),
-                                  "' parameter ", i, " is ", s.ToString(false),
-                                  ", expected ", DTypeName(params[i]), "[]"));
-    }
-  }
-  const Shape& r = c->root()->shape();
-  Shape expected;
-  if (results.size() == 1) {
-    expected = Shape(results[0], {});
-  } else {
-    std::vector<Shape> elems;
-    for (DType t : results) elems.emplace_back(t, std::vector<int64_t>{});
-    expected = Shape::Tuple(std::move(elems));
-  }
-  if (!r.Compatible(expected)) {
-    return Invalid(absl::StrCat(role, " computation '", c->name(),
-                                "' returns ", r.ToString(false), ", expected ",
-                                expected.ToString(false)));
-  }
-  return absl::OkStatus();
 }
 
 absl::StatusOr<Shape> InferReduce(const Instruction& inst) {
@@ -486,6 +432,61 @@ absl::StatusOr<Shape> InferShapeOp(const Instruction& inst) {
 
 }  // namespace
 
+// Dimension numbers must be distinct and in [0, rank).
+absl::Status CheckDims(const std::vector<int64_t>& dims, int64_t rank,
+                       absl::string_view what) {
+  std::vector<bool> seen(rank, false);
+  for (int64_t d : dims) {
+    if (d < 0 || d >= rank) {
+      return Invalid(absl::StrCat(what, " ", Dims(dims),
+                                  " names a dimension out of range for rank ",
+                                  rank));
+    }
+    if (seen[d]) {
+      return Invalid(absl::StrCat(what, " ", Dims(dims), " repeats dimension ",
+                                  d));
+    }
+    seen[d] = true;
+  }
+  return absl::OkStatus();
+}
+
+// Checks `c` takes `params` scalars of the given types and returns a scalar
+// (or tuple of scalars) of `results`.
+absl::Status CheckScalarComputation(const Computation* c,
+                                    const std::vector<DType>& params,
+                                    const std::vector<DType>& results,
+                                    absl::string_view role) {
+  if (c->parameter_count() != static_cast<int64_t>(params.size())) {
+    return Invalid(absl::StrCat(role, " computation '", c->name(), "' takes ",
+                                c->parameter_count(), " parameters, expected ",
+                                params.size()));
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    const Shape& s = c->parameter(i)->shape();
+    if (!s.Compatible(Shape(params[i], {}))) {
+      return Invalid(absl::StrCat(role, " computation '", c->name(),
+                                  "' parameter ", i, " is ", s.ToString(false),
+                                  ", expected ", DTypeName(params[i]), "[]"));
+    }
+  }
+  const Shape& r = c->root()->shape();
+  Shape expected;
+  if (results.size() == 1) {
+    expected = Shape(results[0], {});
+  } else {
+    std::vector<Shape> elems;
+    for (DType t : results) elems.emplace_back(t, std::vector<int64_t>{});
+    expected = Shape::Tuple(std::move(elems));
+  }
+  if (!r.Compatible(expected)) {
+    return Invalid(absl::StrCat(role, " computation '", c->name(),
+                                "' returns ", r.ToString(false), ", expected ",
+                                expected.ToString(false)));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Shape> InferShape(const Instruction& inst) {
   const Shape& declared = inst.shape();
   const InstructionAttrs& a = inst.attrs();
@@ -494,7 +495,8 @@ absl::StatusOr<Shape> InferShape(const Instruction& inst) {
   }
   Opcode op = inst.opcode();
   bool needs_callee = op == Opcode::kReduce || op == Opcode::kFusion ||
-                      op == Opcode::kCall || op == Opcode::kAllReduce;
+                      op == Opcode::kCall || op == Opcode::kAllReduce ||
+                      op == Opcode::kScatter;
   if (needs_callee && inst.called_computations().size() != 1) {
     return Invalid(absl::StrCat(OpcodeName(op),
                                 " must call exactly one computation"));
@@ -599,6 +601,14 @@ absl::StatusOr<Shape> InferShape(const Instruction& inst) {
       }
       return t.tuple_shapes()[a.tuple_index];
     }
+    case Opcode::kDynamicSlice:
+      return InferDynamicSlice(inst);
+    case Opcode::kDynamicUpdateSlice:
+      return InferDynamicUpdateSlice(inst);
+    case Opcode::kGather:
+      return InferGather(inst);
+    case Opcode::kScatter:
+      return InferScatter(inst);
     case Opcode::kCopy:
       XTUNE_RETURN_IF_ERROR(ExpectOperands(inst, 1));
       return inst.operand(0)->shape();

@@ -150,6 +150,8 @@ absl::StatusOr<std::string> CpuBackend::Source(
     body = ColumnReductionKernelSource(fused, config);
   } else if (kind == "cpu_loop") {
     body = LoopKernelSource(fused, config);
+  } else if (kind == "cpu_scatter") {
+    body = ScatterKernelSource(fused, config);
   } else {
     return absl::InvalidArgumentError(
         absl::StrCat("the CPU backend has no kernels of kind '", kind, "'"));

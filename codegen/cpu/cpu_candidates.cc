@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "codegen/cpu/cpu_config_codec.h"
 #include "codegen/cpu/elemental.h"
 #include "codegen/cpu/gemm_analysis.h"
 #include "codegen/cpu/reduction_analysis.h"
@@ -30,8 +31,17 @@ std::vector<int64_t> ThreadChoices(const CpuDevice& d, bool exhaustive) {
   return t;
 }
 
-// Rows (or columns) and whether the W-wide path applies, for the
-// streaming kinds.
+const char* KindName(CpuKernelKind kind) {
+  switch (kind) {
+    case CpuKernelKind::kRowReduce: return "cpu_row_reduce";
+    case CpuKernelKind::kColReduce: return "cpu_col_reduce";
+    case CpuKernelKind::kScatter: return "cpu_scatter";
+    default: return "cpu_loop";
+  }
+}
+
+// Rows (or columns, or update-window elements) and whether the W-wide path
+// applies, for the streaming kinds.
 struct Streaming {
   int64_t units = 1;  // rows (loop, row reduce) or columns (col reduce)
   int64_t work = 1;   // elements touched
@@ -53,6 +63,13 @@ Streaming AnalyzeStreaming(const Computation& fused, CpuKernelKind kind) {
     s.work = in.ElementCount();
     s.vectorizable = AsSimpleReduction(**r).has_value() &&
                      ElementalEmitter::Vectorizable((*r)->operand(0));
+  } else if (kind == CpuKernelKind::kScatter) {
+    const Instruction* sc = fused.root();
+    const Shape& u = sc->operand(2)->shape();
+    s.units = 1;
+    for (int64_t d : sc->attrs().scatter.update_window_dims) s.units *= u.dim(d);
+    s.work = u.ElementCount() + out.ElementCount();
+    s.vectorizable = false;
   } else {
     int64_t inner =
         out.IsTuple() || out.rank() == 0 ? 1 : out.dim(out.minor_to_major()[0]);
@@ -70,11 +87,8 @@ std::vector<KernelConfig> StreamingConfigs(const Computation& fused,
                                            const CpuDevice& d,
                                            bool exhaustive) {
   Streaming s = AnalyzeStreaming(fused, kind);
-  const char* name = kind == CpuKernelKind::kRowReduce   ? "cpu_row_reduce"
-                     : kind == CpuKernelKind::kColReduce ? "cpu_col_reduce"
-                                                         : "cpu_loop";
-  const char* per_task =
-      kind == CpuKernelKind::kColReduce ? "cols_per_task" : "rows_per_task";
+  const char* name = KindName(kind);
+  const char* per_task = PerTaskName(name);
   std::vector<int64_t> widths = {1};
   if (s.vectorizable) {
     if (exhaustive) {
@@ -191,6 +205,10 @@ std::vector<KernelConfig> GemmConfigs(const GemmFusion& g, const CpuDevice& d,
 }  // namespace
 
 CpuKernelKind ChooseKernelKind(const Computation& fused) {
+  if (fused.root()->opcode() == Opcode::kScatter &&
+      fused.root()->shape().IsArray()) {
+    return CpuKernelKind::kScatter;
+  }
   bool has_dot = false, has_reduce = false;
   for (const auto& i : fused.instructions()) {
     has_dot |= i->opcode() == Opcode::kDot;
@@ -240,11 +258,8 @@ KernelConfig CpuDefaultConfig(const Computation& fused, const CpuDevice& d) {
   bool big = s.work >= (int64_t{1} << 16);
   int64_t threads = big ? d.threads : 1;
   int64_t units = std::max<int64_t>(s.units, 1);
-  const char* name = kind == CpuKernelKind::kRowReduce   ? "cpu_row_reduce"
-                     : kind == CpuKernelKind::kColReduce ? "cpu_col_reduce"
-                                                         : "cpu_loop";
-  const char* per_task =
-      kind == CpuKernelKind::kColReduce ? "cols_per_task" : "rows_per_task";
+  const char* name = KindName(kind);
+  const char* per_task = PerTaskName(name);
   return KernelConfig(
       name, {{"vector_width", s.vectorizable ? d.simd_floats : 1},
              {"unroll", 2},

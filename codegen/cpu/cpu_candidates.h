@@ -17,6 +17,7 @@ enum class CpuKernelKind {
   kGemm,       // cpu_gemm + cpu_gemm_blas
   kRowReduce,  // cpu_row_reduce
   kColReduce,  // cpu_col_reduce
+  kScatter,    // cpu_scatter
   kLoop,       // cpu_loop (also any fusion the others cannot take)
 };
 

@@ -22,6 +22,16 @@ using Streaming = xla::AutotuneResult::CpuStreamingKey;
 
 }  // namespace
 
+const char* PerTaskName(absl::string_view kind) {
+  if (kind == "cpu_col_reduce") return "cols_per_task";
+  if (kind == "cpu_scatter") return "window_per_task";
+  return "rows_per_task";
+}
+
+namespace {
+
+}  // namespace
+
 absl::Status CpuConfigToResult(const KernelConfig& c, xla::AutotuneResult* r) {
   const std::string& kind = c.kind();
   if (kind == "cpu_gemm") {
@@ -49,16 +59,15 @@ absl::Status CpuConfigToResult(const KernelConfig& c, xla::AutotuneResult* r) {
     return absl::OkStatus();
   }
   if (kind == "cpu_loop" || kind == "cpu_row_reduce" ||
-      kind == "cpu_col_reduce") {
+      kind == "cpu_col_reduce" || kind == "cpu_scatter") {
     XTUNE_ASSIGN_OR_RETURN(int64_t w, Need(c, "vector_width"));
     XTUNE_ASSIGN_OR_RETURN(int64_t u, Need(c, "unroll"));
-    XTUNE_ASSIGN_OR_RETURN(
-        int64_t per,
-        Need(c, kind == "cpu_col_reduce" ? "cols_per_task" : "rows_per_task"));
+    XTUNE_ASSIGN_OR_RETURN(int64_t per, Need(c, PerTaskName(kind)));
     XTUNE_ASSIGN_OR_RETURN(int64_t threads, Need(c, "threads"));
     auto* k = r->mutable_cpu_streaming();
     k->set_kind(kind == "cpu_loop"         ? Streaming::LOOP
                 : kind == "cpu_row_reduce" ? Streaming::ROW_REDUCTION
+                : kind == "cpu_scatter"    ? Streaming::SCATTER
                                            : Streaming::COLUMN_REDUCTION);
     k->set_vector_width(w);
     k->set_unroll(u);
@@ -91,14 +100,12 @@ absl::StatusOr<KernelConfig> CpuConfigFromResult(
       const char* kind = k.kind() == Streaming::LOOP ? "cpu_loop"
                          : k.kind() == Streaming::ROW_REDUCTION
                              ? "cpu_row_reduce"
-                             : "cpu_col_reduce";
-      return KernelConfig(
-          kind, {{"vector_width", k.vector_width()},
-                 {"unroll", k.unroll()},
-                 {k.kind() == Streaming::COLUMN_REDUCTION ? "cols_per_task"
-                                                          : "rows_per_task",
-                  k.per_task()},
-                 {"threads", k.threads()}});
+                         : k.kind() == Streaming::SCATTER ? "cpu_scatter"
+                                                          : "cpu_col_reduce";
+      return KernelConfig(kind, {{"vector_width", k.vector_width()},
+                                 {"unroll", k.unroll()},
+                                 {PerTaskName(kind), k.per_task()},
+                                 {"threads", k.threads()}});
     }
     default:
       return absl::UnimplementedError(

@@ -104,6 +104,19 @@ std::string ElementalEmitter::ToStorage(const std::string& v, DType t) {
   }
 }
 
+std::string ElementalEmitter::FromStorage(const std::string& p,
+                                          const std::string& at, DType t) {
+  std::string e = absl::StrCat(p, "[", at, "]");
+  switch (t) {
+    case DType::kF16: return absl::StrCat("xt_h2f(", e, ")");
+    case DType::kBF16: return absl::StrCat("xt_bf2f(", e, ")");
+    case DType::kPred: return absl::StrCat("(", e, " != 0)");
+    case DType::kF32:
+    case DType::kF64: return e;
+    default: return absl::StrCat("(int64_t)", e);
+  }
+}
+
 std::string ElementalEmitter::Literal(double v, DType t) {
   if (t == DType::kPred) return v != 0 ? "true" : "false";
   if (!IsFloat(t)) return IntLiteral(static_cast<int64_t>(v));
@@ -454,6 +467,12 @@ absl::StatusOr<std::string> ElementalEmitter::EmitUncached(
     }
     case Opcode::kReduce:
       return EmitReduce(inst, index, out);
+    case Opcode::kDynamicSlice:
+      return EmitDynamicSlice(inst, index, out);
+    case Opcode::kDynamicUpdateSlice:
+      return EmitDynamicUpdateSlice(inst, index, out);
+    case Opcode::kGather:
+      return EmitGather(inst, index, out);
     case Opcode::kDot:
       return EmitDot(inst, index, out);
     default:

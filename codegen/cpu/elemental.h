@@ -7,8 +7,10 @@
 // index `base + l * lane_stride`. Vector mode (width > 1) accepts only ops
 // whose index maps stay affine (elementwise, broadcast, transpose, slice,
 // reverse, iota, parameters, constants) on f16/bf16/f32/pred values;
-// scalar mode (width 1) accepts every op of the subset (a dot becomes a loop
-// over its contracting dimensions: correct, not fast).
+// scalar mode (width 1) accepts every op of the subset but scatter (a dot
+// becomes a loop over its contracting dimensions: correct, not fast;
+// dynamic-slice, dynamic-update-slice and gather compute their operand
+// index from the start indices they load).
 #ifndef XTUNE_CODEGEN_CPU_ELEMENTAL_H_
 #define XTUNE_CODEGEN_CPU_ELEMENTAL_H_
 
@@ -79,6 +81,17 @@ class ElementalEmitter {
   static std::string ToStorage(const std::string& v, DType t);
   // A C++ literal for `v` as element type `t` (scalar).
   static std::string Literal(double v, DType t);
+  // Expression reading element `at` of storage pointer `p` of type `t` as
+  // its register type (scalar).
+  static std::string FromStorage(const std::string& p, const std::string& at,
+                                 DType t);
+
+  // Applies a two-parameter to_apply (reduce, scatter) to two scalars;
+  // returns the variable holding the result. Call once per code scope.
+  absl::StatusOr<std::string> EmitCombine(const Computation& to_apply,
+                                          const std::string& acc,
+                                          const std::string& x,
+                                          CodeBuffer* out);
 
  private:
   absl::StatusOr<std::string> EmitUncached(const Instruction* inst,
@@ -97,11 +110,21 @@ class ElementalEmitter {
   absl::StatusOr<std::string> EmitReduce(const Instruction* inst,
                                          const std::vector<IndexExpr>& index,
                                          CodeBuffer* out);
-  // Applies a reduce's to_apply to two scalars; returns the expression.
-  absl::StatusOr<std::string> EmitCombine(const Computation& to_apply,
-                                          const std::string& acc,
-                                          const std::string& x,
-                                          CodeBuffer* out);
+  // The indexing family (elemental_indexing.cc), scalar mode only.
+  absl::StatusOr<std::string> EmitDynamicSlice(
+      const Instruction* inst, const std::vector<IndexExpr>& index,
+      CodeBuffer* out);
+  absl::StatusOr<std::string> EmitDynamicUpdateSlice(
+      const Instruction* inst, const std::vector<IndexExpr>& index,
+      CodeBuffer* out);
+  absl::StatusOr<std::string> EmitGather(const Instruction* inst,
+                                         const std::vector<IndexExpr>& index,
+                                         CodeBuffer* out);
+  // The clamped start of every dimension of a dynamic-(update-)slice whose
+  // start operands begin at `first`, as int64 variables.
+  absl::StatusOr<std::vector<std::string>> EmitClampedStarts(
+      const Instruction* inst, int64_t first, const Shape& slice,
+      CodeBuffer* out);
   std::string Splat(const std::string& scalar) const;
 
   int width_;

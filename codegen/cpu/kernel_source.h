@@ -43,6 +43,15 @@ absl::StatusOr<std::string> GemmKernelSource(const Computation& fused,
                                              const KernelConfig& config,
                                              int simd_width);
 
+// Scatter fusions (one operand): config "cpu_scatter" {vector_width (1),
+// unroll, window_per_task, threads}; see scatter_kernel.cc.
+absl::StatusOr<std::string> ScatterKernelSource(const Computation& fused,
+                                                const KernelConfig& config);
+// Whether no two window elements of different positions in the window can
+// reach the same operand element (every scattered dimension has a window of
+// one), so the window splits into independent tasks.
+bool ScatterWindowsAreDisjoint(const Instruction& scatter);
+
 // The start of every kernel: #define XT_W, prelude, vector helpers, math.
 std::string KernelHeader(int vector_width);
 

@@ -1,4 +1,5 @@
 #include "codegen/cuda/cuda_candidates.h"
+#include "codegen/cuda/scatter_kernel.h"
 
 #include <algorithm>
 
@@ -55,6 +56,7 @@ std::string CudaKernelKind(const Computation& fused) {
     case cpu::CpuKernelKind::kGemm: return "triton_gemm";
     case cpu::CpuKernelKind::kRowReduce: return "cuda_row_reduce";
     case cpu::CpuKernelKind::kColReduce: return "cuda_col_reduce";
+    case cpu::CpuKernelKind::kScatter: return "cuda_scatter";
     default: return "cuda_loop";
   }
 }
@@ -70,6 +72,11 @@ KernelConfig CudaDefaultConfig(const Computation& fused,
     return Row(group * rows, rows, 1, 1);
   }
   if (kind == "cuda_col_reduce") return Col(256, 1, 2);
+  if (kind == "cuda_scatter") {
+    int64_t owners = ScatterOwners(*fused.root());
+    return KernelConfig("cuda_scatter",
+                        {{"block_size", owners >= 4096 ? 128 : 32}});
+  }
   int64_t n = Elements(fused);
   return Loop(256, n >= (1 << 20) ? 4 : 1, 1);
 }
@@ -86,6 +93,17 @@ std::vector<KernelConfig> CudaCandidates(const Computation& fused,
     return out;
   }
   std::vector<KernelConfig> out = {CudaDefaultConfig(fused, device)};
+  if (kind == "cuda_scatter") {
+    // One thread per owned output position: blocks no larger than twice
+    // the threads there are.
+    const int64_t owners = ScatterOwners(*fused.root());
+    for (int64_t b : {32, 64, 128, 256}) {
+      if (b <= std::max<int64_t>(32, 2 * owners)) {
+        out.push_back(KernelConfig("cuda_scatter", {{"block_size", b}}));
+      }
+    }
+    return Canonical(std::move(out));
+  }
   const int64_t max_block = std::min(1024, device.threads_per_block_limit);
   std::vector<int64_t> widths = exhaustive ? std::vector<int64_t>{1, 2, 4, 8}
                                            : std::vector<int64_t>{1, 2, 4};

@@ -101,3 +101,14 @@ XT_DEVICE float xt_comb_add(float a, float b) { return a + b; }
 XT_DEVICE float xt_comb_mul(float a, float b) { return a * b; }
 XT_DEVICE float xt_comb_max(float a, float b) { return xt_max(a, b); }
 XT_DEVICE float xt_comb_min(float a, float b) { return xt_min(a, b); }
+
+// XLA's indexing rules (ir/indexing.h, written once there): a slice start
+// is clamped so the slice fits; a scatter window that does not fit is
+// dropped.
+XT_DEVICE int64_t xt_clamp_start(int64_t s, int64_t dim, int64_t size) {
+  s = s < 0 ? 0 : s;
+  return s > dim - size ? dim - size : s;
+}
+XT_DEVICE bool xt_window_fits(int64_t s, int64_t dim, int64_t size) {
+  return s >= 0 && s <= dim - size;
+}

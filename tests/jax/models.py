@@ -1,0 +1,90 @@
+"""Real JAX programs whose HLO xtune must run: each returns (name, function,
+example arguments). Their lowered HLO (jax.jit(f).lower(...)) is what JAX
+hands XLA, and XLA:CPU's outputs are the reference (check_models.py)."""
+
+import numpy as np
+
+
+def models():
+    import jax
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng(0)
+
+    def f32(*shape):
+        return rng.standard_normal(shape).astype(np.float32)
+
+    vocab, dim, seq, hidden = 64, 32, 12, 64
+
+    # A transformer block's decode step: token and position embeddings
+    # (gather, dynamic-slice), a KV cache written at the step
+    # (dynamic-update-slice), causal attention over the cache, an MLP.
+    def decode_step(tok_emb, pos_emb, wq, wk, wv, wo, w1, w2, k_cache,
+                    v_cache, ids, step):
+        x = tok_emb[ids] + jax.lax.dynamic_slice(
+            pos_emb, (step, 0), (ids.shape[0], dim))
+        mu = x.mean(-1, keepdims=True)
+        var = ((x - mu) ** 2).mean(-1, keepdims=True)
+        h = (x - mu) * jax.lax.rsqrt(var + 1e-5)
+        q, k, v = h @ wq, h @ wk, h @ wv
+        k_cache = jax.lax.dynamic_update_slice(k_cache, k, (step, 0))
+        v_cache = jax.lax.dynamic_update_slice(v_cache, v, (step, 0))
+        scores = q @ k_cache.T / np.sqrt(dim).astype(np.float32)
+        pos = jnp.arange(k_cache.shape[0])
+        scores = jnp.where(pos[None, :] <= step + jnp.arange(ids.shape[0])[:, None],
+                           scores, -1e9)
+        att = jax.nn.softmax(scores, axis=-1) @ v_cache
+        x = x + att @ wo
+        x = x + jax.nn.gelu(x @ w1) @ w2
+        return x, k_cache, v_cache
+
+    cache = 32
+    decode_args = (f32(vocab, dim), f32(cache, dim), f32(dim, dim) * 0.2,
+                   f32(dim, dim) * 0.2, f32(dim, dim) * 0.2,
+                   f32(dim, dim) * 0.2, f32(dim, hidden) * 0.2,
+                   f32(hidden, dim) * 0.2, np.zeros((cache, dim), np.float32),
+                   np.zeros((cache, dim), np.float32),
+                   rng.integers(0, vocab, (4,)).astype(np.int32),
+                   np.int32(5))
+
+    # A training step of an embedding model with Adam: the gradient of an
+    # embedding lookup is a scatter-add of the rows' gradients.
+    def train_step(table, w, b, m_t, v_t, m_w, v_w, ids, labels):
+        def loss_fn(table, w, b):
+            x = table[ids].mean(axis=1)
+            logits = x @ w + b
+            logp = jax.nn.log_softmax(logits)
+            return -jnp.take_along_axis(logp, labels[:, None], axis=1).mean()
+
+        loss, (g_t, g_w, g_b) = jax.value_and_grad(loss_fn, argnums=(0, 1, 2))(
+            table, w, b)
+        lr, b1, b2 = 1e-2, 0.9, 0.999
+        m_t = b1 * m_t + (1 - b1) * g_t
+        v_t = b2 * v_t + (1 - b2) * g_t * g_t
+        m_w = b1 * m_w + (1 - b1) * g_w
+        v_w = b2 * v_w + (1 - b2) * g_w * g_w
+        table = table - lr * m_t / (jnp.sqrt(v_t) + 1e-8)
+        w = w - lr * m_w / (jnp.sqrt(v_w) + 1e-8)
+        return loss, table, w, b - lr * g_b, m_t, v_t
+
+    classes = 10
+    train_args = (f32(vocab, dim), f32(dim, classes) * 0.1,
+                  np.zeros((classes,), np.float32),
+                  np.zeros((vocab, dim), np.float32),
+                  np.zeros((vocab, dim), np.float32),
+                  np.zeros((dim, classes), np.float32),
+                  np.zeros((dim, classes), np.float32),
+                  rng.integers(0, vocab, (8, 5)).astype(np.int32),
+                  rng.integers(0, classes, (8,)).astype(np.int32))
+
+    # Sliding windows and a row update by dynamic offsets, with indices
+    # partly out of range (clamped).
+    def windows(x, starts, row):
+        win = jax.vmap(lambda s: jax.lax.dynamic_slice(x, (s, 0), (3, x.shape[1])))(starts)
+        return win.sum(axis=1), jax.lax.dynamic_update_slice(x, row[None, :], (starts[0], 0))
+
+    window_args = (f32(16, 8), np.array([-2, 3, 15, 7], np.int32), f32(8))
+
+    return [("decode_step", decode_step, decode_args),
+            ("train_step", train_step, train_args),
+            ("windows", windows, window_args)]
