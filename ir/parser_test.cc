@@ -237,15 +237,15 @@ TEST(ParserTest, CanonicalKeyTextParsesAndPrintsBackIdentically) {
 
 TEST(ParserTest, ErrorsNameFileLineAndColumn) {
   auto status = ParseModule("HloModule m\n\nENTRY e {\n  p = f32[2] parameter(0)\n"
-                            "  ROOT q = f32[2] gather(p)\n}\n",
+                            "  ROOT q = f32[2] infeed(p)\n}\n",
                             "bad.hlo")
                     .status();
   EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument,
                                StartsWith("bad.hlo:5:19: unsupported opcode "
-                                          "'gather'")));
+                                          "'infeed'")));
   // The offending line and a caret follow.
   EXPECT_THAT(std::string(status.message()),
-              HasSubstr("ROOT q = f32[2] gather(p)\n                    ^"));
+              HasSubstr("ROOT q = f32[2] infeed(p)\n                    ^"));
 }
 
 // XLA's tests write modules without the `HloModule` line, as XLA's parser

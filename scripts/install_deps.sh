@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages xtune needs to build and test, if missing.
+# Installs the Debian packages xtune needs to build and test, if missing,
+# and NVRTC into a CUDA toolkit that lacks it (install_nvrtc.sh).
 # Runs apt-get as root, or through sudo when not root. Safe to run often:
 # it does nothing when every package is already installed.
 set -euo pipefail
@@ -12,6 +13,9 @@ packages=(
   python3 python3-numpy
   valgrind
 )
+
+# NVRTC, where a CUDA toolkit lacks it (scripts/install_nvrtc.sh).
+"$(dirname "$0")/install_nvrtc.sh"
 
 missing=()
 for p in "${packages[@]}"; do

@@ -5,6 +5,8 @@ against its declared shape."""
 import numpy as np
 
 from .attrs import _comp_name, _int_list, _padding_attr, _slice_attr
+from .indexing import (dynamic_slice, dynamic_update_slice, gather,
+                       scatter)
 from .data_movement import bitcast, bitcast_convert, broadcast, iota, pad
 from .dot import dot
 from .dtypes import is_float, storage_dtype, to_storage, wrap_int
@@ -155,6 +157,38 @@ class _Evaluator(ReduceMixin):
             return ops[0][int(a["index"])]
         if op == "all-reduce":
             return ops[0] if len(ops) == 1 else list(ops)
+        if op == "dynamic-slice":
+            return dynamic_slice(ops[0], [int(v) for v in ops[1:]],
+                                 _int_list(a["dynamic_slice_sizes"]))
+        if op == "dynamic-update-slice":
+            return dynamic_update_slice(ops[0], ops[1],
+                                        [int(v) for v in ops[2:]])
+        if op == "gather":
+            return gather(ops[0], ops[1], shape.dims,
+                          _int_list(a["offset_dims"]),
+                          _int_list(a["collapsed_slice_dims"]),
+                          _int_list(a["start_index_map"]),
+                          _int_list(a.get("operand_batching_dims", "{}")),
+                          _int_list(a.get("start_indices_batching_dims", "{}")),
+                          int(a["index_vector_dim"]),
+                          _int_list(a["slice_sizes"]))
+        if op == "scatter":
+            n = len(ops) // 2
+            comp = self.comp(a["to_apply"])
+
+            def combine(cur, upd):
+                r = self.run(comp, [np.asarray(v) for v in cur + upd])
+                return [np.asarray(v) for v in (r if n > 1 else [r])]
+
+            out = scatter(ops[:n], ops[n], ops[n + 1:],
+                          _int_list(a["update_window_dims"]),
+                          _int_list(a["inserted_window_dims"]),
+                          _int_list(a["scatter_dims_to_operand_dims"]),
+                          _int_list(a.get("input_batching_dims", "{}")),
+                          _int_list(a.get("scatter_indices_batching_dims",
+                                          "{}")),
+                          int(a["index_vector_dim"]), combine)
+            return out[0] if n == 1 else out
         raise NotImplementedError("opcode %r is not supported" % op)
 
     def _check_shape(self, ins, value):
