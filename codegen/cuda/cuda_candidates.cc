@@ -52,10 +52,22 @@ int64_t Elements(const Computation& fused) {
 }  // namespace
 
 std::string CudaKernelKind(const Computation& fused) {
+  // The reduction kernels combine with add/mul/max/min of floats; other
+  // reductions (a pred `and`, an integer max, variadic) are computed per
+  // output element by the loop kernel.
+  bool simple = true;
+  for (const auto& i : fused.instructions()) {
+    if (i->opcode() == Opcode::kReduce &&
+        (i->shape().IsTuple() || !cpu::AsSimpleReduction(*i).has_value())) {
+      simple = false;
+    }
+  }
   switch (cpu::ChooseKernelKind(fused)) {
     case cpu::CpuKernelKind::kGemm: return "triton_gemm";
-    case cpu::CpuKernelKind::kRowReduce: return "cuda_row_reduce";
-    case cpu::CpuKernelKind::kColReduce: return "cuda_col_reduce";
+    case cpu::CpuKernelKind::kRowReduce:
+      return simple ? "cuda_row_reduce" : "cuda_loop";
+    case cpu::CpuKernelKind::kColReduce:
+      return simple ? "cuda_col_reduce" : "cuda_loop";
     case cpu::CpuKernelKind::kScatter: return "cuda_scatter";
     default: return "cuda_loop";
   }

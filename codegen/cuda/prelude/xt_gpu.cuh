@@ -12,6 +12,10 @@ typedef unsigned int uint32_t;
 typedef long long int64_t;
 typedef unsigned long long uint64_t;
 #define INT64_MAX 0x7fffffffffffffffLL
+#ifndef INT64_MIN
+#define INT64_MIN (-INT64_MAX - 1)
+#endif
+#define INT64_C(c) c##LL
 #define XT_DEVICE static __device__ __forceinline__
 #define XT_CONST_ARRAY static __device__ const
 // The elemental emitter's special values (NVRTC has no such builtins).
