@@ -94,10 +94,9 @@ std::vector<KeyGroup> GroupFusions(
     TuningResult* result) {
   std::vector<KeyGroup> groups;
   absl::flat_hash_map<AutotuneKey, size_t> index_of;
-  for (const auto& inst : fused.entry()->instructions()) {
-    if (inst->opcode() != Opcode::kFusion) continue;
+  for (const Instruction* inst : FusionsOf(fused)) {
     FusionTuning ft;
-    ft.fusion = inst.get();
+    ft.fusion = inst;
     auto f = forced.find(inst->name());
     if (f != forced.end()) {
       ft.source = ConfigSource::kOverride;
@@ -109,7 +108,7 @@ std::vector<KeyGroup> GroupFusions(
     result->fusions.push_back(ft);
     AutotuneKey key = KeyOf(backend, *inst);
     auto [it, inserted] = index_of.emplace(key, groups.size());
-    if (inserted) groups.push_back(KeyGroup{key, inst.get(), {}});
+    if (inserted) groups.push_back(KeyGroup{key, inst, {}});
     groups[it->second].members.push_back(result->fusions.size() - 1);
   }
   return groups;

@@ -75,6 +75,16 @@ absl::Status Backend::CopyFromDevice(DeviceBuffer buffer, void* host) {
   return absl::OkStatus();
 }
 
+absl::Status Backend::CopyBuffer(DeviceBuffer src, DeviceBuffer dst) {
+  if (src.bytes > dst.bytes) {
+    return absl::InternalError("CopyBuffer into a smaller buffer");
+  }
+  if (src.bytes > 0 && src.opaque != dst.opaque) {
+    std::memmove(dst.opaque, src.opaque, src.bytes);
+  }
+  return absl::OkStatus();
+}
+
 void Backend::Free(DeviceBuffer buffer) { std::free(buffer.opaque); }
 
 }  // namespace xtune

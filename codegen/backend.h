@@ -226,6 +226,10 @@ class Backend {
   virtual absl::Status CopyToDevice(const void* host, DeviceBuffer buffer);
   // Copies buffer.bytes bytes from `buffer` into `host`.
   virtual absl::Status CopyFromDevice(DeviceBuffer buffer, void* host);
+  // Copies src.bytes bytes (at most dst.bytes) from one of this backend's
+  // buffers into another (loop state, control-flow results). Default:
+  // memmove in host memory.
+  virtual absl::Status CopyBuffer(DeviceBuffer src, DeviceBuffer dst);
   // Releases a buffer from Allocate(); a null buffer is ignored.
   virtual void Free(DeviceBuffer buffer);
   // The host memory [data, data + bytes) as a buffer this backend's kernels

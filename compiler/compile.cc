@@ -25,12 +25,10 @@ absl::StatusOr<std::map<std::string, std::string>> ConfigOverrides(
           "--config must be FUSION:KEY=VALUE,..., got '", spec, "'"));
     }
     std::string name = spec.substr(0, colon);
-    const Instruction* f = fused.entry()->FindInstruction(name);
-    if (f == nullptr || f->opcode() != Opcode::kFusion) {
+    const Instruction* f = FindFusion(fused, name);
+    if (f == nullptr) {
       std::vector<std::string> names;
-      for (const auto& i : fused.entry()->instructions()) {
-        if (i->opcode() == Opcode::kFusion) names.push_back(i->name());
-      }
+      for (const Instruction* i : FusionsOf(fused)) names.push_back(i->name());
       return absl::InvalidArgumentError(
           absl::StrCat("--config names '", name,
                        "', which is not a fusion of this module "
@@ -111,7 +109,7 @@ absl::StatusOr<CompiledModule> CompileModule(
   // A --config fusion is not tuned: its config is the default one with the
   // given parameters (or the first of the given kind).
   for (const auto& [name, spec] : overrides) {
-    const Instruction& f = *fused->entry()->FindInstruction(name);
+    const Instruction& f = *FindFusion(*fused, name);
     XTUNE_ASSIGN_OR_RETURN(KernelConfig config,
                            Override(*backend, f, spec));
     XTUNE_RETURN_IF_ERROR(backend->CheckConfig(f, config));

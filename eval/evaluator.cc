@@ -6,6 +6,7 @@
 #include "eval/dot.h"
 #include "eval/elementwise.h"
 #include "eval/indexing.h"
+#include "eval/control_flow.h"
 #include "eval/reduce.h"
 #include "eval/shape_ops.h"
 #include "eval/tensor.h"
@@ -233,6 +234,12 @@ class Evaluator {
         return EvalDynamicUpdateSlice(
             *ops[0], *ops[1],
             std::vector<const Tensor*>(ops.begin() + 2, ops.end()));
+      case Opcode::kWhile:
+        return EvalWhile(inst, *ops[0], Runner());
+      case Opcode::kConditional:
+        return EvalConditional(inst, ops, Runner());
+      case Opcode::kOptimizationBarrier:
+        return *ops[0];
       case Opcode::kGather:
         return EvalGather(*ops[0], *ops[1], MakeGatherPlan(inst), out);
       case Opcode::kScatter: {
@@ -259,6 +266,13 @@ class Evaluator {
     }
     return absl::UnimplementedError(
         absl::StrCat("the evaluator does not implement ", OpcodeName(op)));
+  }
+
+  ComputationRunner Runner() {
+    return [this](const Computation& c,
+                  const std::vector<const Tensor*>& args) {
+      return Run(c, args);
+    };
   }
 
   EvaluatorOptions options_;

@@ -34,6 +34,10 @@ class Flattener {
           value[inst] = Inline(*inst->called_computations()[0], operands,
                                absl::StrCat(prefix, inst->name(), "."));
           continue;
+        case Opcode::kOptimizationBarrier:
+          // Kernels run one after another: nothing moves across it.
+          value[inst] = operands[0];
+          continue;
         case Opcode::kAllReduce:
           // One replica: the identity.
           if (operands.size() == 1) {
@@ -75,10 +79,14 @@ class Flattener {
 }  // namespace
 
 Computation* FlattenEntry(const Module& src, Module* scratch) {
+  return FlattenComputation(*src.entry(), scratch);
+}
+
+Computation* FlattenComputation(const Computation& src, Module* scratch) {
   // First pass: inline everything into a temporary computation.
-  auto full = std::make_unique<Computation>(src.entry()->name());
+  auto full = std::make_unique<Computation>(src.name());
   Flattener flattener(full.get());
-  Instruction* root = flattener.Inline(*src.entry(), {}, "");
+  Instruction* root = flattener.Inline(src, {}, "");
   // Second pass: keep what the root uses, and every parameter.
   absl::flat_hash_set<const Instruction*> live;
   std::vector<const Instruction*> stack = {root};
@@ -88,9 +96,9 @@ Computation* FlattenEntry(const Module& src, Module* scratch) {
     if (!live.insert(i).second) continue;
     for (const Instruction* op : i->operands()) stack.push_back(op);
   }
-  auto flat = std::make_unique<Computation>(src.entry()->name());
+  auto flat = std::make_unique<Computation>(src.name());
   absl::flat_hash_map<const Instruction*, Instruction*> mapped;
-  std::vector<Instruction*> params(src.entry()->parameter_count(), nullptr);
+  std::vector<Instruction*> params(src.parameter_count(), nullptr);
   for (const auto& owned : full->instructions()) {
     const Instruction* inst = owned.get();
     if (!live.contains(inst) && inst->opcode() != Opcode::kParameter) continue;

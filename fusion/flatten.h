@@ -1,6 +1,7 @@
-// Flattening before fusion: a copy of the entry computation with `call`s
-// inlined (recursively), single-replica all-reduces replaced by their
-// operands, and instructions the root does not use removed.
+// Flattening before fusion: a copy of the entry computation (or of a while
+// body or a branch) with `call`s inlined (recursively), single-replica
+// all-reduces and opt-barriers replaced by their operands, and
+// instructions the root does not use removed.
 #ifndef XTUNE_FUSION_FLATTEN_H_
 #define XTUNE_FUSION_FLATTEN_H_
 
@@ -12,6 +13,8 @@ namespace xtune {
 // Called computations of kept instructions (reduce's to_apply, existing
 // fusions' bodies) still point into `src`.
 Computation* FlattenEntry(const Module& src, Module* scratch);
+// The same for any computation of `src`'s module (a while body, a branch).
+Computation* FlattenComputation(const Computation& src, Module* scratch);
 
 }  // namespace xtune
 

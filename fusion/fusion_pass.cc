@@ -81,6 +81,9 @@ class ModuleBuilder {
 
   Module* out() { return out_.get(); }
   std::unique_ptr<Module> Release() { return std::move(out_); }
+  std::string UniqueName(const std::string& base) {
+    return UniqueComputationName(base);
+  }
 
  private:
   std::string UniqueComputationName(const std::string& base) {
@@ -142,110 +145,179 @@ FusionKind ClassifyFusion(const Instruction& fusion) {
   return has_reduce ? FusionKind::kReduction : FusionKind::kLoop;
 }
 
+namespace {
+
+// Fuses computations with a shared builder and fusion counters, so names
+// stay unique across the module; the bodies, conditions and branches of
+// control flow are fused like the entry, once each.
+class ComputationFuser {
+ public:
+  explicit ComputationFuser(ModuleBuilder* builder) : builder_(builder) {}
+
+  // The fused form of `src` (a computation of the source module), added to
+  // the output module.
+  Computation* Fuse(const Computation& src) {
+    auto done = fused_.find(&src);
+    if (done != fused_.end()) return done->second;
+    Module scratch("scratch");
+    const Computation* flat = FlattenComputation(src, &scratch);
+    std::vector<FusionGroup> groups = PlanFusions(*flat);
+
+    absl::flat_hash_map<const Instruction*, int> pos;
+    int p = 0;
+    for (const auto& i : flat->instructions()) pos[i.get()] = p++;
+    absl::flat_hash_map<const Instruction*, const FusionGroup*> root_of;
+    absl::flat_hash_set<const Instruction*> owned;
+    for (const FusionGroup& g : groups) {
+      root_of[g.root()] = &g;
+      owned.insert(g.members.begin(), g.members.end());
+    }
+
+    // In definition order; dead instructions are dropped after.
+    auto entry = std::make_unique<Computation>(src.name());
+    absl::flat_hash_map<const Instruction*, Instruction*> value;
+    std::vector<Instruction*> params(flat->parameter_count());
+    for (const auto& owned_inst : flat->instructions()) {
+      const Instruction* i = owned_inst.get();
+      auto g = root_of.find(i);
+      if (g != root_of.end()) {
+        FusionKind kind = g->second->kind;
+        int n = counts_[kind]++;
+        std::string suffix = n == 0 ? "" : absl::StrCat(".", n);
+        std::string kind_name(FusionKindName(kind));
+        if (kind == FusionKind::kReduction) kind_name = "reduce";
+        auto [fused, externals] = builder_->BuildFused(
+            *g->second, absl::StrCat("fused_", kind_name), pos);
+        auto fusion = std::make_unique<Instruction>(
+            absl::StrCat(kind_name, "_fusion", suffix), Opcode::kFusion,
+            i->shape());
+        fusion->set_location(i->location());
+        fusion->mutable_attrs()->fusion_kind = KindAttr(kind);
+        if (kind == FusionKind::kGemm) {
+          fusion->mutable_attrs()->backend_config = kGemmBackendConfig;
+        }
+        for (const Instruction* x : externals) {
+          fusion->AppendOperand(value.at(x));
+        }
+        fusion->AppendCalledComputation(fused);
+        value[i] = entry->AddInstruction(std::move(fusion));
+        continue;
+      }
+      if (owned.contains(i)) continue;
+      switch (i->opcode()) {
+        case Opcode::kParameter:
+        case Opcode::kConstant:
+        case Opcode::kTuple:
+        case Opcode::kGetTupleElement:
+        case Opcode::kFusion:
+        case Opcode::kWhile:
+        case Opcode::kConditional: {
+          std::vector<Instruction*> operands;
+          for (const Instruction* op : i->operands()) {
+            operands.push_back(value.at(op));
+          }
+          const bool control = i->opcode() == Opcode::kWhile ||
+                               i->opcode() == Opcode::kConditional;
+          Instruction* copy = entry->AddInstruction(CloneInstruction(
+              *i, i->name(), operands,
+              [this, control](const Computation* c) {
+                return control ? Fuse(*c) : builder_->Copy(c);
+              }));
+          value[i] = copy;
+          if (i->opcode() == Opcode::kParameter) {
+            params[i->attrs().parameter_number] = copy;
+          }
+          break;
+        }
+        default:
+          break;  // copied into the fusions that use it
+      }
+    }
+    // Keep what the root uses, and the parameters.
+    Instruction* root = value.at(flat->root());
+    absl::flat_hash_set<const Instruction*> live;
+    std::vector<const Instruction*> stack = {root};
+    while (!stack.empty()) {
+      const Instruction* i = stack.back();
+      stack.pop_back();
+      if (!live.insert(i).second) continue;
+      for (const Instruction* op : i->operands()) stack.push_back(op);
+    }
+    auto final_entry = std::make_unique<Computation>(
+        builder_->UniqueName(src.name()));
+    absl::flat_hash_map<const Instruction*, Instruction*> kept;
+    std::vector<Instruction*> final_params(params.size());
+    for (const auto& owned_inst : entry->instructions()) {
+      const Instruction* i = owned_inst.get();
+      if (!live.contains(i) && i->opcode() != Opcode::kParameter) continue;
+      std::vector<Instruction*> operands;
+      for (const Instruction* op : i->operands()) {
+        operands.push_back(kept.at(op));
+      }
+      Instruction* copy = final_entry->AddInstruction(CloneInstruction(
+          *i, i->name(), operands,
+          [](const Computation* c) { return const_cast<Computation*>(c); }));
+      kept[i] = copy;
+      if (i->opcode() == Opcode::kParameter) {
+        final_params[i->attrs().parameter_number] = copy;
+      }
+    }
+    final_entry->set_parameters(std::move(final_params));
+    final_entry->set_root(kept.at(root));
+    Computation* added = builder_->out()->AddComputation(std::move(final_entry));
+    fused_[&src] = added;
+    return added;
+  }
+
+ private:
+  ModuleBuilder* builder_;
+  absl::flat_hash_map<FusionKind, int> counts_;
+  absl::flat_hash_map<const Computation*, Computation*> fused_;
+};
+
+void CollectFusions(const Computation& c,
+                    absl::flat_hash_set<const Computation*>* seen,
+                    std::vector<const Instruction*>* out) {
+  if (!seen->insert(&c).second) return;
+  for (const auto& inst : c.instructions()) {
+    if (inst->opcode() == Opcode::kFusion) {
+      out->push_back(inst.get());
+    } else if (inst->opcode() == Opcode::kWhile ||
+               inst->opcode() == Opcode::kConditional) {
+      for (const Computation* callee : inst->called_computations()) {
+        CollectFusions(*callee, seen, out);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<const Instruction*> FusionsOf(const Module& fused) {
+  std::vector<const Instruction*> out;
+  absl::flat_hash_set<const Computation*> seen;
+  if (fused.entry() != nullptr) CollectFusions(*fused.entry(), &seen, &out);
+  return out;
+}
+
+const Instruction* FindFusion(const Module& fused, absl::string_view name) {
+  for (const Instruction* f : FusionsOf(fused)) {
+    if (f->name() == name) return f;
+  }
+  return nullptr;
+}
+
 absl::StatusOr<std::unique_ptr<Module>> FuseModule(const Module& module) {
   if (module.entry() == nullptr) {
     return absl::InvalidArgumentError("the module has no entry computation");
   }
-  Module scratch("scratch");
-  const Computation* flat = FlattenEntry(module, &scratch);
-  std::vector<FusionGroup> groups = PlanFusions(*flat);
-
-  absl::flat_hash_map<const Instruction*, int> pos;
-  int p = 0;
-  for (const auto& i : flat->instructions()) pos[i.get()] = p++;
-  absl::flat_hash_map<const Instruction*, const FusionGroup*> root_of;
-  absl::flat_hash_set<const Instruction*> owned;
-  for (const FusionGroup& g : groups) {
-    root_of[g.root()] = &g;
-    owned.insert(g.members.begin(), g.members.end());
-  }
-
   auto out = std::make_unique<Module>(module.name());
   *out->mutable_attributes() = module.attributes();
   out->set_source_name(module.source_name());
   ModuleBuilder builder(module, std::move(out));
-
-  // The entry, in definition order; dead instructions are dropped after.
-  auto entry = std::make_unique<Computation>(module.entry()->name());
-  absl::flat_hash_map<const Instruction*, Instruction*> value;
-  absl::flat_hash_map<FusionKind, int> counts;
-  std::vector<Instruction*> params(flat->parameter_count());
-  for (const auto& owned_inst : flat->instructions()) {
-    const Instruction* i = owned_inst.get();
-    auto g = root_of.find(i);
-    if (g != root_of.end()) {
-      FusionKind kind = g->second->kind;
-      int n = counts[kind]++;
-      std::string suffix = n == 0 ? "" : absl::StrCat(".", n);
-      std::string kind_name(FusionKindName(kind));
-      if (kind == FusionKind::kReduction) kind_name = "reduce";
-      auto [fused, externals] = builder.BuildFused(
-          *g->second, absl::StrCat("fused_", kind_name), pos);
-      auto fusion = std::make_unique<Instruction>(
-          absl::StrCat(kind_name, "_fusion", suffix), Opcode::kFusion,
-          i->shape());
-      fusion->set_location(i->location());
-      fusion->mutable_attrs()->fusion_kind = KindAttr(kind);
-      if (kind == FusionKind::kGemm) {
-        fusion->mutable_attrs()->backend_config = kGemmBackendConfig;
-      }
-      for (const Instruction* x : externals) fusion->AppendOperand(value.at(x));
-      fusion->AppendCalledComputation(fused);
-      value[i] = entry->AddInstruction(std::move(fusion));
-      continue;
-    }
-    if (owned.contains(i)) continue;
-    switch (i->opcode()) {
-      case Opcode::kParameter:
-      case Opcode::kConstant:
-      case Opcode::kTuple:
-      case Opcode::kGetTupleElement:
-      case Opcode::kFusion: {
-        std::vector<Instruction*> operands;
-        for (const Instruction* op : i->operands()) operands.push_back(value.at(op));
-        Instruction* copy = entry->AddInstruction(CloneInstruction(
-            *i, i->name(), operands,
-            [&builder](const Computation* c) { return builder.Copy(c); }));
-        value[i] = copy;
-        if (i->opcode() == Opcode::kParameter) {
-          params[i->attrs().parameter_number] = copy;
-        }
-        break;
-      }
-      default:
-        break;  // copied into the fusions that use it
-    }
-  }
-  // Keep what the root uses, and the parameters.
-  Instruction* root = value.at(flat->root());
-  absl::flat_hash_set<const Instruction*> live;
-  std::vector<const Instruction*> stack = {root};
-  while (!stack.empty()) {
-    const Instruction* i = stack.back();
-    stack.pop_back();
-    if (!live.insert(i).second) continue;
-    for (const Instruction* op : i->operands()) stack.push_back(op);
-  }
-  auto final_entry = std::make_unique<Computation>(module.entry()->name());
-  absl::flat_hash_map<const Instruction*, Instruction*> kept;
-  std::vector<Instruction*> final_params(params.size());
-  for (const auto& owned_inst : entry->instructions()) {
-    const Instruction* i = owned_inst.get();
-    if (!live.contains(i) && i->opcode() != Opcode::kParameter) continue;
-    std::vector<Instruction*> operands;
-    for (const Instruction* op : i->operands()) operands.push_back(kept.at(op));
-    Instruction* copy = final_entry->AddInstruction(CloneInstruction(
-        *i, i->name(), operands,
-        [](const Computation* c) { return const_cast<Computation*>(c); }));
-    kept[i] = copy;
-    if (i->opcode() == Opcode::kParameter) {
-      final_params[i->attrs().parameter_number] = copy;
-    }
-  }
-  final_entry->set_parameters(std::move(final_params));
-  final_entry->set_root(kept.at(root));
-  Module* out_module = builder.out();
-  out_module->set_entry(out_module->AddComputation(std::move(final_entry)));
+  ComputationFuser fuser(&builder);
+  Computation* entry = fuser.Fuse(*module.entry());
+  builder.out()->set_entry(entry);
   return builder.Release();
 }
 

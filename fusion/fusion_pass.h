@@ -21,13 +21,18 @@
 //    reshapes, transposes, slices, pads, concatenations, dynamic-slice,
 //    dynamic-update-slice, gather...
 //
-// `call`s are inlined first and single-replica all-reduces dropped. Fusion
+// `call`s are inlined first and single-replica all-reduces and opt-barriers
+// dropped. The conditions and bodies of `while`s and the branches of
+// `conditional`s are fused the same way (their fusions are tuned and cached
+// like the entry's: a layer loop's body is one set of keys); the control
+// flow itself stays in the computations, around the fusions. Fusion
 // instructions already present (XLA's optimized dumps) are kept as they are.
 // Every fusion has exactly one output. Thread-safe (no shared state).
 #ifndef XTUNE_FUSION_FUSION_PASS_H_
 #define XTUNE_FUSION_FUSION_PASS_H_
 
 #include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "ir/module.h"
@@ -48,6 +53,14 @@ absl::string_view FusionKindName(FusionKind kind);  // "gemm", ...
 // it a reduction, else loop), so
 // fusions from XLA's dumps classify the same way as xtune's own.
 FusionKind ClassifyFusion(const Instruction& fusion);
+
+// The fusion instructions of a fused module: the entry's and, recursively,
+// those of its whiles' conditions and bodies and its conditionals'
+// branches (fused like the entry, once each), in a fixed order. Fusion
+// names are unique across the module.
+std::vector<const Instruction*> FusionsOf(const Module& fused);
+// The fusion named `name` among FusionsOf(fused), or null.
+const Instruction* FindFusion(const Module& fused, absl::string_view name);
 
 // Returns the fused module. The input must be verified; the output verifies.
 // Errors: InvalidArgument when the module has no entry.

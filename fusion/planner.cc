@@ -11,7 +11,8 @@ namespace {
 bool IsEntryOnly(Opcode op) {
   return op == Opcode::kParameter || op == Opcode::kTuple ||
          op == Opcode::kGetTupleElement || op == Opcode::kFusion ||
-         op == Opcode::kConstant;
+         op == Opcode::kConstant || op == Opcode::kWhile ||
+         op == Opcode::kConditional;
 }
 
 bool IsCheapToDuplicate(const Instruction& i) {

@@ -72,7 +72,10 @@ namespace xtune {
   V(kDynamicSlice, "dynamic-slice", kOther)           \
   V(kDynamicUpdateSlice, "dynamic-update-slice", kOther) \
   V(kGather, "gather", kOther)                        \
-  V(kScatter, "scatter", kOther)
+  V(kScatter, "scatter", kOther)                      \
+  V(kWhile, "while", kOther)                          \
+  V(kConditional, "conditional", kOther)              \
+  V(kOptimizationBarrier, "opt-barrier", kOther)
 
 enum class Opcode {
 #define XTUNE_DECLARE_OPCODE(enum_name, text, kind) enum_name,

@@ -52,6 +52,11 @@ bool AttributeApplies(absl::string_view attr, Opcode op) {
   if (attr == "index_vector_dim" || attr == "indices_are_sorted") {
     return op == Opcode::kGather || op == Opcode::kScatter;
   }
+  if (attr == "condition" || attr == "body") return op == Opcode::kWhile;
+  if (attr == "true_computation" || attr == "false_computation" ||
+      attr == "branch_computations") {
+    return op == Opcode::kConditional;
+  }
   if (attr == "to_apply") {
     return op == Opcode::kReduce || op == Opcode::kCall ||
            op == Opcode::kAllReduce || op == Opcode::kScatter;
@@ -169,6 +174,7 @@ class Parser {
     Instruction* instruction;
     std::string callee;
     size_t pos;
+    size_t slot;  // index in the instruction's called computations
   };
 
   absl::StatusOr<Computation*> ParseNamedComputation() {
@@ -365,6 +371,7 @@ class Parser {
       }
     }
     absl::flat_hash_set<std::string> seen;
+    std::vector<std::string> callee_order;
     while (cursor_.TryConsume(',')) {
       cursor_.SkipSpace();
       size_t attr_pos = cursor_.pos();
@@ -376,8 +383,13 @@ class Parser {
       }
       XTUNE_RETURN_IF_ERROR(
           cursor_.Expect('=', absl::StrCat("after attribute '", attr, "'")));
+      size_t callees = inst->called_computations().size();
       XTUNE_RETURN_IF_ERROR(ParseAttribute(attr, inst.get()));
+      if (inst->called_computations().size() == callees + 1) {
+        callee_order.push_back(attr);
+      }
     }
+    CanonicalCalleeOrder(inst.get(), callee_order);
     XTUNE_RETURN_IF_ERROR(CheckRequiredAttributes(*inst, seen, pos));
     Instruction* raw = c->AddInstruction(std::move(inst));
     positions_[raw] = pos;
@@ -419,6 +431,22 @@ class Parser {
         break;
       case Opcode::kDynamicSlice:
         required = {"dynamic_slice_sizes"};
+        break;
+      case Opcode::kWhile:
+        required = {"condition", "body"};
+        break;
+      case Opcode::kConditional:
+        if (seen.contains("branch_computations")) {
+          if (seen.contains("true_computation") ||
+              seen.contains("false_computation")) {
+            return cursor_.ErrorAt(
+                pos, absl::StrCat("conditional '", inst.name(),
+                                  "' names both branch_computations and "
+                                  "true_/false_computation"));
+          }
+        } else {
+          required = {"true_computation", "false_computation"};
+        }
         break;
       case Opcode::kGather:
         required = {"offset_dims", "collapsed_slice_dims", "start_index_map",
@@ -583,7 +611,9 @@ class Parser {
             pos, absl::StrCat("unknown fusion kind '", a->fusion_kind,
                               "' (expected kLoop kInput kOutput kCustom)"));
       }
-    } else if (attr == "calls" || attr == "to_apply") {
+    } else if (attr == "calls" || attr == "to_apply" || attr == "condition" ||
+               attr == "body" || attr == "true_computation" ||
+               attr == "false_computation" || attr == "branch_computations") {
       XTUNE_RETURN_IF_ERROR(ParseCalledComputation(inst, attr));
     } else if (attr == "metadata") {
       XTUNE_ASSIGN_OR_RETURN(absl::string_view value, cursor_.ParseRawValue());
@@ -623,7 +653,8 @@ class Parser {
         size_t name_pos = cursor_.pos();
         XTUNE_ASSIGN_OR_RETURN(std::string name,
                                cursor_.ParseName("a computation name"));
-        pending_.push_back({inst, name, name_pos});
+        pending_.push_back(
+            {inst, name, name_pos, inst->called_computations().size()});
         inst->AppendCalledComputation(nullptr);
         if (cursor_.TryConsume('}')) break;
         XTUNE_RETURN_IF_ERROR(cursor_.Expect(',', "or '}' in a list"));
@@ -632,9 +663,31 @@ class Parser {
     }
     XTUNE_ASSIGN_OR_RETURN(std::string name,
                            cursor_.ParseName("a computation name"));
-    pending_.push_back({inst, name, pos});
+    pending_.push_back({inst, name, pos, inst->called_computations().size()});
     inst->AppendCalledComputation(nullptr);
     return absl::OkStatus();
+  }
+
+  // While: [condition, body]; conditional with true_/false_computation:
+  // [true, false], whatever order the attributes came in. `order` is the
+  // called-computation attributes in source order (one slot each).
+  void CanonicalCalleeOrder(Instruction* inst,
+                            const std::vector<std::string>& order) {
+    std::vector<std::string> want;
+    if (inst->opcode() == Opcode::kWhile) {
+      want = {"condition", "body"};
+    } else if (inst->opcode() == Opcode::kConditional &&
+               order.size() == 2 && order[0] != "branch_computations") {
+      want = {"true_computation", "false_computation"};
+    }
+    if (want.empty() || order.size() != 2 || order == want) return;
+    auto& called = const_cast<std::vector<Computation*>&>(
+        inst->called_computations());
+    if (called.size() != 2) return;
+    std::swap(called[0], called[1]);
+    for (PendingCall& p : pending_) {
+      if (p.instruction == inst) p.slot = 1 - p.slot;
+    }
   }
 
   absl::Status ResolveCalls() {
@@ -644,16 +697,10 @@ class Parser {
         return cursor_.ErrorAt(call.pos, absl::StrCat("unknown computation '",
                                                       call.callee, "'"));
       }
-      // Replace the first unresolved slot.
       auto& called =
           const_cast<std::vector<Computation*>&>(
               call.instruction->called_computations());
-      for (Computation*& slot : called) {
-        if (slot == nullptr) {
-          slot = callee;
-          break;
-        }
-      }
+      called[call.slot] = callee;
     }
     return absl::OkStatus();
   }

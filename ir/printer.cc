@@ -173,13 +173,32 @@ std::string FormatInstruction(const Instruction& inst,
     default:
       break;
   }
-  for (const Computation* callee : inst.called_computations()) {
-    std::string key =
-        inst.opcode() == Opcode::kFusion ? "calls=" : "to_apply=";
-    if (!style.canonical) {
-      attrs.push_back(key + callee->name());
-    } else if (style.canonical_options.print_called_computations) {
-      attrs.push_back(key + "\n" + style.inline_body(callee, style.indent));
+  const std::vector<Computation*>& callees = inst.called_computations();
+  const bool pred_branches =
+      inst.opcode() == Opcode::kConditional && callees.size() == 2 &&
+      inst.operand_count() > 0 && inst.operand(0)->shape().IsArray() &&
+      inst.operand(0)->shape().dtype() == DType::kPred;
+  if (inst.opcode() == Opcode::kConditional && !pred_branches) {
+    std::vector<std::string> names;
+    for (const Computation* c : callees) names.push_back(c->name());
+    attrs.push_back(absl::StrCat("branch_computations={",
+                                 absl::StrJoin(names, ", "), "}"));
+  } else {
+    for (size_t k = 0; k < callees.size(); ++k) {
+      const Computation* callee = callees[k];
+      std::string key = "to_apply=";
+      if (inst.opcode() == Opcode::kFusion) key = "calls=";
+      if (inst.opcode() == Opcode::kWhile) {
+        key = k == 0 ? "condition=" : "body=";
+      }
+      if (pred_branches) {
+        key = k == 0 ? "true_computation=" : "false_computation=";
+      }
+      if (!style.canonical) {
+        attrs.push_back(key + callee->name());
+      } else if (style.canonical_options.print_called_computations) {
+        attrs.push_back(key + "\n" + style.inline_body(callee, style.indent));
+      }
     }
   }
   if (!style.canonical) {

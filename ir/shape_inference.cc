@@ -609,6 +609,12 @@ absl::StatusOr<Shape> InferShape(const Instruction& inst) {
       return InferGather(inst);
     case Opcode::kScatter:
       return InferScatter(inst);
+    case Opcode::kWhile:
+      return InferWhile(inst);
+    case Opcode::kConditional:
+      return InferConditional(inst);
+    case Opcode::kOptimizationBarrier:
+      return InferOptimizationBarrier(inst);
     case Opcode::kCopy:
       XTUNE_RETURN_IF_ERROR(ExpectOperands(inst, 1));
       return inst.operand(0)->shape();

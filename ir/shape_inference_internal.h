@@ -30,6 +30,11 @@ absl::StatusOr<Shape> InferDynamicUpdateSlice(const Instruction& inst);
 absl::StatusOr<Shape> InferGather(const Instruction& inst);
 absl::StatusOr<Shape> InferScatter(const Instruction& inst);
 
+// Control flow (shape_inference_control.cc).
+absl::StatusOr<Shape> InferWhile(const Instruction& inst);
+absl::StatusOr<Shape> InferConditional(const Instruction& inst);
+absl::StatusOr<Shape> InferOptimizationBarrier(const Instruction& inst);
+
 }  // namespace xtune
 
 #endif  // XTUNE_IR_SHAPE_INFERENCE_INTERNAL_H_

@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "eval/control_flow.h"
 #include "eval/evaluator.h"
+#include "fusion/fusion_pass.h"
 #include "util/status_macros.h"
 #include "util/thread_pool.h"
 
@@ -20,6 +24,16 @@ struct Executable::Value {
   DeviceBuffer owned;            // allocated by the backend (arrays)
   DeviceBuffer buffer;           // the buffer in use: owned or an alias
   std::vector<Value*> elements;  // tuples
+};
+
+// A computation's compiled form: the value of each instruction, the
+// instructions that do work (fusions, whiles, conditionals) in order, and
+// the frames of each control-flow instruction's computations.
+struct Executable::Frame {
+  const Computation* computation = nullptr;
+  absl::flat_hash_map<const Instruction*, Value*> value_of;
+  std::vector<const Instruction*> steps;
+  absl::flat_hash_map<const Instruction*, std::vector<Frame*>> callees;
 };
 
 Executable::~Executable() {
@@ -43,11 +57,10 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Create(
   exe->backend_ = backend;
   exe->evaluator_options_.excess_precision = options.excess_precision;
   exe->evaluator_options_.tf32_dots = options.tf32_dots;
-  const Computation& entry = *exe->module_->entry();
-  for (const auto& inst : entry.instructions()) {
-    if (inst->opcode() != Opcode::kFusion) continue;
+  for (const Instruction* inst : FusionsOf(*exe->module_)) {
+    exe->fusion_index_[inst] = exe->fusions_.size();
     CompiledFusion f;
-    f.fusion = inst.get();
+    f.fusion = inst;
     absl::StatusOr<KernelConfig> config = choose(*inst);
     if (!config.ok()) {
       return absl::Status(config.status().code(),
@@ -100,24 +113,51 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Create(
                                        ": ", errors[i].message()));
     }
   }
-  // Values: allocate every array buffer once.
-  absl::flat_hash_map<const Instruction*, Value*>& value_of = exe->value_of_;
+  // Frames: every computation's values, allocated once.
   absl::Status allocation;
-  std::function<std::unique_ptr<Value>(const Shape&)> make =
-      [&](const Shape& s) {
-        auto v = std::make_unique<Value>();
-        v->shape = s;
-        if (s.IsArray()) {
-          absl::StatusOr<DeviceBuffer> b = backend->Allocate(s.ByteSize());
-          if (b.ok()) {
-            v->owned = v->buffer = *b;
-          } else if (allocation.ok()) {
-            allocation = b.status();
-          }
-        }
-        return v;
-      };
-  for (const auto& owned : entry.instructions()) {
+  XTUNE_ASSIGN_OR_RETURN(
+      Frame * entry_frame,
+      exe->BuildFrame(*exe->module_->entry(), nullptr, &allocation));
+  (void)entry_frame;
+  XTUNE_RETURN_IF_ERROR(allocation);
+  return exe;
+}
+
+absl::StatusOr<Executable::Frame*> Executable::BuildFrame(
+    const Computation& c, Value* param, absl::Status* allocation) {
+  const auto key = std::make_pair(&c, static_cast<const Value*>(param));
+  if (auto it = frame_of_.find(key); it != frame_of_.end()) return it->second;
+  frames_.push_back(std::make_unique<Frame>());
+  Frame* frame = frames_.back().get();
+  frame_of_[key] = frame;
+  frame->computation = &c;
+  absl::flat_hash_map<const Instruction*, Value*>& value_of = frame->value_of;
+  auto make = [&](const Shape& s) {
+    auto v = std::make_unique<Value>();
+    v->shape = s;
+    if (s.IsArray()) {
+      absl::StatusOr<DeviceBuffer> b = backend_->Allocate(s.ByteSize());
+      if (b.ok()) {
+        v->owned = v->buffer = *b;
+      } else if (allocation->ok()) {
+        *allocation = b.status();
+      }
+    }
+    return v;
+  };
+  // Tuple-shaped values own one buffer per leaf.
+  std::function<std::unique_ptr<Value>(const Shape&)> tuple_of =
+      [&](const Shape& s) -> std::unique_ptr<Value> {
+    if (s.IsArray()) return make(s);
+    auto t = std::make_unique<Value>();
+    t->shape = s;
+    for (const Shape& e : s.tuple_shapes()) {
+      values_.push_back(tuple_of(e));
+      t->elements.push_back(values_.back().get());
+    }
+    return t;
+  };
+  for (const auto& owned : c.instructions()) {
     const Instruction* inst = owned.get();
     std::unique_ptr<Value> v;
     switch (inst->opcode()) {
@@ -140,46 +180,59 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Create(
         }
         // Owned by the executable before anything can fail, so that its
         // buffer is freed on every path.
-        exe->values_.push_back(make(inst->shape()));
-        Value* c = exe->values_.back().get();
-        value_of[inst] = c;
-        if (c->buffer.opaque != nullptr) {
+        values_.push_back(make(inst->shape()));
+        Value* constant = values_.back().get();
+        value_of[inst] = constant;
+        if (constant->buffer.opaque != nullptr) {
           XTUNE_RETURN_IF_ERROR(
-              backend->CopyToDevice(lit.bytes().data(), c->buffer));
+              backend_->CopyToDevice(lit.bytes().data(), constant->buffer));
         }
         continue;
       }
       case Opcode::kParameter:
-      case Opcode::kFusion:
-        if (inst->shape().IsTuple()) {
-          // Tuple-shaped fusion results (evaluator fallback) and tuple
-          // parameters own one buffer per leaf.
-          std::function<std::unique_ptr<Value>(const Shape&)> tuple_of =
-              [&](const Shape& s) -> std::unique_ptr<Value> {
-            if (s.IsArray()) return make(s);
-            auto t = std::make_unique<Value>();
-            t->shape = s;
-            for (const Shape& e : s.tuple_shapes()) {
-              exe->values_.push_back(tuple_of(e));
-              t->elements.push_back(exe->values_.back().get());
-            }
-            return t;
-          };
-          v = tuple_of(inst->shape());
-        } else {
-          v = make(inst->shape());
+        if (param != nullptr) {
+          value_of[inst] = param;
+          continue;
         }
+        v = tuple_of(inst->shape());
         break;
+      case Opcode::kFusion:
+        v = tuple_of(inst->shape());
+        frame->steps.push_back(inst);
+        break;
+      case Opcode::kWhile: {
+        XTUNE_ASSIGN_OR_RETURN(
+            Frame * body,
+            BuildFrame(*inst->called_computations()[1], nullptr, allocation));
+        Value* state = body->value_of.at(body->computation->parameter(0));
+        XTUNE_ASSIGN_OR_RETURN(
+            Frame * cond,
+            BuildFrame(*inst->called_computations()[0], state, allocation));
+        frame->callees[inst] = {cond, body};
+        v = tuple_of(inst->shape());
+        frame->steps.push_back(inst);
+        break;
+      }
+      case Opcode::kConditional: {
+        std::vector<Frame*> branches;
+        for (const Computation* b : inst->called_computations()) {
+          XTUNE_ASSIGN_OR_RETURN(Frame * f, BuildFrame(*b, nullptr, allocation));
+          branches.push_back(f);
+        }
+        frame->callees[inst] = std::move(branches);
+        v = tuple_of(inst->shape());
+        frame->steps.push_back(inst);
+        break;
+      }
       default:
         return absl::InternalError(absl::StrCat(
-            "unexpected '", OpcodeName(inst->opcode()),
-            "' in a fused entry computation"));
+            "unexpected '", OpcodeName(inst->opcode()), "' in computation '",
+            c.name(), "' of a fused module"));
     }
     value_of[inst] = v.get();
-    exe->values_.push_back(std::move(v));
+    values_.push_back(std::move(v));
   }
-  XTUNE_RETURN_IF_ERROR(allocation);
-  return exe;
+  return frame;
 }
 
 namespace {
@@ -237,14 +290,14 @@ absl::StatusOr<Literal> Executable::Run(absl::Span<const Literal> arguments) {
 absl::StatusOr<Literal> Executable::Run(absl::Span<const Literal> arguments,
                                         RunProbe* probe) {
   if (probe != nullptr) probe->seconds.assign(fusions_.size(), 0.0);
-  const Computation& entry = *module_->entry();
-  if (static_cast<int64_t>(arguments.size()) != entry.parameter_count()) {
+  Frame& entry = *frames_.front();
+  const Computation& c = *entry.computation;
+  if (static_cast<int64_t>(arguments.size()) != c.parameter_count()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "the module takes ", entry.parameter_count(), " arguments, got ",
+        "the module takes ", c.parameter_count(), " arguments, got ",
         arguments.size()));
   }
-  const absl::flat_hash_map<const Instruction*, Value*>& value_of = value_of_;
-  for (const Instruction* p : entry.parameters()) {
+  for (const Instruction* p : c.parameters()) {
     const Literal& arg = arguments[p->attrs().parameter_number];
     if (!arg.shape().Compatible(p->shape())) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -253,53 +306,178 @@ absl::StatusOr<Literal> Executable::Run(absl::Span<const Literal> arguments,
           p->shape().ToString(false)));
     }
     XTUNE_RETURN_IF_ERROR(
-        CopyInto(*backend_, arg, value_of.at(p), /*alias=*/true));
+        CopyInto(*backend_, arg, entry.value_of.at(p), /*alias=*/true));
   }
-  size_t f = 0;
-  for (const auto& owned : entry.instructions()) {
-    const Instruction* inst = owned.get();
-    if (inst->opcode() != Opcode::kFusion) continue;
-    const size_t index = f++;
-    CompiledFusion& cf = fusions_[index];
-    Value* out = value_of.at(inst);
-    if (cf.kernel != nullptr) {
-      absl::InlinedVector<DeviceBuffer, 8> inputs;  // no heap per run
-      for (const Instruction* op : inst->operands()) {
-        inputs.push_back(value_of.at(op)->buffer);
+  XTUNE_RETURN_IF_ERROR(RunFrame(entry, probe));
+  return ToLiteral(*backend_, entry.value_of.at(c.root()));
+}
+
+absl::Status Executable::RunFrame(Frame& frame, RunProbe* probe) {
+  for (const Instruction* inst : frame.steps) {
+    switch (inst->opcode()) {
+      case Opcode::kFusion:
+        XTUNE_RETURN_IF_ERROR(RunFusion(inst, frame, probe));
+        break;
+      case Opcode::kWhile:
+        XTUNE_RETURN_IF_ERROR(RunWhile(inst, frame, probe));
+        break;
+      case Opcode::kConditional:
+        XTUNE_RETURN_IF_ERROR(RunConditional(inst, frame, probe));
+        break;
+      default:
+        break;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Executable::RunFusion(const Instruction* inst, Frame& frame,
+                                   RunProbe* probe) {
+  const size_t index = fusion_index_.at(inst);
+  CompiledFusion& cf = fusions_[index];
+  Value* out = frame.value_of.at(inst);
+  if (cf.kernel != nullptr) {
+    absl::InlinedVector<DeviceBuffer, 8> inputs;  // no heap per run
+    for (const Instruction* op : inst->operands()) {
+      inputs.push_back(frame.value_of.at(op)->buffer);
+    }
+    Kernel* kernel = cf.kernel.get();
+    bool timed = false;
+    if (probe != nullptr) {
+      if (index < probe->substitute.size() &&
+          probe->substitute[index] != nullptr) {
+        kernel = probe->substitute[index];
       }
-      Kernel* kernel = cf.kernel.get();
-      bool timed = false;
-      if (probe != nullptr) {
-        if (index < probe->substitute.size() &&
-            probe->substitute[index] != nullptr) {
-          kernel = probe->substitute[index];
+      timed = index < probe->timed.size() && probe->timed[index];
+    }
+    if (!timed) return kernel->Run(inputs, out->buffer);
+    const auto start = std::chrono::steady_clock::now();
+    absl::Status ran = kernel->Run(inputs, out->buffer);
+    probe->seconds[index] += std::chrono::duration<double>(
+                                 std::chrono::steady_clock::now() - start)
+                                 .count();
+    return ran;
+  }
+  std::vector<Literal> args;
+  for (const Instruction* op : inst->operands()) {
+    XTUNE_ASSIGN_OR_RETURN(Literal arg,
+                           ToLiteral(*backend_, frame.value_of.at(op)));
+    args.push_back(std::move(arg));
+  }
+  XTUNE_ASSIGN_OR_RETURN(
+      Literal result,
+      EvaluateComputation(*inst->called_computations()[0], args,
+                          evaluator_options_));
+  return CopyInto(*backend_, result, out);
+}
+
+absl::Status Executable::CopyValue(const Value* src, Value* dst) {
+  if (src == dst) return absl::OkStatus();
+  if (dst->shape.IsTuple()) {
+    for (size_t i = 0; i < dst->elements.size(); ++i) {
+      XTUNE_RETURN_IF_ERROR(CopyValue(src->elements[i], dst->elements[i]));
+    }
+    return absl::OkStatus();
+  }
+  dst->buffer = dst->owned;
+  return backend_->CopyBuffer(src->buffer, dst->buffer);
+}
+
+namespace {
+
+// The array leaves of a value, in order.
+void Leaves(Executable::Value* v, std::vector<Executable::Value*>* out);
+
+}  // namespace
+
+absl::Status Executable::RunWhile(const Instruction* inst, Frame& frame,
+                                  RunProbe* probe) {
+  Frame& cond = *frame.callees.at(inst)[0];
+  Frame& body = *frame.callees.at(inst)[1];
+  Value* state = body.value_of.at(body.computation->parameter(0));
+  Value* result = frame.value_of.at(inst);
+  XTUNE_RETURN_IF_ERROR(CopyValue(frame.value_of.at(inst->operand(0)), state));
+  std::vector<Value*> params, roots, staging;
+  Leaves(state, &params);
+  Leaves(body.value_of.at(body.computation->root()), &roots);
+  Leaves(result, &staging);
+  const Value* predicate = cond.value_of.at(cond.computation->root());
+  while (true) {
+    XTUNE_RETURN_IF_ERROR(RunFrame(cond, probe));
+    uint8_t go = 0;
+    XTUNE_RETURN_IF_ERROR(backend_->CopyFromDevice(
+        DeviceBuffer{predicate->buffer.opaque, 1}, &go));
+    if (go == 0) break;
+    XTUNE_RETURN_IF_ERROR(RunFrame(body, probe));
+    // The body's result becomes the state. A result leaf that is another
+    // state leaf (a permutation) goes through the while's own buffer first,
+    // so that no leaf is overwritten before it is read.
+    std::vector<size_t> staged;
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (roots[i]->buffer.opaque == params[i]->buffer.opaque) continue;
+      for (const Value* p : params) {
+        if (roots[i]->buffer.opaque == p->buffer.opaque) {
+          XTUNE_RETURN_IF_ERROR(
+              backend_->CopyBuffer(roots[i]->buffer, staging[i]->owned));
+          staged.push_back(i);
+          break;
         }
-        timed = index < probe->timed.size() && probe->timed[index];
       }
-      if (!timed) {
-        XTUNE_RETURN_IF_ERROR(kernel->Run(inputs, out->buffer));
+    }
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (roots[i]->buffer.opaque == params[i]->buffer.opaque ||
+          std::find(staged.begin(), staged.end(), i) != staged.end()) {
         continue;
       }
-      const auto start = std::chrono::steady_clock::now();
-      absl::Status ran = kernel->Run(inputs, out->buffer);
-      probe->seconds[index] = std::chrono::duration<double>(
-                                  std::chrono::steady_clock::now() - start)
-                                  .count();
-      XTUNE_RETURN_IF_ERROR(ran);
-      continue;
+      XTUNE_RETURN_IF_ERROR(
+          backend_->CopyBuffer(roots[i]->buffer, params[i]->buffer));
     }
-    std::vector<Literal> args;
-    for (const Instruction* op : inst->operands()) {
-      XTUNE_ASSIGN_OR_RETURN(Literal arg, ToLiteral(*backend_, value_of.at(op)));
-      args.push_back(std::move(arg));
+    for (size_t i : staged) {
+      XTUNE_RETURN_IF_ERROR(
+          backend_->CopyBuffer(staging[i]->owned, params[i]->buffer));
     }
-    XTUNE_ASSIGN_OR_RETURN(
-        Literal result,
-        EvaluateComputation(*inst->called_computations()[0], args,
-                            evaluator_options_));
-    XTUNE_RETURN_IF_ERROR(CopyInto(*backend_, result, out));
   }
-  return ToLiteral(*backend_, value_of.at(entry.root()));
+  return CopyValue(state, result);
 }
+
+absl::Status Executable::RunConditional(const Instruction* inst, Frame& frame,
+                                        RunProbe* probe) {
+  const Value* selector = frame.value_of.at(inst->operand(0));
+  const bool is_pred = selector->shape.dtype() == DType::kPred;
+  int64_t value = 0;
+  if (is_pred) {
+    uint8_t b = 0;
+    XTUNE_RETURN_IF_ERROR(backend_->CopyFromDevice(
+        DeviceBuffer{selector->buffer.opaque, 1}, &b));
+    value = b;
+  } else {
+    int32_t i = 0;
+    XTUNE_RETURN_IF_ERROR(backend_->CopyFromDevice(
+        DeviceBuffer{selector->buffer.opaque, 4}, &i));
+    value = i;
+  }
+  const std::vector<Frame*>& branches = frame.callees.at(inst);
+  const int64_t b = ConditionalBranch(is_pred, value,
+                                      static_cast<int64_t>(branches.size()));
+  Frame& branch = *branches[b];
+  XTUNE_RETURN_IF_ERROR(
+      CopyValue(frame.value_of.at(inst->operand(b + 1)),
+                branch.value_of.at(branch.computation->parameter(0))));
+  XTUNE_RETURN_IF_ERROR(RunFrame(branch, probe));
+  return CopyValue(branch.value_of.at(branch.computation->root()),
+                   frame.value_of.at(inst));
+}
+
+namespace {
+
+void Leaves(Executable::Value* v, std::vector<Executable::Value*>* out) {
+  if (v->shape.IsTuple()) {
+    for (Executable::Value* e : v->elements) Leaves(e, out);
+  } else {
+    out->push_back(v);
+  }
+}
+
+}  // namespace
 
 }  // namespace xtune

@@ -4,10 +4,18 @@
 // Backend: Allocate / CopyToDevice / CopyFromDevice / Free / HostAlias, so
 // a device backend needs no change here.
 //
-// The entry computation of a fused module holds parameters, constants,
-// tuples, get-tuple-elements and fusions (fusion/fusion_pass.h). Fusions
-// run in order; a fusion the backend cannot generate code for (Unimplemented)
-// runs on the reference evaluator instead, and says so in fallback_reason.
+// The computations of a fused module (the entry, and the conditions, bodies
+// and branches of its control flow) hold parameters, constants, tuples,
+// get-tuple-elements, fusions, whiles and conditionals
+// (fusion/fusion_pass.h). Each computation's buffers are allocated once;
+// its fusions run in order; a while copies its operand into its body's
+// parameter buffers, then runs the condition (reading back the predicate)
+// and the body until the predicate is false, moving the body's result into
+// the parameter buffers between iterations (no allocation, compile or cache
+// lookup per iteration); a conditional reads its selector back and runs
+// one branch. A fusion the backend cannot generate code for
+// (Unimplemented) runs on the reference evaluator instead, and says so in
+// fallback_reason.
 //
 // Not thread-safe: one Run() at a time.
 #ifndef XTUNE_RUNTIME_EXECUTABLE_H_
@@ -60,8 +68,9 @@ struct RunProbe {
   std::vector<Kernel*> substitute;
   // Per fusion: whether to time it. Absent: not timed.
   std::vector<bool> timed;
-  // Per fusion: the wall time (host clock) its kernel took in this run,
-  // for timed ones; resized to the fusion count by Run. The backend's
+  // Per fusion: the wall time (host clock) its kernel took in this run
+  // (summed over a loop's iterations), for timed ones; resized to the
+  // fusion count by Run. The backend's
   // Kernel::Run must return when the kernel is done (host backends).
   std::vector<double> seconds;
 };
@@ -87,23 +96,43 @@ class Executable {
                               RunProbe* probe);
 
   const Module& module() const { return *module_; }
+  // Every fusion of the module, in FusionsOf(module()) order.
   const std::vector<CompiledFusion>& fusions() const { return fusions_; }
 
   ~Executable();
-  // A runtime value (defined in the .cc).
+  // A runtime value and a computation's compiled form (defined in the .cc).
   struct Value;
+  struct Frame;
 
  private:
   Executable() = default;
+  // The frame of `c` (made once per computation and parameter value):
+  // its values allocated, with parameter(0) bound to `param` when given (a
+  // while's condition reads its body's state buffers). A failed allocation
+  // is recorded in `allocation`.
+  absl::StatusOr<Frame*> BuildFrame(const Computation& c, Value* param,
+                                    absl::Status* allocation);
+  absl::Status RunFrame(Frame& frame, RunProbe* probe);
+  absl::Status RunFusion(const Instruction* inst, Frame& frame,
+                         RunProbe* probe);
+  absl::Status RunWhile(const Instruction* inst, Frame& frame,
+                        RunProbe* probe);
+  absl::Status RunConditional(const Instruction* inst, Frame& frame,
+                              RunProbe* probe);
+  // Copies src's leaves into dst's buffers.
+  absl::Status CopyValue(const Value* src, Value* dst);
 
   std::unique_ptr<Module> module_;
   Backend* backend_ = nullptr;
   EvaluatorOptions evaluator_options_;  // for fusions on the evaluator
   std::vector<CompiledFusion> fusions_;
-  // Every value (array values own a buffer) and the value of each entry
-  // instruction.
+  absl::flat_hash_map<const Instruction*, size_t> fusion_index_;
+  // Every value (array values own a buffer), and every computation's frame
+  // (the entry's first).
   std::vector<std::unique_ptr<Value>> values_;
-  absl::flat_hash_map<const Instruction*, Value*> value_of_;
+  std::vector<std::unique_ptr<Frame>> frames_;
+  absl::flat_hash_map<std::pair<const Computation*, const Value*>, Frame*>
+      frame_of_;
 };
 
 }  // namespace xtune

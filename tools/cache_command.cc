@@ -288,10 +288,8 @@ absl::Status CollectFusionTexts(const std::string& module_path,
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> module,
                          ParseModuleFile(module_path));
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> fused, FuseModule(*module));
-  for (const auto& i : fused->entry()->instructions()) {
-    if (i->opcode() == Opcode::kFusion) {
-      texts->insert(CanonicalText(*i->called_computations()[0]));
-    }
+  for (const Instruction* i : FusionsOf(*fused)) {
+    texts->insert(CanonicalText(*i->called_computations()[0]));
   }
   return absl::OkStatus();
 }
@@ -356,11 +354,8 @@ absl::Status Explain(const ParsedArgs& args, int* exit_code) {
   }
   std::string only = args.Get("fusion", "");
   bool found = false;
-  for (const auto& i : fused->entry()->instructions()) {
-    if (i->opcode() != Opcode::kFusion ||
-        (!only.empty() && i->name() != only)) {
-      continue;
-    }
+  for (const Instruction* i : FusionsOf(*fused)) {
+    if (!only.empty() && i->name() != only) continue;
     found = true;
     AutotuneKey key{device, CanonicalText(*i->called_computations()[0]),
                     kCodegenVersion};

@@ -292,6 +292,17 @@ absl::Status CudaBackend::CopyFromDevice(DeviceBuffer buffer, void* host) {
                                  buffer.bytes);
 }
 
+absl::Status CudaBackend::CopyBuffer(DeviceBuffer src, DeviceBuffer dst) {
+  if (driver_ == nullptr) return Backend::CopyBuffer(src, dst);
+  if (src.bytes > dst.bytes) {
+    return absl::InternalError("CopyBuffer into a smaller buffer");
+  }
+  if (src.bytes == 0 || src.opaque == dst.opaque) return absl::OkStatus();
+  std::vector<uint8_t> staging(static_cast<size_t>(src.bytes));
+  XTUNE_RETURN_IF_ERROR(CopyFromDevice(src, staging.data()));
+  return CopyToDevice(staging.data(), DeviceBuffer{dst.opaque, src.bytes});
+}
+
 void CudaBackend::Free(DeviceBuffer buffer) {
   if (driver_ == nullptr) return Backend::Free(buffer);
   if (buffer.opaque != nullptr) {

@@ -65,6 +65,8 @@ class CudaBackend : public GpuBackend {
   absl::StatusOr<DeviceBuffer> Allocate(int64_t bytes) override;
   absl::Status CopyToDevice(const void* host, DeviceBuffer buffer) override;
   absl::Status CopyFromDevice(DeviceBuffer buffer, void* host) override;
+  // Through host memory (a device-to-device copy is not wired yet).
+  absl::Status CopyBuffer(DeviceBuffer src, DeviceBuffer dst) override;
   void Free(DeviceBuffer buffer) override;
   std::optional<DeviceBuffer> HostAlias(const void* data,
                                         int64_t bytes) override;

@@ -85,6 +85,27 @@ def models():
 
     window_args = (f32(16, 8), np.array([-2, 3, 15, 7], np.int32), f32(8))
 
+    # A scan over stacked layers (a `while` whose body slices its layer's
+    # weights with dynamic-slice and writes each layer's activations with
+    # dynamic-update-slice), then a branch on the result (`conditional`).
+    layers = 4
+
+    def scan_layers(x, w, b, scale):
+        def layer(h, wb):
+            wl, bl = wb
+            h = jax.nn.gelu(h @ wl + bl)
+            return h, h.sum(axis=-1)
+
+        h, sums = jax.lax.scan(layer, x, (w, b))
+        h = jax.lax.cond(sums[-1].mean() > 0, lambda v: v * scale,
+                         lambda v: v - scale, h)
+        total = jax.lax.fori_loop(0, 3, lambda i, acc: acc + i * acc, h.sum())
+        return h, sums, total
+
+    scan_args = (f32(8, dim), f32(layers, dim, dim) * 0.2, f32(layers, dim),
+                 np.float32(1.5))
+
     return [("decode_step", decode_step, decode_args),
+            ("scan_layers", scan_layers, scan_args),
             ("train_step", train_step, train_args),
             ("windows", windows, window_args)]

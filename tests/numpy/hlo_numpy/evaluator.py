@@ -157,6 +157,26 @@ class _Evaluator(ReduceMixin):
             return ops[0][int(a["index"])]
         if op == "all-reduce":
             return ops[0] if len(ops) == 1 else list(ops)
+        if op == "while":
+            cond = self.comp(a["condition"])
+            body = self.comp(a["body"])
+            state = ops[0]
+            while bool(np.asarray(self.run(cond, [state]))):
+                state = self.run(body, [state])
+            return state
+        if op == "conditional":
+            if "branch_computations" in a:
+                names = [n for n in a["branch_computations"].strip()
+                         .strip("{}").split(",") if n.strip()]
+                i = int(np.asarray(ops[0]))
+                if i < 0 or i >= len(names):
+                    i = len(names) - 1  # XLA: out of range runs the last
+            else:
+                names = [a["true_computation"], a["false_computation"]]
+                i = 0 if bool(np.asarray(ops[0])) else 1
+            return self.run(self.comp(names[i]), [ops[i + 1]])
+        if op == "opt-barrier":
+            return ops[0]
         if op == "dynamic-slice":
             return dynamic_slice(ops[0], [int(v) for v in ops[1:]],
                                  _int_list(a["dynamic_slice_sizes"]))
