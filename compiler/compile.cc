@@ -10,6 +10,7 @@
 #include "codegen/registry.h"
 #include "codegen/codegen_version.h"
 #include "fusion/fusion_pass.h"
+#include "ir/collectives.h"
 #include "util/file.h"
 #include "util/status_macros.h"
 
@@ -97,6 +98,9 @@ absl::StatusOr<CompiledModule> CompileModule(
   }
   out.session = session;
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> fused, FuseModule(module));
+  if (std::string w = ReplicaWarning(module); !w.empty()) {
+    std::cerr << "xtune: warning: " << w << "\n";
+  }
   XTUNE_ASSIGN_OR_RETURN(auto overrides, ConfigOverrides(config_specs, *fused));
   AutotuneOptions options = flags.autotune;
   options.print_summary = false;  // one line below, with the cache's figures

@@ -10,6 +10,7 @@
 #include "eval/reduce.h"
 #include "eval/shape_ops.h"
 #include "eval/tensor.h"
+#include "ir/collectives.h"
 #include "ir/dot_precision.h"
 #include "ir/module.h"
 #include "util/status_macros.h"
@@ -253,6 +254,15 @@ class Evaluator {
               return Run(c, args);
             });
       }
+      case Opcode::kReplicaId:
+      case Opcode::kPartitionId:
+        return Tensor(out);  // one device: id 0 (ir/collectives.h)
+      case Opcode::kCollectivePermute:
+        if (PermuteKeepsReplicaZero(inst)) return *ops[0];
+        return Tensor(out);  // nobody sends to replica 0: zeros
+      case Opcode::kAllGather:
+      case Opcode::kReduceScatter:
+      case Opcode::kAllToAll:
       case Opcode::kAllReduce: {
         // One replica: the identity.
         if (ops.size() == 1) return *ops[0];

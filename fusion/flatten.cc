@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "ir/clone.h"
+#include "ir/collectives.h"
 
 namespace xtune {
 namespace {
@@ -38,8 +39,20 @@ class Flattener {
           // Kernels run one after another: nothing moves across it.
           value[inst] = operands[0];
           continue;
+        case Opcode::kReplicaId:
+        case Opcode::kPartitionId:
+          value[inst] = AddZeros(*inst, prefix);
+          continue;
+        case Opcode::kCollectivePermute:
+          value[inst] = PermuteKeepsReplicaZero(*inst)
+                            ? operands[0]
+                            : AddZeros(*inst, prefix);
+          continue;
+        case Opcode::kAllGather:
+        case Opcode::kReduceScatter:
+        case Opcode::kAllToAll:
         case Opcode::kAllReduce:
-          // One replica: the identity.
+          // One replica (ir/collectives.h): the identity.
           if (operands.size() == 1) {
             value[inst] = operands[0];
           } else {
@@ -71,6 +84,28 @@ class Flattener {
                               });
     }
     return out_->AddInstruction(std::move(copy));
+  }
+
+  // Zeros of inst's (array) shape: a constant, broadcast when not scalar.
+  Instruction* AddZeros(const Instruction& inst, const std::string& prefix) {
+    const Shape& s = inst.shape();
+    auto zero = std::make_unique<Instruction>(
+        Unique(prefix + inst.name() + ".zero"), Opcode::kConstant,
+        Shape(s.dtype(), {}));
+    zero->mutable_attrs()->literal = Literal(Shape(s.dtype(), {}));
+    zero->set_location(inst.location());
+    Instruction* z = out_->AddInstruction(std::move(zero));
+    if (s.rank() == 0) return z;
+    auto b = std::make_unique<Instruction>(Unique(prefix + inst.name()),
+                                           Opcode::kBroadcast, s);
+    b->set_location(inst.location());
+    b->AppendOperand(z);
+    return out_->AddInstruction(std::move(b));
+  }
+
+  std::string Unique(std::string name) {
+    while (out_->FindInstruction(name) != nullptr) name += "_";
+    return name;
   }
 
   Computation* out_;

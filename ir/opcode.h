@@ -75,7 +75,13 @@ namespace xtune {
   V(kScatter, "scatter", kOther)                      \
   V(kWhile, "while", kOther)                          \
   V(kConditional, "conditional", kOther)              \
-  V(kOptimizationBarrier, "opt-barrier", kOther)
+  V(kOptimizationBarrier, "opt-barrier", kOther)      \
+  V(kAllGather, "all-gather", kOther)                 \
+  V(kReduceScatter, "reduce-scatter", kOther)         \
+  V(kAllToAll, "all-to-all", kOther)                  \
+  V(kCollectivePermute, "collective-permute", kOther) \
+  V(kReplicaId, "replica-id", kOther)                 \
+  V(kPartitionId, "partition-id", kOther)
 
 enum class Opcode {
 #define XTUNE_DECLARE_OPCODE(enum_name, text, kind) enum_name,

@@ -59,7 +59,8 @@ bool AttributeApplies(absl::string_view attr, Opcode op) {
   }
   if (attr == "to_apply") {
     return op == Opcode::kReduce || op == Opcode::kCall ||
-           op == Opcode::kAllReduce || op == Opcode::kScatter;
+           op == Opcode::kAllReduce || op == Opcode::kScatter ||
+           op == Opcode::kReduceScatter;
   }
   return attr == "metadata" || attr == "backend_config";
 }
@@ -402,6 +403,14 @@ class Parser {
     std::vector<absl::string_view> required;
     switch (inst.opcode()) {
       case Opcode::kBroadcast:
+        // XLA's parser takes a broadcast of a scalar without dimensions
+        // (XLA's multi-host runner data writes it so): dimensions={}.
+        if (inst.operand_count() == 1 && inst.operand(0)->shape().IsArray() &&
+            inst.operand(0)->shape().rank() == 0) {
+          break;
+        }
+        required = {"dimensions"};
+        break;
       case Opcode::kTranspose:
       case Opcode::kReverse:
       case Opcode::kConcatenate:
@@ -427,6 +436,7 @@ class Parser {
         break;
       case Opcode::kCall:
       case Opcode::kAllReduce:
+      case Opcode::kReduceScatter:
         required = {"to_apply"};
         break;
       case Opcode::kDynamicSlice:

@@ -496,6 +496,7 @@ absl::StatusOr<Shape> InferShape(const Instruction& inst) {
   Opcode op = inst.opcode();
   bool needs_callee = op == Opcode::kReduce || op == Opcode::kFusion ||
                       op == Opcode::kCall || op == Opcode::kAllReduce ||
+                      op == Opcode::kReduceScatter ||
                       op == Opcode::kScatter;
   if (needs_callee && inst.called_computations().size() != 1) {
     return Invalid(absl::StrCat(OpcodeName(op),
@@ -609,6 +610,13 @@ absl::StatusOr<Shape> InferShape(const Instruction& inst) {
       return InferGather(inst);
     case Opcode::kScatter:
       return InferScatter(inst);
+    case Opcode::kAllGather:
+    case Opcode::kReduceScatter:
+    case Opcode::kAllToAll:
+    case Opcode::kCollectivePermute:
+    case Opcode::kReplicaId:
+    case Opcode::kPartitionId:
+      return InferCollective(inst);
     case Opcode::kWhile:
       return InferWhile(inst);
     case Opcode::kConditional:

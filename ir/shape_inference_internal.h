@@ -30,6 +30,9 @@ absl::StatusOr<Shape> InferDynamicUpdateSlice(const Instruction& inst);
 absl::StatusOr<Shape> InferGather(const Instruction& inst);
 absl::StatusOr<Shape> InferScatter(const Instruction& inst);
 
+// Collectives on one replica (shape_inference_collectives.cc).
+absl::StatusOr<Shape> InferCollective(const Instruction& inst);
+
 // Control flow (shape_inference_control.cc).
 absl::StatusOr<Shape> InferWhile(const Instruction& inst);
 absl::StatusOr<Shape> InferConditional(const Instruction& inst);

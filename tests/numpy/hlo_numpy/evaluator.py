@@ -2,6 +2,8 @@
 dispatching each opcode to its implementation and checking every result
 against its declared shape."""
 
+import re
+
 import numpy as np
 
 from .attrs import _comp_name, _int_list, _padding_attr, _slice_attr
@@ -155,8 +157,19 @@ class _Evaluator(ReduceMixin):
             return list(ops)
         if op == "get-tuple-element":
             return ops[0][int(a["index"])]
-        if op == "all-reduce":
+        if op in ("all-reduce", "all-gather", "reduce-scatter", "all-to-all"):
+            # One replica: each group holds one participant.
             return ops[0] if len(ops) == 1 else list(ops)
+        if op in ("replica-id", "partition-id"):
+            return np.zeros((), np.uint32)
+        if op == "collective-permute":
+            # Replica 0 keeps its data only when it sends to itself;
+            # a target without a source gets zeros.
+            pairs = re.findall(r"\{\s*(\d+)\s*,\s*(\d+)\s*\}",
+                               a.get("source_target_pairs", ""))
+            if ("0", "0") in pairs:
+                return ops[0]
+            return np.zeros_like(ops[0])
         if op == "while":
             cond = self.comp(a["condition"])
             body = self.comp(a["body"])

@@ -1,0 +1,35 @@
+// Shape inference for collectives on one replica (ir/collectives.h).
+#include "absl/strings/str_cat.h"
+#include "ir/shape_inference_internal.h"
+
+namespace xtune {
+
+absl::StatusOr<Shape> InferCollective(const Instruction& inst) {
+  const Opcode op = inst.opcode();
+  if (op == Opcode::kReplicaId || op == Opcode::kPartitionId) {
+    if (inst.operand_count() != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(OpcodeName(op), " takes no operands"));
+    }
+    return Shape(DType::kU32, {});
+  }
+  if (inst.operand_count() < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(OpcodeName(op), " needs an operand"));
+  }
+  std::vector<Shape> shapes;
+  for (const Instruction* o : inst.operands()) shapes.push_back(o->shape());
+  Shape expected =
+      shapes.size() == 1 ? shapes[0] : Shape::Tuple(std::move(shapes));
+  // One participant: the result is the operand. A module that gathers or
+  // scatters over several declares another shape; say what xtune does.
+  if (!inst.shape().Compatible(expected)) {
+    return absl::UnimplementedError(absl::StrCat(
+        "declared as ",
+        inst.shape().ToString(false), " from ", expected.ToString(false),
+        ": it exchanges data between several devices, and xtune runs one"));
+  }
+  return expected;
+}
+
+}  // namespace xtune
