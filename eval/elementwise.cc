@@ -115,14 +115,6 @@ double IntToFloat(int64_t v, DType dst) {
   return RoundToType(static_cast<double>(static_cast<float>(v)), dst);
 }
 
-// Total order key for floats: -NaN < -inf < ... < -0 < +0 < ... < inf < NaN.
-int64_t TotalOrderKey(double v) {
-  int64_t bits;
-  std::memcpy(&bits, &v, sizeof(bits));
-  // Negative values: flip the magnitude bits so larger magnitudes order
-  // lower; -0.0 becomes -1, just below +0.0 (0).
-  return bits < 0 ? bits ^ INT64_MAX : bits;
-}
 
 template <typename T>
 bool Compare(ComparisonDirection d, T a, T b) {
@@ -138,6 +130,14 @@ bool Compare(ComparisonDirection d, T a, T b) {
 }
 
 }  // namespace
+
+int64_t TotalOrderKey(double v) {
+  int64_t bits;
+  std::memcpy(&bits, &v, sizeof(bits));
+  // Negative values: flip the magnitude bits so larger magnitudes order
+  // lower; -0.0 becomes -1, just below +0.0 (0).
+  return bits < 0 ? bits ^ INT64_MAX : bits;
+}
 
 double BinaryFloat(Opcode op, double a, double b, DType t) {
   if (t == DType::kF64) return BinaryFloatIn<double>(op, a, b);

@@ -35,6 +35,10 @@ Tensor EvalClamp(const Tensor& lo, const Tensor& x, const Tensor& hi);
 // Reinterprets element bits; `out` is the result array shape.
 Tensor EvalBitcastConvert(const Tensor& x, const Shape& out);
 
+// The order of compare's TOTALORDER on floats as an integer key:
+// -NaN < -inf < ... < -0 < +0 < ... < inf < NaN.
+int64_t TotalOrderKey(double v);
+
 }  // namespace xtune
 
 #endif  // XTUNE_EVAL_ELEMENTWISE_H_

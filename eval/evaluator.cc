@@ -9,6 +9,7 @@
 #include "eval/control_flow.h"
 #include "eval/reduce.h"
 #include "eval/shape_ops.h"
+#include "eval/sort.h"
 #include "eval/tensor.h"
 #include "ir/collectives.h"
 #include "ir/dot_precision.h"
@@ -254,6 +255,15 @@ class Evaluator {
               return Run(c, args);
             });
       }
+      case Opcode::kSort:
+        return EvalSort(ops, inst.attrs().dimensions[0],
+                        *inst.called_computations()[0], out,
+                        [this](const Computation& c,
+                               const std::vector<const Tensor*>& args) {
+                          return Run(c, args);
+                        });
+      case Opcode::kTopK:
+        return EvalTopK(*ops[0], inst.attrs().k, inst.attrs().largest, out);
       case Opcode::kReplicaId:
       case Opcode::kPartitionId:
         return Tensor(out);  // one device: id 0 (ir/collectives.h)

@@ -111,6 +111,7 @@ const char* KindAttr(FusionKind k) {
       return "kCustom";
     case FusionKind::kReduction:
     case FusionKind::kScatter:
+    case FusionKind::kSort:
       return "kInput";
     case FusionKind::kLoop:
       return "kLoop";
@@ -130,18 +131,22 @@ absl::string_view FusionKindName(FusionKind kind) {
       return "loop";
     case FusionKind::kScatter:
       return "scatter";
+    case FusionKind::kSort:
+      return "sort";
   }
   return "loop";
 }
 
 FusionKind ClassifyFusion(const Instruction& fusion) {
-  bool has_reduce = false, has_scatter = false;
+  bool has_reduce = false, has_scatter = false, has_sort = false;
   for (const auto& i : fusion.called_computations()[0]->instructions()) {
     if (i->opcode() == Opcode::kDot) return FusionKind::kGemm;
     has_reduce |= i->opcode() == Opcode::kReduce;
     has_scatter |= i->opcode() == Opcode::kScatter;
+    has_sort |= i->opcode() == Opcode::kSort || i->opcode() == Opcode::kTopK;
   }
   if (has_scatter) return FusionKind::kScatter;
+  if (has_sort) return FusionKind::kSort;
   return has_reduce ? FusionKind::kReduction : FusionKind::kLoop;
 }
 

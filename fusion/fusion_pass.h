@@ -17,6 +17,11 @@
 //    producers of its updates and the cheap producers (broadcasts,
 //    constants, iotas) of its operand, which the kernel copies into the
 //    output before applying the updates.
+//  - sort fusion (kind=kInput): one sort or topk with the cheap producers
+//    of its operands (argsort's iota). A sort of several operands (or a
+//    topk) is used through get-tuple-elements: each one used gets a fusion
+//    of its own, `get-tuple-element(sort(...))`, whose kernel sorts and
+//    writes that output (the sort is repeated per output used).
 //  - loop fusion (kind=kLoop): everything else — elementwise ops, broadcasts,
 //    reshapes, transposes, slices, pads, concatenations, dynamic-slice,
 //    dynamic-update-slice, gather...
@@ -44,13 +49,14 @@ enum class FusionKind {
   kReduction,  // kInput: reductions with producers (and row epilogues)
   kLoop,       // kLoop: elementwise and data movement
   kScatter,    // kInput: a scatter with its updates' producers
+  kSort,       // kInput: a sort or topk (one of its outputs)
 };
 
 absl::string_view FusionKindName(FusionKind kind);  // "gemm", ...
 
 // What kind of kernel a fusion instruction needs, from its fused computation
-// (a dot makes it gemm, else a scatter makes it scatter, else a reduce makes
-// it a reduction, else loop), so
+// (a dot makes it gemm, else a scatter makes it scatter, else a sort or
+// topk makes it sort, else a reduce makes it a reduction, else loop), so
 // fusions from XLA's dumps classify the same way as xtune's own.
 FusionKind ClassifyFusion(const Instruction& fusion);
 

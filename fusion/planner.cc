@@ -49,6 +49,13 @@ class Planner {
         PlanScatter(owned.get());
       }
     }
+    for (const auto& owned : flat_.instructions()) {
+      const Opcode op = owned->opcode();
+      if ((op == Opcode::kSort || op == Opcode::kTopK) &&
+          !Owned(owned.get())) {
+        PlanSort(owned.get());
+      }
+    }
     PlanLoops();
     // Definition order of roots keeps the entry topologically sorted.
     std::sort(groups_.begin(), groups_.end(),
@@ -315,6 +322,38 @@ class Planner {
     Commit(d);
   }
 
+  // A sort (or topk) with its operands' cheap producers. One of a single
+  // array is the fusion's root; one with a tuple result gets a fusion per
+  // get-tuple-element using it, each holding a copy of the sort (the sort
+  // is repeated per output used; its other users, if any, keep it whole).
+  void PlanSort(const Instruction* s) {
+    auto pull_operands = [&](Draft& d) {
+      for (const Instruction* x : s->operands()) {
+        std::vector<const Instruction*> dup;
+        if (IsCheapToDuplicate(*x) && AcceptExternal(x, d, &dup)) {
+          for (const Instruction* c : dup) d.duplicated.insert(c);
+        }
+      }
+    };
+    if (s->shape().IsArray()) {
+      Draft d{FusionKind::kSort};
+      d.added.push_back(s);
+      d.members.insert(s);
+      pull_operands(d);
+      Commit(d);
+      return;
+    }
+    for (const Instruction* u : s->users()) {
+      if (u->opcode() != Opcode::kGetTupleElement || Owned(u)) continue;
+      Draft d{FusionKind::kSort};
+      d.duplicated.insert(s);
+      d.added.push_back(u);
+      d.members.insert(u);
+      pull_operands(d);
+      Commit(d);
+    }
+  }
+
   // Softmax / layer-norm style epilogues of a row reduction.
   void GrowRowEpilogue(Draft& d, const Instruction* r) {
     const Shape& in = r->operand(0)->shape();
@@ -407,7 +446,8 @@ class Planner {
         }
         if (IsEntryOnly(p->opcode()) || p->opcode() == Opcode::kDot ||
             p->opcode() == Opcode::kReduce ||
-            p->opcode() == Opcode::kScatter) {
+            p->opcode() == Opcode::kScatter || p->opcode() == Opcode::kSort ||
+            p->opcode() == Opcode::kTopK) {
           continue;
         }
         bool all_users_inside = true;

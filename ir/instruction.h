@@ -86,7 +86,10 @@ struct RawAttribute {
 struct InstructionAttrs {
   int64_t parameter_number = -1;        // parameter
   std::vector<int64_t> dimensions;      // broadcast transpose reduce reverse
-                                        // concatenate
+                                        // concatenate sort (its one dimension)
+  bool is_stable = false;               // sort
+  int64_t k = 0;                        // topk
+  bool largest = true;                  // topk
   DotDimensions dot;                    // dot
   std::vector<SliceDimension> slice;    // slice
   std::vector<PaddingDimension> padding;  // pad

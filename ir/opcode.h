@@ -81,7 +81,9 @@ namespace xtune {
   V(kAllToAll, "all-to-all", kOther)                  \
   V(kCollectivePermute, "collective-permute", kOther) \
   V(kReplicaId, "replica-id", kOther)                 \
-  V(kPartitionId, "partition-id", kOther)
+  V(kPartitionId, "partition-id", kOther)             \
+  V(kSort, "sort", kOther)                            \
+  V(kTopK, "topk", kOther)
 
 enum class Opcode {
 #define XTUNE_DECLARE_OPCODE(enum_name, text, kind) enum_name,

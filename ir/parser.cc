@@ -25,8 +25,10 @@ bool AttributeApplies(absl::string_view attr, Opcode op) {
   if (attr == "dimensions") {
     return op == Opcode::kBroadcast || op == Opcode::kTranspose ||
            op == Opcode::kReduce || op == Opcode::kReverse ||
-           op == Opcode::kConcatenate;
+           op == Opcode::kConcatenate || op == Opcode::kSort;
   }
+  if (attr == "is_stable") return op == Opcode::kSort;
+  if (attr == "k" || attr == "largest") return op == Opcode::kTopK;
   if (attr == "lhs_batch_dims" || attr == "lhs_contracting_dims" ||
       attr == "rhs_batch_dims" || attr == "rhs_contracting_dims") {
     return op == Opcode::kDot;
@@ -60,7 +62,7 @@ bool AttributeApplies(absl::string_view attr, Opcode op) {
   if (attr == "to_apply") {
     return op == Opcode::kReduce || op == Opcode::kCall ||
            op == Opcode::kAllReduce || op == Opcode::kScatter ||
-           op == Opcode::kReduceScatter;
+           op == Opcode::kReduceScatter || op == Opcode::kSort;
   }
   return attr == "metadata" || attr == "backend_config";
 }
@@ -442,6 +444,12 @@ class Parser {
       case Opcode::kDynamicSlice:
         required = {"dynamic_slice_sizes"};
         break;
+      case Opcode::kSort:
+        required = {"dimensions", "to_apply"};
+        break;
+      case Opcode::kTopK:
+        required = {"k"};
+        break;
       case Opcode::kWhile:
         required = {"condition", "body"};
         break;
@@ -603,14 +611,20 @@ class Parser {
       XTUNE_ASSIGN_OR_RETURN(int64_t d, cursor_.ParseInt());
       a->gather.index_vector_dim = d;
       a->scatter.index_vector_dim = d;
-    } else if (attr == "indices_are_sorted" || attr == "unique_indices") {
+    } else if (attr == "indices_are_sorted" || attr == "unique_indices" ||
+               attr == "is_stable" || attr == "largest") {
       XTUNE_ASSIGN_OR_RETURN(std::string b, cursor_.ParseName("true or false"));
       if (b != "true" && b != "false") {
         return cursor_.ErrorAt(pos, absl::StrCat("'", attr,
                                                  "' must be true or false"));
       }
-      (attr == "unique_indices" ? a->unique_indices : a->indices_are_sorted) =
-          b == "true";
+      bool* field = attr == "unique_indices" ? &a->unique_indices
+                    : attr == "is_stable"    ? &a->is_stable
+                    : attr == "largest"      ? &a->largest
+                                             : &a->indices_are_sorted;
+      *field = b == "true";
+    } else if (attr == "k") {
+      XTUNE_ASSIGN_OR_RETURN(a->k, cursor_.ParseInt());
     } else if (attr == "iota_dimension") {
       XTUNE_ASSIGN_OR_RETURN(a->iota_dimension, cursor_.ParseInt());
     } else if (attr == "kind") {

@@ -77,6 +77,14 @@ std::string FormatInstruction(const Instruction& inst,
     case Opcode::kReduce:
       attrs.push_back(absl::StrCat("dimensions=", IntList(a.dimensions)));
       break;
+    case Opcode::kSort:
+      attrs.push_back(absl::StrCat("dimensions=", IntList(a.dimensions)));
+      if (a.is_stable) attrs.push_back("is_stable=true");
+      break;
+    case Opcode::kTopK:
+      attrs.push_back(absl::StrCat("k=", a.k));
+      attrs.push_back(absl::StrCat("largest=", a.largest ? "true" : "false"));
+      break;
     case Opcode::kDot:
       if (!a.dot.lhs_batch.empty()) {
         attrs.push_back(absl::StrCat("lhs_batch_dims=", IntList(a.dot.lhs_batch)));

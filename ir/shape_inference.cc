@@ -617,6 +617,10 @@ absl::StatusOr<Shape> InferShape(const Instruction& inst) {
     case Opcode::kReplicaId:
     case Opcode::kPartitionId:
       return InferCollective(inst);
+    case Opcode::kSort:
+      return InferSort(inst);
+    case Opcode::kTopK:
+      return InferTopK(inst);
     case Opcode::kWhile:
       return InferWhile(inst);
     case Opcode::kConditional:

@@ -33,6 +33,10 @@ absl::StatusOr<Shape> InferScatter(const Instruction& inst);
 // Collectives on one replica (shape_inference_collectives.cc).
 absl::StatusOr<Shape> InferCollective(const Instruction& inst);
 
+// Sorting (shape_inference_sort.cc).
+absl::StatusOr<Shape> InferSort(const Instruction& inst);
+absl::StatusOr<Shape> InferTopK(const Instruction& inst);
+
 // Control flow (shape_inference_control.cc).
 absl::StatusOr<Shape> InferWhile(const Instruction& inst);
 absl::StatusOr<Shape> InferConditional(const Instruction& inst);

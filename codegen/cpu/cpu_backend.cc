@@ -152,6 +152,8 @@ absl::StatusOr<std::string> CpuBackend::Source(
     body = LoopKernelSource(fused, config);
   } else if (kind == "cpu_scatter") {
     body = ScatterKernelSource(fused, config);
+  } else if (kind == "cpu_sort") {
+    body = SortKernelSource(fused, config);
   } else {
     return absl::InvalidArgumentError(
         absl::StrCat("the CPU backend has no kernels of kind '", kind, "'"));

@@ -7,6 +7,7 @@
 #include "codegen/cpu/elemental.h"
 #include "codegen/cpu/gemm_analysis.h"
 #include "codegen/cpu/reduction_analysis.h"
+#include "codegen/cpu/sort_fusion.h"
 #include "util/status_macros.h"
 
 namespace xtune::cpu {
@@ -36,6 +37,7 @@ const char* KindName(CpuKernelKind kind) {
     case CpuKernelKind::kRowReduce: return "cpu_row_reduce";
     case CpuKernelKind::kColReduce: return "cpu_col_reduce";
     case CpuKernelKind::kScatter: return "cpu_scatter";
+    case CpuKernelKind::kSort: return "cpu_sort";
     default: return "cpu_loop";
   }
 }
@@ -69,6 +71,11 @@ Streaming AnalyzeStreaming(const Computation& fused, CpuKernelKind kind) {
     s.units = 1;
     for (int64_t d : sc->attrs().scatter.update_window_dims) s.units *= u.dim(d);
     s.work = u.ElementCount() + out.ElementCount();
+    s.vectorizable = false;
+  } else if (kind == CpuKernelKind::kSort) {
+    absl::StatusOr<SortFusion> f = AnalyzeSortFusion(fused);
+    s.units = f->slices;
+    s.work = f->slices * f->n * 16;  // n log n comparisons, roughly
     s.vectorizable = false;
   } else {
     int64_t inner =
@@ -209,6 +216,7 @@ CpuKernelKind ChooseKernelKind(const Computation& fused) {
       fused.root()->shape().IsArray()) {
     return CpuKernelKind::kScatter;
   }
+  if (AnalyzeSortFusion(fused).ok()) return CpuKernelKind::kSort;
   bool has_dot = false, has_reduce = false;
   for (const auto& i : fused.instructions()) {
     has_dot |= i->opcode() == Opcode::kDot;

@@ -18,6 +18,7 @@ enum class CpuKernelKind {
   kRowReduce,  // cpu_row_reduce
   kColReduce,  // cpu_col_reduce
   kScatter,    // cpu_scatter
+  kSort,       // cpu_sort
   kLoop,       // cpu_loop (also any fusion the others cannot take)
 };
 

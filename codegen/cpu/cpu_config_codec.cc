@@ -25,6 +25,7 @@ using Streaming = xla::AutotuneResult::CpuStreamingKey;
 const char* PerTaskName(absl::string_view kind) {
   if (kind == "cpu_col_reduce") return "cols_per_task";
   if (kind == "cpu_scatter") return "window_per_task";
+  if (kind == "cpu_sort") return "slices_per_task";
   return "rows_per_task";
 }
 
@@ -59,7 +60,8 @@ absl::Status CpuConfigToResult(const KernelConfig& c, xla::AutotuneResult* r) {
     return absl::OkStatus();
   }
   if (kind == "cpu_loop" || kind == "cpu_row_reduce" ||
-      kind == "cpu_col_reduce" || kind == "cpu_scatter") {
+      kind == "cpu_col_reduce" || kind == "cpu_scatter" ||
+      kind == "cpu_sort") {
     XTUNE_ASSIGN_OR_RETURN(int64_t w, Need(c, "vector_width"));
     XTUNE_ASSIGN_OR_RETURN(int64_t u, Need(c, "unroll"));
     XTUNE_ASSIGN_OR_RETURN(int64_t per, Need(c, PerTaskName(kind)));
@@ -68,6 +70,7 @@ absl::Status CpuConfigToResult(const KernelConfig& c, xla::AutotuneResult* r) {
     k->set_kind(kind == "cpu_loop"         ? Streaming::LOOP
                 : kind == "cpu_row_reduce" ? Streaming::ROW_REDUCTION
                 : kind == "cpu_scatter"    ? Streaming::SCATTER
+                : kind == "cpu_sort"       ? Streaming::SORT
                                            : Streaming::COLUMN_REDUCTION);
     k->set_vector_width(w);
     k->set_unroll(u);
@@ -101,6 +104,7 @@ absl::StatusOr<KernelConfig> CpuConfigFromResult(
                          : k.kind() == Streaming::ROW_REDUCTION
                              ? "cpu_row_reduce"
                          : k.kind() == Streaming::SCATTER ? "cpu_scatter"
+                         : k.kind() == Streaming::SORT    ? "cpu_sort"
                                                           : "cpu_col_reduce";
       return KernelConfig(kind, {{"vector_width", k.vector_width()},
                                  {"unroll", k.unroll()},

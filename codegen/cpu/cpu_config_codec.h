@@ -4,7 +4,7 @@
 //
 //   cpu_gemm        <-> AutotuneResult.cpu_gemm          (field 1000)
 //   cpu_gemm_blas   <-> AutotuneResult.cpu_library_gemm  (field 1001)
-//   cpu_loop, cpu_row_reduce, cpu_col_reduce, cpu_scatter
+//   cpu_loop, cpu_row_reduce, cpu_col_reduce, cpu_scatter, cpu_sort
 //                   <-> AutotuneResult.cpu_streaming     (field 1002)
 #ifndef XTUNE_CODEGEN_CPU_CPU_CONFIG_CODEC_H_
 #define XTUNE_CODEGEN_CPU_CPU_CONFIG_CODEC_H_
@@ -28,7 +28,7 @@ absl::StatusOr<KernelConfig> CpuConfigFromResult(
 
 // The name of a streaming kind's third parameter: rows_per_task (cpu_loop,
 // cpu_row_reduce), cols_per_task (cpu_col_reduce), window_per_task
-// (cpu_scatter).
+// (cpu_scatter), slices_per_task (cpu_sort).
 const char* PerTaskName(absl::string_view kind);
 
 // Whether `config` is the library gemm (OpenBLAS sgemm + epilogue).

@@ -52,6 +52,11 @@ absl::StatusOr<std::string> ScatterKernelSource(const Computation& fused,
 // one), so the window splits into independent tasks.
 bool ScatterWindowsAreDisjoint(const Instruction& scatter);
 
+// Sort fusions: config "cpu_sort" {vector_width (1), unroll (insertion
+// runs of 8 * unroll), slices_per_task, threads}; see sort_kernel.cc.
+absl::StatusOr<std::string> SortKernelSource(const Computation& fused,
+                                             const KernelConfig& config);
+
 // The start of every kernel: #define XT_W, prelude, vector helpers, math.
 std::string KernelHeader(int vector_width);
 
