@@ -1,5 +1,6 @@
 #include "codegen/cuda/cuda_candidates.h"
 #include "codegen/cuda/scatter_kernel.h"
+#include "codegen/cpu/sort_fusion.h"
 
 #include <algorithm>
 
@@ -69,6 +70,7 @@ std::string CudaKernelKind(const Computation& fused) {
     case cpu::CpuKernelKind::kColReduce:
       return simple ? "cuda_col_reduce" : "cuda_loop";
     case cpu::CpuKernelKind::kScatter: return "cuda_scatter";
+    case cpu::CpuKernelKind::kSort: return "cuda_sort";
     default: return "cuda_loop";
   }
 }
@@ -89,6 +91,11 @@ KernelConfig CudaDefaultConfig(const Computation& fused,
     return KernelConfig("cuda_scatter",
                         {{"block_size", owners >= 4096 ? 128 : 32}});
   }
+  if (kind == "cuda_sort") {
+    cpu::SortFusion s = *cpu::AnalyzeSortFusion(fused);
+    const int64_t threads = s.slices * s.n;
+    return KernelConfig("cuda_sort", {{"block_size", threads >= 4096 ? 128 : 32}});
+  }
   int64_t n = Elements(fused);
   return Loop(256, n >= (1 << 20) ? 4 : 1, 1);
 }
@@ -105,6 +112,16 @@ std::vector<KernelConfig> CudaCandidates(const Computation& fused,
     return out;
   }
   std::vector<KernelConfig> out = {CudaDefaultConfig(fused, device)};
+  if (kind == "cuda_sort") {
+    // One thread per element: blocks no larger than twice the elements.
+    cpu::SortFusion s = *cpu::AnalyzeSortFusion(fused);
+    for (int64_t b : {32, 64, 128, 256}) {
+      if (b <= std::max<int64_t>(32, 2 * s.slices * s.n)) {
+        out.push_back(KernelConfig("cuda_sort", {{"block_size", b}}));
+      }
+    }
+    return Canonical(std::move(out));
+  }
   if (kind == "cuda_scatter") {
     // One thread per owned output position: blocks no larger than twice
     // the threads there are.

@@ -10,6 +10,7 @@
 #include "codegen/cpu/reduction_analysis.h"
 #include "codegen/cuda/kernel_frame.h"
 #include "codegen/cuda/scatter_kernel.h"
+#include "codegen/cuda/sort_kernel.h"
 #include "codegen/kernel_text.h"
 #include "util/status_macros.h"
 
@@ -441,6 +442,7 @@ absl::StatusOr<CudaKernelSource> CudaKernel(const Computation& fused,
   if (kind == "cuda_row_reduce") return RowKernel(fused, config, options);
   if (kind == "cuda_col_reduce") return ColumnKernel(fused, config, options);
   if (kind == "cuda_scatter") return ScatterKernel(fused, config, options);
+  if (kind == "cuda_sort") return SortKernel(fused, config, options);
   return absl::InvalidArgumentError(
       absl::StrCat("the CUDA backends have no generated kernels of kind '",
                    kind, "'"));

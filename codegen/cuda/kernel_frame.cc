@@ -47,10 +47,11 @@ cpu::ElementalEmitter MakeEmitter(const char* prefix) {
 CudaKernelSource Assemble(const CudaKernelOptions& options, const Frame& frame,
                           const cpu::ElementalEmitter& emitter,
                           const cpu::CodeBuffer& body, int64_t grid,
-                          int64_t block) {
+                          int64_t block, const std::string& functions) {
   CudaKernelSource out;
   out.body = absl::StrCat("#line 1 \"", options.name, ".cu\"\n",
-                          emitter.globals(), body.text(), frame.entry);
+                          emitter.globals(), functions, body.text(),
+                          frame.entry);
   out.grid = std::max<int64_t>(1, grid);
   out.block = static_cast<int>(block);
   out.elem_bytes = frame.elem_bytes;

@@ -29,11 +29,12 @@ Frame MakeKernelFrame(const std::vector<DType>& inputs, DType output, int block)
 // memory; `prefix` names its temporaries.
 cpu::ElementalEmitter MakeEmitter(const char* prefix);
 
-// "#line 1 <name>.cu", the emitter's globals, the body and the entry.
+// "#line 1 <name>.cu", the emitter's globals, `functions` (device
+// functions the body calls), the body and the entry.
 CudaKernelSource Assemble(const CudaKernelOptions& options, const Frame& frame,
                           const cpu::ElementalEmitter& emitter,
                           const cpu::CodeBuffer& body, int64_t grid,
-                          int64_t block);
+                          int64_t block, const std::string& functions = "");
 
 inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 

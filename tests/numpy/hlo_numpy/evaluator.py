@@ -2,6 +2,7 @@
 dispatching each opcode to its implementation and checking every result
 against its declared shape."""
 
+import functools
 import re
 
 import numpy as np
@@ -12,7 +13,8 @@ from .indexing import (dynamic_slice, dynamic_update_slice, gather,
 from .data_movement import bitcast, bitcast_convert, broadcast, iota, pad
 from .dot import dot
 from .dtypes import is_float, storage_dtype, to_storage, wrap_int
-from .elementwise import _UNARY_FLOAT, binary, compare, unary
+from .elementwise import (_UNARY_FLOAT, _total_order_key, binary, compare,
+                          unary)
 from .errors import EvaluationError
 from .literal import parse_literal
 from .reduce import ReduceMixin
@@ -190,6 +192,10 @@ class _Evaluator(ReduceMixin):
             return self.run(self.comp(names[i]), [ops[i + 1]])
         if op == "opt-barrier":
             return ops[0]
+        if op == "sort":
+            return self.sort(ins, ops)
+        if op == "topk":
+            return self.topk(ins, ops[0], odt(0))
         if op == "dynamic-slice":
             return dynamic_slice(ops[0], [int(v) for v in ops[1:]],
                                  _int_list(a["dynamic_slice_sizes"]))
@@ -246,6 +252,46 @@ class _Evaluator(ReduceMixin):
     def _shape_of(self, ins, i):
         # The producer's declared shape (its layout is what bitcast needs).
         return ins.operand_shapes[i]
+
+    def sort(self, ins, ops):
+        # Python's sorted() is stable: for a strict weak order its result
+        # is the one stable order, computed here by another algorithm than
+        # xtune's merge sorts.
+        dim = _int_list(ins.attrs["dimensions"])[0]
+        comp = self.comp(ins.attrs["to_apply"])
+        moved = [np.moveaxis(o, dim, -1) for o in ops]
+        outs = [m.copy() for m in moved]
+        n = moved[0].shape[-1]
+        for idx in np.ndindex(*moved[0].shape[:-1]):
+            lines = [m[idx] for m in moved]
+
+            def before(a, b):
+                args = []
+                for line in lines:
+                    args += [np.asarray(line[a]), np.asarray(line[b])]
+                return bool(np.asarray(self.run(comp, args)))
+
+            def cmp(a, b):
+                if before(a, b):
+                    return -1
+                return 1 if before(b, a) else 0
+            order = sorted(range(n), key=functools.cmp_to_key(cmp))
+            for o, line in zip(outs, lines):
+                o[idx] = line[order]
+        outs = [np.ascontiguousarray(np.moveaxis(o, -1, dim)) for o in outs]
+        return outs[0] if len(outs) == 1 else outs
+
+    def topk(self, ins, x, dt):
+        k = int(ins.attrs["k"])
+        largest = ins.attrs.get("largest", "true") == "true"
+        keys = _total_order_key(x, dt) if is_float(dt) else x.astype(np.int64)
+        # A stable sort on the key (negated for largest: ties keep the
+        # lower index first).
+        order = np.argsort(-keys if largest else keys, axis=-1, kind="stable")
+        order = order[..., :k]
+        values = np.take_along_axis(x, order, axis=-1)
+        return [np.ascontiguousarray(values),
+                np.ascontiguousarray(order.astype(np.int32))]
 
     def _dtype_of(self, ins, i):
         return ins.operand_shapes[i].dtype
