@@ -41,7 +41,11 @@ class Planner {
     }
     for (const auto& owned : flat_.instructions()) {
       if (owned->opcode() == Opcode::kReduce && !Owned(owned.get())) {
-        PlanReduction(owned.get());
+        if (owned->shape().IsTuple()) {
+          PlanPerOutput(owned.get(), FusionKind::kReduction);
+        } else {
+          PlanReduction(owned.get());
+        }
       }
     }
     for (const auto& owned : flat_.instructions()) {
@@ -324,8 +328,8 @@ class Planner {
 
   // A sort (or topk) with its operands' cheap producers. One of a single
   // array is the fusion's root; one with a tuple result gets a fusion per
-  // get-tuple-element using it, each holding a copy of the sort (the sort
-  // is repeated per output used; its other users, if any, keep it whole).
+  // get-tuple-element using it (PlanPerOutput: the sort is repeated per
+  // output used; its other users, if any, keep it whole).
   void PlanSort(const Instruction* s) {
     auto pull_operands = [&](Draft& d) {
       for (const Instruction* x : s->operands()) {
@@ -343,13 +347,25 @@ class Planner {
       Commit(d);
       return;
     }
+    PlanPerOutput(s, FusionKind::kSort);
+  }
+
+  // An instruction of several outputs (a variadic sort or reduce, a topk)
+  // used through get-tuple-elements: a fusion per one used, rooted at it,
+  // with a copy of `s` and the cheap producers of its operands.
+  void PlanPerOutput(const Instruction* s, FusionKind kind) {
     for (const Instruction* u : s->users()) {
       if (u->opcode() != Opcode::kGetTupleElement || Owned(u)) continue;
-      Draft d{FusionKind::kSort};
+      Draft d{kind};
       d.duplicated.insert(s);
       d.added.push_back(u);
       d.members.insert(u);
-      pull_operands(d);
+      for (const Instruction* x : s->operands()) {
+        std::vector<const Instruction*> dup;
+        if (IsCheapToDuplicate(*x) && AcceptExternal(x, d, &dup)) {
+          for (const Instruction* c : dup) d.duplicated.insert(c);
+        }
+      }
       Commit(d);
     }
   }

@@ -56,8 +56,9 @@ ENTRY e {
   }
 }
 
-TEST(ExecutableTest, UnsupportedFusionsFallBackToTheEvaluator) {
-  // A variadic reduce (argmax) has a tuple result: no generated kernel.
+TEST(ExecutableTest, VariadicReduceOutputsRunAsKernels) {
+  // argmax used through a get-tuple-element: a fusion rooted there, whose
+  // loop kernel computes both accumulators (no evaluator).
   absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(R"hlo(HloModule m
 argmax {
   av = f32[] parameter(0)
@@ -76,6 +77,39 @@ ENTRY e {
   zero = s32[] constant(0)
   r = (f32[4], s32[4]) reduce(x, idx, ninf, zero), dimensions={1}, to_apply=argmax
   ROOT i = s32[4] get-tuple-element(r), index=1
+})hlo");
+  ASSERT_THAT(m, IsOk());
+  absl::StatusOr<std::unique_ptr<Executable>> exe = Build(**m);
+  ASSERT_THAT(exe, IsOk());
+  for (const CompiledFusion& f : (*exe)->fusions()) {
+    EXPECT_EQ(f.fallback_reason, "");
+  }
+  std::vector<Literal> args = RandomArguments(**m, 3);
+  absl::StatusOr<Literal> got = (*exe)->Run(args);
+  ASSERT_THAT(got, IsOk());
+  EXPECT_THAT(CompareLiterals(*Evaluate(**m, args), *got, "argmax"), IsOk());
+}
+
+TEST(ExecutableTest, UnsupportedFusionsFallBackToTheEvaluator) {
+  // A variadic reduce (argmax) whose tuple is the result itself: a fusion
+  // with a tuple result, which no kernel writes.
+  absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(R"hlo(HloModule m
+argmax {
+  av = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(bv, av), direction=GT
+  v = f32[] select(gt, bv, av)
+  i = s32[] select(gt, bi, ai)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+ENTRY e {
+  x = f32[4,8] parameter(0)
+  idx = s32[4,8] iota(), iota_dimension=1
+  ninf = f32[] constant(-inf)
+  zero = s32[] constant(0)
+  ROOT r = (f32[4], s32[4]) reduce(x, idx, ninf, zero), dimensions={1}, to_apply=argmax
 })hlo");
   ASSERT_THAT(m, IsOk());
   absl::StatusOr<std::unique_ptr<Executable>> exe = Build(**m);

@@ -466,7 +466,14 @@ absl::StatusOr<std::string> ElementalEmitter::EmitUncached(
       return v;
     }
     case Opcode::kReduce:
-      return EmitReduce(inst, index, out);
+      return EmitReduce(inst, 0, index, out);
+    case Opcode::kGetTupleElement:
+      // One output of a variadic reduce (argmax: values and positions).
+      if (inst->operand(0)->opcode() == Opcode::kReduce) {
+        return EmitReduce(inst->operand(0), inst->attrs().tuple_index, index,
+                          out);
+      }
+      break;
     case Opcode::kDynamicSlice:
       return EmitDynamicSlice(inst, index, out);
     case Opcode::kDynamicUpdateSlice:

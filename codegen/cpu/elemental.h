@@ -107,7 +107,10 @@ class ElementalEmitter {
   absl::StatusOr<std::string> EmitDot(const Instruction* inst,
                                       const std::vector<IndexExpr>& index,
                                       CodeBuffer* out);
+  // Output `output` of a reduce (0 for one of a single input; a variadic
+  // reduce's to_apply must end in a tuple).
   absl::StatusOr<std::string> EmitReduce(const Instruction* inst,
+                                         int64_t output,
                                          const std::vector<IndexExpr>& index,
                                          CodeBuffer* out);
   // The indexing family (elemental_indexing.cc), scalar mode only.

@@ -383,37 +383,66 @@ absl::StatusOr<std::string> ElementalEmitter::EmitDot(
 }
 
 absl::StatusOr<std::string> ElementalEmitter::EmitReduce(
-    const Instruction* inst, const std::vector<IndexExpr>& index,
+    const Instruction* inst, int64_t output, const std::vector<IndexExpr>& index,
     CodeBuffer* out) {
   if (width_ > 1) return absl::UnimplementedError("reduce in vector mode");
-  if (inst->operand_count() != 2) {
-    return absl::UnimplementedError("variadic reductions");
+  const int64_t n = inst->operand_count() / 2;
+  const Computation& to_apply = *inst->called_computations()[0];
+  if (n > 1 && to_apply.root()->opcode() != Opcode::kTuple) {
+    return absl::UnimplementedError(absl::StrCat(
+        "variadic reduce '", inst->name(),
+        "' whose to_apply does not end in a tuple"));
   }
-  const Instruction* input = inst->operand(0);
+  const Instruction* input0 = inst->operand(0);
   const std::vector<int64_t>& reduced = inst->attrs().dimensions;
-  XTUNE_ASSIGN_OR_RETURN(std::string init, Emit(inst->operand(1), {}, out));
-  std::string acc = out->Fresh("acc");
-  out->Linef(ScalarType(inst->shape().dtype()), " ", acc, " = ", init, ";");
+  std::vector<std::string> accs;
+  for (int64_t j = 0; j < n; ++j) {
+    XTUNE_ASSIGN_OR_RETURN(std::string init, Emit(inst->operand(n + j), {}, out));
+    std::string acc = out->Fresh("acc");
+    out->Linef(ScalarType(inst->operand(j)->shape().dtype()), " ", acc, " = ",
+               init, ";");
+    accs.push_back(acc);
+  }
   std::vector<IndexExpr> in_index;
   size_t kept = 0;
   int loops = 0;
-  for (int64_t d = 0; d < input->shape().rank(); ++d) {
+  for (int64_t d = 0; d < input0->shape().rank(); ++d) {
     if (std::find(reduced.begin(), reduced.end(), d) != reduced.end()) {
       std::string r = out->Fresh("r");
       out->Open(absl::StrCat("for (int64_t ", r, " = 0; ", r, " < ",
-                             input->shape().dim(d), "; ++", r, ")"));
+                             input0->shape().dim(d), "; ++", r, ")"));
       ++loops;
       in_index.push_back({r, 0});
     } else {
       in_index.push_back(index[kept++]);
     }
   }
-  XTUNE_ASSIGN_OR_RETURN(std::string x, Emit(input, in_index, out));
-  XTUNE_ASSIGN_OR_RETURN(std::string combined,
-                         EmitCombine(*inst->called_computations()[0], acc, x, out));
-  out->Linef(acc, " = ", combined, ";");
+  if (n == 1) {
+    XTUNE_ASSIGN_OR_RETURN(std::string x, Emit(input0, in_index, out));
+    XTUNE_ASSIGN_OR_RETURN(std::string combined,
+                           EmitCombine(to_apply, accs[0], x, out));
+    out->Linef(accs[0], " = ", combined, ";");
+  } else {
+    // Every new accumulator from the old ones, then all assigned at once.
+    for (int64_t j = 0; j < n; ++j) {
+      XTUNE_ASSIGN_OR_RETURN(std::string x, Emit(inst->operand(j), in_index, out));
+      Bind(to_apply.parameter(j), accs[j]);
+      Bind(to_apply.parameter(n + j), x);
+    }
+    std::vector<std::string> next;
+    for (int64_t j = 0; j < n; ++j) {
+      absl::StatusOr<std::string> v = Emit(to_apply.root()->operand(j), {}, out);
+      if (!v.ok()) {
+        for (int64_t p = 0; p < 2 * n; ++p) bound_.erase(to_apply.parameter(p));
+        return v.status();
+      }
+      next.push_back(*v);
+    }
+    for (int64_t p = 0; p < 2 * n; ++p) bound_.erase(to_apply.parameter(p));
+    for (int64_t j = 0; j < n; ++j) out->Linef(accs[j], " = ", next[j], ";");
+  }
   for (int i = 0; i < loops; ++i) out->Close();
-  return acc;
+  return accs[output];
 }
 
 }  // namespace xtune::cpu

@@ -105,7 +105,47 @@ def models():
     scan_args = (f32(8, dim), f32(layers, dim, dim) * 0.2, f32(layers, dim),
                  np.float32(1.5))
 
+    # Top-k sampling from a language model head: logits over the
+    # vocabulary, lax.top_k (XLA's `topk`), a softmax over the k best, a
+    # Gumbel-max draw with the noise passed in, and a full argsort of the
+    # logits (`sort` of the logits with an iota).
+    def topk_sampling(h, emb, noise):
+        logits = h @ emb.T
+        vals, idx = jax.lax.top_k(logits, 8)
+        probs = jax.nn.softmax(vals, axis=-1)
+        pick = jnp.argmax(jnp.log(probs) + noise, axis=-1)
+        token = jnp.take_along_axis(idx, pick[:, None], axis=1)[:, 0]
+        ranks = jnp.argsort(-logits, axis=-1)
+        return token, probs, ranks[:, :16], jnp.sort(logits, axis=-1)[:, -4:]
+
+    topk_args = (f32(4, dim), f32(vocab, dim),
+                 rng.gumbel(size=(4, 8)).astype(np.float32))
+
+    # A model-parallel MLP written with shard_map on a mesh of one device:
+    # column- and row-parallel matmuls joined by psum (all-reduce), then an
+    # all_gather, a ppermute, a psum_scatter and axis_index (partition-id),
+    # as a tensor-parallel step emits them.
+    def model_parallel(x, w1, w2):
+        from jax.sharding import Mesh, PartitionSpec as P
+        mesh = Mesh(np.array(jax.devices()[:1]), ("x",))
+
+        def shard(x, w1, w2):
+            h = jax.nn.relu(x @ w1)
+            y = jax.lax.psum(h @ w2, "x")
+            g = jax.lax.all_gather(y, "x", tiled=True)
+            p = jax.lax.ppermute(g, "x", [(0, 0)])
+            s = jax.lax.psum_scatter(p, "x", scatter_dimension=0, tiled=True)
+            return s + jax.lax.axis_index("x").astype(s.dtype)
+
+        return jax.shard_map(shard, mesh=mesh,
+                             in_specs=(P(), P(None, "x"), P("x", None)),
+                             out_specs=P(), check_vma=False)(x, w1, w2)
+
+    mp_args = (f32(8, dim), f32(dim, hidden) * 0.2, f32(hidden, dim) * 0.2)
+
     return [("decode_step", decode_step, decode_args),
+            ("model_parallel", model_parallel, mp_args),
+            ("topk_sampling", topk_sampling, topk_args),
             ("scan_layers", scan_layers, scan_args),
             ("train_step", train_step, train_args),
             ("windows", windows, window_args)]
