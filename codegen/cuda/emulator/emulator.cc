@@ -87,6 +87,20 @@ class Stacks {
   char* base_;
 };
 
+// The stacks of `count` fibers, mapped once per calling thread and kept for
+// the next launch of the same block size: mapping, guarding and faulting in
+// fresh stacks cost a launch milliseconds (a loop's small kernels paid it
+// every iteration). A fiber's stack holds nothing between launches.
+const Stacks& CachedStacks(int count) {
+  thread_local std::vector<std::pair<int, std::unique_ptr<Stacks>>> cache;
+  for (const auto& [n, s] : cache) {
+    if (n == count) return *s;
+  }
+  if (cache.size() >= 4) cache.erase(cache.begin());
+  cache.emplace_back(count, std::make_unique<Stacks>(count));
+  return *cache.back().second;
+}
+
 // The allocator Boost.Context asks for thread i's stack.
 struct StackRef {
   const Stacks* stacks;
@@ -106,7 +120,7 @@ class Launch {
   Launch(const EmulatedKernel& kernel, int64_t grid, int block,
          const EmulatorLimits& limits)
       : kernel_(kernel), grid_(grid), block_(block), limits_(limits),
-        stacks_(block), threads_(block),
+        stacks_(CachedStacks(block)), threads_(block),
         shared_(static_cast<size_t>(limits.shared_bytes_per_block) + 16),
         shadow_(static_cast<size_t>(limits.shared_bytes_per_block) + 16) {}
 
@@ -169,7 +183,7 @@ class Launch {
   const int64_t grid_;
   const int block_;
   const EmulatorLimits limits_;
-  Stacks stacks_;
+  const Stacks& stacks_;
   std::vector<Thread> threads_;
   std::vector<uint8_t> shared_;
   std::vector<Word> shadow_;
