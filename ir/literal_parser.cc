@@ -142,7 +142,8 @@ absl::StatusOr<Literal> ParseLiteralImpl(TextCursor& cursor, const Shape& shape,
   if (cursor.TryConsume("{...}")) {
     return cursor.Error(
         "constant value is elided as {...}; dump the module with large "
-        "constants printed (XLA: print_large_constants)");
+        "constants printed (XLA: print_large_constants), or run it with "
+        "--fill_elided_constants (deterministic values)");
   }
   if (allow_scalar_fill && shape.rank() > 0 && cursor.Peek() != '{') {
     Literal scalar(Shape(shape.dtype(), {}));

@@ -352,8 +352,13 @@ class Parser {
     inst->set_location(cursor_.LocationOf(pos));
     XTUNE_RETURN_IF_ERROR(
         cursor_.Expect('(', absl::StrCat("after '", op_name, "'")));
-    if (*opcode == Opcode::kConstant && options_.allow_elided_constants &&
-        cursor_.TryConsume("{...}")) {
+    if (*opcode == Opcode::kConstant && options_.fill_elided_constants &&
+        shape.IsArray() && cursor_.TryConsume("{...}")) {
+      inst->mutable_attrs()->literal = FillElidedConstant(shape, name);
+      XTUNE_RETURN_IF_ERROR(cursor_.Expect(')', "after the constant value"));
+    } else if (*opcode == Opcode::kConstant &&
+               options_.allow_elided_constants &&
+               cursor_.TryConsume("{...}")) {
       inst->mutable_attrs()->literal = Literal(shape);
       inst->mutable_attrs()->literal_elided = true;
       XTUNE_RETURN_IF_ERROR(cursor_.Expect(')', "after the constant value"));
@@ -766,6 +771,25 @@ absl::StatusOr<std::unique_ptr<Module>> ParseCanonicalComputation(
                          parser.ParseCanonical());
   if (options.verify) XTUNE_RETURN_IF_ERROR(VerifyModule(*module, text));
   return module;
+}
+
+Literal FillElidedConstant(const Shape& shape, absl::string_view name) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a of the name
+  for (char c : name) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  Literal lit(shape);
+  for (int64_t i = 0; i < lit.element_count(); ++i) {
+    uint64_t x = h + static_cast<uint64_t>(i) * 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 31)) * 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 29;
+    if (IsFloat(shape.dtype())) {
+      lit.SetDouble(i, static_cast<double>(x % 2048) / 1024.0 - 1.0);
+    } else if (shape.dtype() == DType::kPred) {
+      lit.SetInt(i, i % 2);
+    } else {
+      lit.SetInt(i, static_cast<int64_t>(x % 8));
+    }
+  }
+  return lit;
 }
 
 }  // namespace xtune

@@ -26,7 +26,18 @@ struct ParseOptions {
   // text of cache keys); such a constant has an unknown value and cannot be
   // evaluated. Default: false (ParseCanonicalComputation always allows it).
   bool allow_elided_constants = false;
+  // Fill array constants elided as "{...}" (XLA's dumps without
+  // print_large_constants) with deterministic values
+  // (FillElidedConstant), so the module runs, as XLA's runners can.
+  // Default: false (such a constant is an error naming the option).
+  bool fill_elided_constants = false;
 };
+
+// The values an elided constant of `shape` named `name` gets with
+// fill_elided_constants: a pattern fixed by the name (the same on every
+// run and machine): floats in [-1, 1), integers in [0, 8), alternating
+// preds.
+Literal FillElidedConstant(const Shape& shape, absl::string_view name);
 
 // Parses a whole module. `source_name` names the text in error messages
 // (usually the file path).

@@ -363,3 +363,41 @@ TEST(VerifierInParserTest, ShapeMismatchNamesInstructionAndLine) {
 
 }  // namespace
 }  // namespace xtune
+
+namespace xtune {
+namespace {
+
+TEST(ParserTest, ElidedConstantsAreRefusedOrFilledDeterministically) {
+  const char* text = R"hlo(HloModule m
+ENTRY e {
+  w = f32[3,4] constant({...})
+  i = s32[5] constant({...})
+  ROOT t = (f32[3,4], s32[5]) tuple(w, i)
+})hlo";
+  absl::StatusOr<std::unique_ptr<Module>> refused = ParseModule(text, "m.hlo");
+  EXPECT_THAT(refused.status().message(),
+              ::testing::HasSubstr("--fill_elided_constants"));
+  ParseOptions fill;
+  fill.fill_elided_constants = true;
+  auto a = ParseModule(text, "m.hlo", fill);
+  auto b = ParseModule(text, "m.hlo", fill);
+  ASSERT_TRUE(a.ok() && b.ok());
+  const Literal& wa = (*a)->entry()->FindInstruction("w")->attrs().literal;
+  const Literal& wb = (*b)->entry()->FindInstruction("w")->attrs().literal;
+  EXPECT_EQ(wa.bytes(), wb.bytes());
+  bool varied = false;
+  for (int64_t k = 0; k < wa.element_count(); ++k) {
+    EXPECT_GE(wa.GetDouble(k), -1.0);
+    EXPECT_LT(wa.GetDouble(k), 1.0);
+    varied |= wa.GetDouble(k) != wa.GetDouble(0);
+  }
+  EXPECT_TRUE(varied);
+  const Literal& ia = (*a)->entry()->FindInstruction("i")->attrs().literal;
+  for (int64_t k = 0; k < ia.element_count(); ++k) {
+    EXPECT_GE(ia.GetDouble(k), 0);
+    EXPECT_LT(ia.GetDouble(k), 8);
+  }
+}
+
+}  // namespace
+}  // namespace xtune

@@ -39,6 +39,9 @@ flags:
   --config=FUSION:K=V,...   force parameters of one fusion (as xtune run)
   --cache_report=FILE       write the fusions the autotune cache missed (name
                             and key) and the loaded entries no fusion used
+  --fill_elided_constants
+                            fill constants elided as {...} with
+                            deterministic values (as xtune run)
   --help                    this text
 
 XLA flags (also read from the XLA_FLAGS environment variable; the command
@@ -119,8 +122,11 @@ absl::Status Compile(const ParsedArgs& args) {
         "compile takes exactly one module file (see xtune compile --help)");
   }
   XTUNE_ASSIGN_OR_RETURN(XlaFlags flags, ReadXlaFlags(args));
+  ParseOptions parse_options;
+  parse_options.fill_elided_constants =
+      args.Has("fill_elided_constants");
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> module,
-                         ParseModuleFile(args.positional[0]));
+                         ParseModuleFile(args.positional[0], parse_options));
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend,
                          BackendFromArgs(args, flags));
   XTUNE_ASSIGN_OR_RETURN(
@@ -165,6 +171,7 @@ int CompileCommand(const std::vector<std::string>& argv) {
       ParseArgs(argv, {{"backend", true},
                        {"config", true, /*repeated=*/true},
                        {"cache_report", true},
+                       {"fill_elided_constants", false},
                        {"help", false}});
   if (args.ok() && args->Has("help")) {
     std::cout << kCompileHelp;

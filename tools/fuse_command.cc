@@ -22,6 +22,9 @@ computation per fusion.
 
 flags:
   --output=FILE   write the text to FILE (atomically) instead of stdout
+  --fill_elided_constants
+                  fill constants elided as {...} with deterministic values
+                  (as xtune run)
   --help          this text
 )";
 
@@ -32,8 +35,11 @@ absl::Status Fuse(const ParsedArgs& args) {
     return absl::InvalidArgumentError(
         "fuse takes exactly one module file (see xtune fuse --help)");
   }
+  ParseOptions parse_options;
+  parse_options.fill_elided_constants =
+      args.Has("fill_elided_constants");
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> module,
-                         ParseModuleFile(args.positional[0]));
+                         ParseModuleFile(args.positional[0], parse_options));
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> fused, FuseModule(*module));
   std::string text = ToString(*fused);
   std::string output = args.Get("output", "");
@@ -48,7 +54,9 @@ absl::Status Fuse(const ParsedArgs& args) {
 
 int FuseCommand(const std::vector<std::string>& argv) {
   absl::StatusOr<ParsedArgs> args =
-      ParseArgs(argv, {{"output", true}, {"help", false}});
+      ParseArgs(argv, {{"output", true},
+                       {"fill_elided_constants", false},
+                       {"help", false}});
   if (args.ok() && args->Has("help")) {
     std::cout << kFuseHelp;
     return kExitOk;

@@ -73,6 +73,10 @@ flags:
                       (one per element of a tuple result, flattened in
                       order; out_0.npy for a single array); bf16 outputs
                       are written as float32
+  --fill_elided_constants
+                      fill constants a dump elided as {...} with
+                      deterministic values (FillElidedConstant in
+                      ir/parser.h) instead of refusing the module
   --help              this text
 
 XLA flags (also read from the XLA_FLAGS environment variable; the command
@@ -146,8 +150,11 @@ absl::Status Run(const ParsedArgs& args, bool* verify_failed) {
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend_impl,
                          BackendFromArgs(args, xla_flags));
   const std::string backend = backend_impl->name();
+  ParseOptions parse_options;
+  parse_options.fill_elided_constants =
+      args.Has("fill_elided_constants");
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> module,
-                         ParseModuleFile(args.positional[0]));
+                         ParseModuleFile(args.positional[0], parse_options));
   const Computation& entry = *module->entry();
   int64_t input_bytes = 0;
   for (const Instruction* p : entry.parameters()) {
@@ -266,6 +273,7 @@ int RunCommand(const std::vector<std::string>& argv) {
                        {"input", true, /*repeated=*/true},
                        {"seed", true},
                        {"output_dir", true},
+                       {"fill_elided_constants", false},
                        {"help", false}});
   if (args.ok() && args->Has("help")) {
     std::cout << kRunHelp;
