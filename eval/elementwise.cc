@@ -217,6 +217,66 @@ int64_t BinaryInt(Opcode op, int64_t a, int64_t b, DType t) {
   return WrapToType(r, t);
 }
 
+namespace {
+
+// XLA's reduce-precision on the bits of a float of `nbits` bits with
+// `se` exponent and `sm` mantissa bits, to `de` and `dm`
+// (codegen/prelude/xt_scalar.h has the kernels' copy, xt_rp_bits).
+uint64_t ReducePrecisionBits(uint64_t x, int nbits, int se, int sm, int de,
+                             int dm) {
+  const uint64_t all = nbits == 64 ? ~0ull : (1ull << nbits) - 1;
+  const uint64_t sign = 1ull << (nbits - 1);
+  const uint64_t exp_mask = ((1ull << se) - 1) << sm;
+  const bool nan = (x & (sign - 1)) > exp_mask;
+  uint64_t r = x;
+  if (dm < sm) {
+    const uint64_t last = 1ull << (sm - dm);
+    const uint64_t bias = (last >> 1) - 1 + ((r & last) >> (sm - dm));
+    r = ((r + bias) & ~(last - 1)) & all;
+  }
+  if (de < se) {
+    const uint64_t bias = (1ull << (se - 1)) - 1;
+    const uint64_t reduced = (1ull << (de - 1)) - 1;
+    const uint64_t e = r & exp_mask;
+    const uint64_t zero = r & sign;
+    if (e > ((bias + reduced) << sm)) r = zero | exp_mask;
+    if (e <= ((bias - reduced) << sm)) r = zero;
+  }
+  if (nan) r = dm > 0 ? x : exp_mask;
+  return r;
+}
+
+}  // namespace
+
+double ReducePrecision(double v, DType t, int exponent_bits,
+                       int mantissa_bits) {
+  switch (t) {
+    case DType::kF64: {
+      uint64_t bits;
+      std::memcpy(&bits, &v, 8);
+      bits = ReducePrecisionBits(bits, 64, 11, 52, exponent_bits,
+                                 mantissa_bits);
+      std::memcpy(&v, &bits, 8);
+      return v;
+    }
+    case DType::kF16:
+      return F16FromBits(static_cast<uint16_t>(ReducePrecisionBits(
+          F16ToBits(v), 16, 5, 10, exponent_bits, mantissa_bits)));
+    case DType::kBF16:
+      return BF16FromBits(static_cast<uint16_t>(ReducePrecisionBits(
+          BF16ToBits(v), 16, 8, 7, exponent_bits, mantissa_bits)));
+    default: {
+      float f = static_cast<float>(v);
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      bits = static_cast<uint32_t>(ReducePrecisionBits(
+          bits, 32, 8, 23, exponent_bits, mantissa_bits));
+      std::memcpy(&f, &bits, 4);
+      return f;
+    }
+  }
+}
+
 absl::StatusOr<Tensor> EvalUnary(Opcode op, const Tensor& x, DType out) {
   Shape out_shape(out, x.shape.dims());
   Tensor r(out_shape);
@@ -276,6 +336,19 @@ absl::StatusOr<Tensor> EvalUnary(Opcode op, const Tensor& x, DType out) {
       case Opcode::kSign:
         r.i[k] = v > 0 ? 1 : (v < 0 ? -1 : 0);
         break;
+      case Opcode::kPopcnt:
+      case Opcode::kClz: {
+        const int width = BitWidth(in);
+        uint64_t bits = UnsignedBits(v, in);
+        int count = 0;
+        if (op == Opcode::kPopcnt) {
+          for (; bits != 0; bits &= bits - 1) ++count;
+        } else {
+          while (count < width && !(bits >> (width - 1 - count) & 1)) ++count;
+        }
+        r.i[k] = count;
+        break;
+      }
       case Opcode::kCopy:
         r.i[k] = v;
         break;

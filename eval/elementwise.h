@@ -35,6 +35,13 @@ Tensor EvalClamp(const Tensor& lo, const Tensor& x, const Tensor& hi);
 // Reinterprets element bits; `out` is the result array shape.
 Tensor EvalBitcastConvert(const Tensor& x, const Shape& out);
 
+// reduce-precision of `v`, a value of float type `t` (rounded to it first):
+// XLA's bit algorithm on t's own format (mantissa rounded to nearest even,
+// exponents out of range to signed zero or infinity, NaN kept; NaN becomes
+// +inf when no mantissa bit is left).
+double ReducePrecision(double v, DType t, int exponent_bits,
+                       int mantissa_bits);
+
 // The order of compare's TOTALORDER on floats as an integer key:
 // -NaN < -inf < ... < -0 < +0 < ... < inf < NaN.
 int64_t TotalOrderKey(double v);

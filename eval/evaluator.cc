@@ -146,11 +146,21 @@ class Evaluator {
     // With excess precision every op but the rounding points computes its
     // f16/bf16 result as f32.
     bool rounds = op == Opcode::kConvert || op == Opcode::kIota ||
+                  op == Opcode::kReducePrecision ||
                   op == Opcode::kBitcastConvert || op == Opcode::kParameter ||
                   op == Opcode::kConstant || op == Opcode::kFusion;
     const Shape out = options_.excess_precision && !rounds
                           ? Widened(inst.shape())
                           : inst.shape();
+    if (op == Opcode::kReducePrecision) {
+      Tensor r(out);
+      for (int64_t k = 0; k < r.size(); ++k) {
+        r.f[k] = ReducePrecision(ops[0]->f[k], out.dtype(),
+                                 static_cast<int>(a.exponent_bits),
+                                 static_cast<int>(a.mantissa_bits));
+      }
+      return r;
+    }
     if (IsUnaryElementwise(op)) return EvalUnary(op, *ops[0], out.dtype());
     if (IsBinaryElementwise(op)) return EvalBinary(op, *ops[0], *ops[1]);
     switch (op) {
@@ -262,6 +272,22 @@ class Evaluator {
                                const std::vector<const Tensor*>& args) {
                           return Run(c, args);
                         });
+      case Opcode::kMap: {
+        // The computation on every element, operands in row-major order.
+        Tensor result(out);
+        std::vector<Tensor> args(ops.size());
+        std::vector<const Tensor*> arg_ptrs(ops.size());
+        for (int64_t k = 0; k < result.size(); ++k) {
+          for (size_t a = 0; a < ops.size(); ++a) {
+            args[a] = ScalarOf(*ops[a], k);
+            arg_ptrs[a] = &args[a];
+          }
+          XTUNE_ASSIGN_OR_RETURN(Tensor v,
+                                 Run(*inst.called_computations()[0], arg_ptrs));
+          Store(result, k, v);
+        }
+        return result;
+      }
       case Opcode::kTopK:
         return EvalTopK(*ops[0], inst.attrs().k, inst.attrs().largest, out);
       case Opcode::kReplicaId:

@@ -522,5 +522,106 @@ ENTRY e {
   EXPECT_LT(seconds, 5.0);
 }
 
+// Values worked out by hand from XLA's reduce-precision algorithm: ties to
+// even in the mantissa, exponents past the reduced range to infinity, at or
+// below its minimum normal exponent minus one to signed zero (so f16-style
+// subnormals flush), NaN kept, and NaN to +inf with no mantissa bit left.
+TEST(EvaluatorTest, ReducePrecisionRoundsFlushesAndKeepsNaN) {
+  std::vector<double> v = RunValues(R"hlo(HloModule m
+ENTRY e {
+  x = f32[9] constant({1.1875, 1.125, 1.375, 65536, 60000, 3.0517578125e-05, 6.103515625e-05, -9.5367431640625e-07, nan})
+  ROOT r = f32[9] reduce-precision(x), exponent_bits=5, mantissa_bits=2
+})hlo",
+                                    {});
+  ASSERT_EQ(v.size(), 9u);
+  EXPECT_THAT(std::vector<double>(v.begin(), v.begin() + 8),
+              ElementsAre(1.25, 1, 1.5, INFINITY, 57344, 0, 6.103515625e-05, 0));
+  EXPECT_TRUE(std::signbit(v[7]));
+  EXPECT_TRUE(std::isnan(v[8]));
+  EXPECT_THAT(RunValues(R"hlo(HloModule m
+ENTRY e {
+  x = f32[4] constant({3, 5, 7, nan})
+  ROOT r = f32[4] reduce-precision(x), exponent_bits=8, mantissa_bits=0
+})hlo",
+                        {}),
+              ElementsAre(2, 4, 8, INFINITY));
+  // On f16's own format: exponent_bits=5 keeps f16's subnormals.
+  EXPECT_THAT(RunValues(R"hlo(HloModule m
+ENTRY e {
+  x = f16[2] constant({3.0517578125e-05, 1.1875})
+  ROOT r = f16[2] reduce-precision(x), exponent_bits=5, mantissa_bits=2
+})hlo",
+                        {}),
+              ElementsAre(3.0517578125e-05, 1.25));
+  EXPECT_THAT(RunModule(R"hlo(HloModule m
+ENTRY e {
+  x = s32[2] parameter(0)
+  ROOT r = s32[2] reduce-precision(x), exponent_bits=5, mantissa_bits=2
+})hlo",
+                        {MakeLiteral(DType::kS32, {2}, {1, 2})}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("floating-point")));
+}
+
+TEST(EvaluatorTest, CountLeadingZerosAndPopcntUseTheTypesWidth) {
+  EXPECT_THAT(RunValues(R"hlo(HloModule m
+ENTRY e {
+  a = s32[4] constant({0, 1, -1, 3855})
+  c = s32[4] count-leading-zeros(a)
+  p = s32[4] popcnt(a)
+  ROOT t = s32[8] concatenate(c, p), dimensions={0}
+})hlo",
+                        {}),
+              ElementsAre(32, 31, 0, 20, 0, 1, 32, 8));
+  EXPECT_THAT(RunValues(R"hlo(HloModule m
+ENTRY e {
+  a = u8[3] constant({1, 255, 0})
+  c = u8[3] count-leading-zeros(a)
+  p = u8[3] popcnt(a)
+  ROOT t = u8[6] concatenate(c, p), dimensions={0}
+})hlo",
+                        {}),
+              ElementsAre(7, 0, 8, 1, 8, 0));
+}
+
+TEST(EvaluatorTest, MapAppliesItsComputationPerElement) {
+  const std::string axpy = R"hlo(HloModule m
+axpy {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  two = f32[] constant(2)
+  t = f32[] multiply(x, two)
+  ROOT r = f32[] add(t, y)
+}
+ENTRY e {
+  a = f32[3] parameter(0)
+  b = f32[3] parameter(1)
+  ROOT m = f32[3] map(a, b), dimensions={0}, to_apply=axpy
+})hlo";
+  EXPECT_THAT(RunValues(axpy, {MakeLiteral(DType::kF32, {3}, {1, 2, 3}),
+                               MakeLiteral(DType::kF32, {3}, {10, 20, 30})}),
+              ElementsAre(12, 24, 36));
+  // A body xtune cannot apply as array operations is refused by name.
+  EXPECT_THAT(RunModule(R"hlo(HloModule m
+add {
+  p = f32[] parameter(0)
+  q = f32[] parameter(1)
+  ROOT s = f32[] add(p, q)
+}
+twice {
+  x = f32[] parameter(0)
+  z = f32[] constant(0)
+  b = f32[2] broadcast(x), dimensions={}
+  ROOT r = f32[] reduce(b, z), dimensions={0}, to_apply=add
+}
+ENTRY e {
+  a = f32[3] parameter(0)
+  ROOT m = f32[3] map(a), dimensions={0}, to_apply=twice
+})hlo",
+                        {MakeLiteral(DType::kF32, {3}, {1, 2, 3})}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("map's to_apply 'twice' uses 'broadcast'")));
+}
+
 }  // namespace
 }  // namespace xtune

@@ -35,6 +35,9 @@ class Flattener {
           value[inst] = Inline(*inst->called_computations()[0], operands,
                                absl::StrCat(prefix, inst->name(), "."));
           continue;
+        case Opcode::kMap:
+          value[inst] = InlineMap(*inst, operands, prefix);
+          continue;
         case Opcode::kOptimizationBarrier:
           // Kernels run one after another: nothing moves across it.
           value[inst] = operands[0];
@@ -84,6 +87,45 @@ class Flattener {
                               });
     }
     return out_->AddInstruction(std::move(copy));
+  }
+
+  // map(operands), to_apply=f: f's instructions (scalar elementwise ops
+  // and constants, as shape inference checked) on whole arrays of the
+  // map's shape, its constants broadcast.
+  Instruction* InlineMap(const Instruction& map,
+                         const std::vector<Instruction*>& operands,
+                         const std::string& prefix) {
+    const Computation& f = *map.called_computations()[0];
+    const std::string inner = absl::StrCat(prefix, map.name(), ".");
+    absl::flat_hash_map<const Instruction*, Instruction*> v;
+    for (const auto& owned : f.instructions()) {
+      const Instruction* i = owned.get();
+      Shape s = map.shape();
+      s.set_dtype(i->shape().dtype());
+      if (i->opcode() == Opcode::kParameter) {
+        v[i] = operands[i->attrs().parameter_number];
+        continue;
+      }
+      std::vector<Instruction*> ops;
+      for (const Instruction* o : i->operands()) ops.push_back(v[o]);
+      Instruction* scalar = Add(*i, inner, ops, false);
+      if (i->opcode() == Opcode::kConstant) {
+        if (s.rank() == 0) {
+          v[i] = scalar;
+          continue;
+        }
+        auto b = std::make_unique<Instruction>(
+            Unique(absl::StrCat(inner, i->name(), ".bcast")),
+            Opcode::kBroadcast, s);
+        b->set_location(map.location());
+        b->AppendOperand(scalar);
+        v[i] = out_->AddInstruction(std::move(b));
+        continue;
+      }
+      *scalar->mutable_shape() = s;
+      v[i] = scalar;
+    }
+    return v[f.root()];
   }
 
   // Zeros of inst's (array) shape: a constant, broadcast when not scalar.

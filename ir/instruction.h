@@ -90,6 +90,8 @@ struct InstructionAttrs {
   bool is_stable = false;               // sort
   int64_t k = 0;                        // topk
   bool largest = true;                  // topk
+  int64_t exponent_bits = -1;           // reduce-precision
+  int64_t mantissa_bits = -1;           // reduce-precision
   DotDimensions dot;                    // dot
   std::vector<SliceDimension> slice;    // slice
   std::vector<PaddingDimension> padding;  // pad

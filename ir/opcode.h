@@ -48,6 +48,9 @@ namespace xtune {
   V(kSin, "sine", kUnary)                             \
   V(kErf, "erf", kUnary)                              \
   V(kIsFinite, "is-finite", kUnary)                   \
+  V(kClz, "count-leading-zeros", kUnary)              \
+  V(kPopcnt, "popcnt", kUnary)                        \
+  V(kReducePrecision, "reduce-precision", kUnary)     \
   V(kConvert, "convert", kUnary)                      \
   V(kBitcastConvert, "bitcast-convert", kOther)       \
   V(kBroadcast, "broadcast", kOther)                  \
@@ -83,7 +86,8 @@ namespace xtune {
   V(kReplicaId, "replica-id", kOther)                 \
   V(kPartitionId, "partition-id", kOther)             \
   V(kSort, "sort", kOther)                            \
-  V(kTopK, "topk", kOther)
+  V(kTopK, "topk", kOther)                            \
+  V(kMap, "map", kOther)
 
 enum class Opcode {
 #define XTUNE_DECLARE_OPCODE(enum_name, text, kind) enum_name,

@@ -29,6 +29,9 @@ bool AttributeApplies(absl::string_view attr, Opcode op) {
   }
   if (attr == "is_stable") return op == Opcode::kSort;
   if (attr == "k" || attr == "largest") return op == Opcode::kTopK;
+  if (attr == "exponent_bits" || attr == "mantissa_bits") {
+    return op == Opcode::kReducePrecision;
+  }
   if (attr == "lhs_batch_dims" || attr == "lhs_contracting_dims" ||
       attr == "rhs_batch_dims" || attr == "rhs_contracting_dims") {
     return op == Opcode::kDot;
@@ -62,7 +65,8 @@ bool AttributeApplies(absl::string_view attr, Opcode op) {
   if (attr == "to_apply") {
     return op == Opcode::kReduce || op == Opcode::kCall ||
            op == Opcode::kAllReduce || op == Opcode::kScatter ||
-           op == Opcode::kReduceScatter || op == Opcode::kSort;
+           op == Opcode::kReduceScatter || op == Opcode::kSort ||
+           op == Opcode::kMap;
   }
   return attr == "metadata" || attr == "backend_config";
 }
@@ -444,6 +448,7 @@ class Parser {
       case Opcode::kCall:
       case Opcode::kAllReduce:
       case Opcode::kReduceScatter:
+      case Opcode::kMap:
         required = {"to_apply"};
         break;
       case Opcode::kDynamicSlice:
@@ -454,6 +459,9 @@ class Parser {
         break;
       case Opcode::kTopK:
         required = {"k"};
+        break;
+      case Opcode::kReducePrecision:
+        required = {"exponent_bits", "mantissa_bits"};
         break;
       case Opcode::kWhile:
         required = {"condition", "body"};
@@ -630,6 +638,10 @@ class Parser {
       *field = b == "true";
     } else if (attr == "k") {
       XTUNE_ASSIGN_OR_RETURN(a->k, cursor_.ParseInt());
+    } else if (attr == "exponent_bits") {
+      XTUNE_ASSIGN_OR_RETURN(a->exponent_bits, cursor_.ParseInt());
+    } else if (attr == "mantissa_bits") {
+      XTUNE_ASSIGN_OR_RETURN(a->mantissa_bits, cursor_.ParseInt());
     } else if (attr == "iota_dimension") {
       XTUNE_ASSIGN_OR_RETURN(a->iota_dimension, cursor_.ParseInt());
     } else if (attr == "kind") {

@@ -81,6 +81,10 @@ std::string FormatInstruction(const Instruction& inst,
       attrs.push_back(absl::StrCat("dimensions=", IntList(a.dimensions)));
       if (a.is_stable) attrs.push_back("is_stable=true");
       break;
+    case Opcode::kReducePrecision:
+      attrs.push_back(absl::StrCat("exponent_bits=", a.exponent_bits));
+      attrs.push_back(absl::StrCat("mantissa_bits=", a.mantissa_bits));
+      break;
     case Opcode::kTopK:
       attrs.push_back(absl::StrCat("k=", a.k));
       attrs.push_back(absl::StrCat("largest=", a.largest ? "true" : "false"));

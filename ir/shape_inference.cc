@@ -59,6 +59,7 @@ bool IsFloatOnlyUnary(Opcode op) {
     case Opcode::kSin:
     case Opcode::kErf:
     case Opcode::kIsFinite:
+    case Opcode::kReducePrecision:
       return true;
     default:
       return false;
@@ -75,6 +76,21 @@ absl::StatusOr<Shape> InferUnary(const Instruction& inst) {
     return Invalid(absl::StrCat(OpcodeName(op),
                                 " needs a floating-point operand, got ",
                                 in.ToString(false)));
+  }
+  if ((op == Opcode::kClz || op == Opcode::kPopcnt) && !IsInteger(t)) {
+    return Invalid(absl::StrCat(OpcodeName(op),
+                                " needs an integer operand, got ",
+                                in.ToString(false)));
+  }
+  if (op == Opcode::kReducePrecision) {
+    const InstructionAttrs& a = inst.attrs();
+    if (a.exponent_bits < 1 || a.exponent_bits > 62 || a.mantissa_bits < 0 ||
+        a.mantissa_bits > 62) {
+      return Invalid(absl::StrCat(
+          "reduce-precision needs exponent_bits >= 1 and mantissa_bits >= 0, "
+          "got exponent_bits=", a.exponent_bits,
+          " mantissa_bits=", a.mantissa_bits));
+    }
   }
   if (op == Opcode::kNot && IsFloat(t)) {
     return Invalid(absl::StrCat("not needs a pred or integer operand, got ",
@@ -497,7 +513,8 @@ absl::StatusOr<Shape> InferShape(const Instruction& inst) {
   bool needs_callee = op == Opcode::kReduce || op == Opcode::kFusion ||
                       op == Opcode::kCall || op == Opcode::kAllReduce ||
                       op == Opcode::kReduceScatter ||
-                      op == Opcode::kScatter;
+                      op == Opcode::kScatter || op == Opcode::kSort ||
+                      op == Opcode::kMap;
   if (needs_callee && inst.called_computations().size() != 1) {
     return Invalid(absl::StrCat(OpcodeName(op),
                                 " must call exactly one computation"));
@@ -619,6 +636,8 @@ absl::StatusOr<Shape> InferShape(const Instruction& inst) {
       return InferCollective(inst);
     case Opcode::kSort:
       return InferSort(inst);
+    case Opcode::kMap:
+      return InferMap(inst);
     case Opcode::kTopK:
       return InferTopK(inst);
     case Opcode::kWhile:

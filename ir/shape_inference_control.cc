@@ -99,4 +99,37 @@ absl::StatusOr<Shape> InferOptimizationBarrier(const Instruction& inst) {
   return inst.operand(0)->shape();
 }
 
+absl::StatusOr<Shape> InferMap(const Instruction& inst) {
+  if (inst.operand_count() < 1) {
+    return absl::InvalidArgumentError("map needs at least one operand");
+  }
+  const Shape& first = inst.operand(0)->shape();
+  std::vector<DType> params;
+  for (const Instruction* o : inst.operands()) {
+    if (!o->shape().IsArray() || o->shape().dims() != first.dims()) {
+      return absl::InvalidArgumentError(
+          "map operands must be arrays of the same dimensions");
+    }
+    params.push_back(o->shape().dtype());
+  }
+  const Computation* f = inst.called_computations()[0];
+  const DType result = f->root()->shape().IsArray()
+                           ? f->root()->shape().dtype()
+                           : DType::kTuple;
+  XTUNE_RETURN_IF_ERROR(
+      CheckScalarComputation(f, params, {result}, "map's to_apply"));
+  // xtune applies the computation as elementwise operations on the whole
+  // arrays (fusion/flatten.cc): scalar elementwise ops and constants only.
+  for (const auto& i : f->instructions()) {
+    const Opcode op = i->opcode();
+    if (op != Opcode::kParameter && op != Opcode::kConstant &&
+        !IsElementwise(op)) {
+      return absl::UnimplementedError(absl::StrCat(
+          "map's to_apply '", f->name(), "' uses '", OpcodeName(op),
+          "': xtune maps computations of elementwise operations only"));
+    }
+  }
+  return Shape(result, first.dims());
+}
+
 }  // namespace xtune

@@ -41,6 +41,7 @@ absl::StatusOr<Shape> InferTopK(const Instruction& inst);
 absl::StatusOr<Shape> InferWhile(const Instruction& inst);
 absl::StatusOr<Shape> InferConditional(const Instruction& inst);
 absl::StatusOr<Shape> InferOptimizationBarrier(const Instruction& inst);
+absl::StatusOr<Shape> InferMap(const Instruction& inst);
 
 }  // namespace xtune
 

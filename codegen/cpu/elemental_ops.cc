@@ -86,6 +86,25 @@ absl::StatusOr<std::string> ElementalEmitter::EmitElementwise(
                "[l]", arity == 2 ? absl::StrCat(", ", b, "[l]") : "", ");");
     return v;
   };
+  if (op == Opcode::kReducePrecision) {
+    // A rounding point: f16/bf16 values are rounded to their type and
+    // reduced on their own format, as the evaluator does.
+    const char* fn = t == DType::kF16    ? "xt_rp_h"
+                     : t == DType::kBF16 ? "xt_rp_bf"
+                     : t == DType::kF64  ? "xt_rp_f64"
+                                         : "xt_rp_f32";
+    std::string bits = absl::StrCat(inst->attrs().exponent_bits, ", ",
+                                    inst->attrs().mantissa_bits);
+    std::string v = out->Fresh();
+    if (!vec) {
+      out->Linef("const auto ", v, " = ", fn, "(", a, ", ", bits, ");");
+      return v;
+    }
+    out->Linef("xt_vf ", v, ";");
+    out->Linef("for (int l = 0; l < XT_W; ++l) ", v, "[l] = ", fn, "(", a,
+               "[l], ", bits, ");");
+    return v;
+  }
   if (op == Opcode::kConvert) {
     if (in == t) {
       e = a;
@@ -279,6 +298,8 @@ absl::StatusOr<std::string> ElementalEmitter::EmitElementwise(
         e = Wrap(absl::StrCat("(", a, " < 0 ? (int64_t)(0 - ", ua, ") : ", a, ")"), t);
         break;
       case Opcode::kSign: e = absl::StrCat("(int64_t)((", a, " > 0) - (", a, " < 0))"); break;
+      case Opcode::kPopcnt: e = absl::StrCat("xt_popcnt(", a, ", ", bits, ")"); break;
+      case Opcode::kClz: e = absl::StrCat("xt_clz(", a, ", ", bits, ")"); break;
       case Opcode::kPower: e = Wrap(absl::StrCat("xt_ipow(", a, ", ", b, ")"), t); break;
       case Opcode::kShiftLeft:
         e = absl::StrCat("(", ub, " >= ", bits, " ? 0 : ",

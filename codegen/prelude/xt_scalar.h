@@ -112,3 +112,61 @@ XT_DEVICE int64_t xt_clamp_start(int64_t s, int64_t dim, int64_t size) {
 XT_DEVICE bool xt_window_fits(int64_t s, int64_t dim, int64_t size) {
   return s >= 0 && s <= dim - size;
 }
+
+// count-leading-zeros and popcnt of the low `bits` bits.
+XT_DEVICE int64_t xt_popcnt(int64_t v, int bits) {
+  uint64_t u = bits == 64 ? (uint64_t)v : (uint64_t)v & ((1ull << bits) - 1);
+  int64_t n = 0;
+  for (; u; u &= u - 1) ++n;
+  return n;
+}
+XT_DEVICE int64_t xt_clz(int64_t v, int bits) {
+  uint64_t u = bits == 64 ? (uint64_t)v : (uint64_t)v & ((1ull << bits) - 1);
+  int64_t n = bits;
+  for (; u; u >>= 1) --n;
+  return n;
+}
+
+// XLA's reduce-precision on the bits of a float of `nbits` bits with `se`
+// exponent and `sm` mantissa bits (eval/elementwise.cc has the evaluator's
+// copy): mantissa rounded to nearest even, exponents out of range to signed
+// zero or infinity, NaN kept (+inf when no mantissa bit is left).
+XT_DEVICE uint64_t xt_rp_bits(uint64_t x, int nbits, int se, int sm, int de,
+                              int dm) {
+  uint64_t all = nbits == 64 ? ~0ull : (1ull << nbits) - 1;
+  uint64_t sign = 1ull << (nbits - 1);
+  uint64_t exp_mask = ((1ull << se) - 1) << sm;
+  bool nan = (x & (sign - 1)) > exp_mask;
+  uint64_t r = x;
+  if (dm < sm) {
+    uint64_t last = 1ull << (sm - dm);
+    uint64_t bias = (last >> 1) - 1 + ((r & last) >> (sm - dm));
+    r = ((r + bias) & ~(last - 1)) & all;
+  }
+  if (de < se) {
+    uint64_t bias = (1ull << (se - 1)) - 1;
+    uint64_t reduced = (1ull << (de - 1)) - 1;
+    uint64_t e = r & exp_mask;
+    uint64_t zero = r & sign;
+    if (e > ((bias + reduced) << sm)) r = zero | exp_mask;
+    if (e <= ((bias - reduced) << sm)) r = zero;
+  }
+  if (nan) r = dm > 0 ? x : exp_mask;
+  return r;
+}
+XT_DEVICE float xt_rp_f32(float x, int de, int dm) {
+  return xt_bits_f32((uint32_t)xt_rp_bits(xt_f32_bits(x), 32, 8, 23, de, dm));
+}
+XT_DEVICE float xt_rp_h(float x, int de, int dm) {
+  return xt_h2f((uint16_t)xt_rp_bits(xt_f2h(x), 16, 5, 10, de, dm));
+}
+XT_DEVICE float xt_rp_bf(float x, int de, int dm) {
+  return xt_bf2f((uint16_t)xt_rp_bits(xt_f2bf(x), 16, 8, 7, de, dm));
+}
+XT_DEVICE double xt_rp_f64(double x, int de, int dm) {
+  uint64_t bits;
+  memcpy(&bits, &x, 8);
+  bits = xt_rp_bits(bits, 64, 11, 52, de, dm);
+  memcpy(&x, &bits, 8);
+  return x;
+}

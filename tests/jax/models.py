@@ -143,7 +143,29 @@ def models():
 
     mp_args = (f32(8, dim), f32(dim, hidden) * 0.2, f32(hidden, dim) * 0.2)
 
-    return [("decode_step", decode_step, decode_args),
+    # Low-precision simulation and integer bit tricks as quantization and
+    # hashing code writes them: lax.reduce_precision to e5m2/e4m3 ranges
+    # on f32, f16 and bf16 (NaN, inf, -0 and subnormals included), clz and
+    # popcnt on s32 and u8.
+    def bit_ops(x, h, b, i):
+        lax = jax.lax
+        r1 = lax.reduce_precision(x, exponent_bits=5, mantissa_bits=2)
+        r2 = lax.reduce_precision(x, exponent_bits=4, mantissa_bits=3)
+        r3 = lax.reduce_precision(h, exponent_bits=4, mantissa_bits=3)
+        r4 = lax.reduce_precision(b, exponent_bits=5, mantissa_bits=0)
+        q = lax.population_count(i.astype(jnp.uint8))
+        return (r1 + r2, r3, r4, lax.clz(i) + lax.population_count(i),
+                lax.clz(q))
+
+    bx = (f32(4, 8) * np.logspace(-8, 8, 8)).astype(np.float32)
+    bx[0, :4] = [np.nan, np.inf, -0.0, 1e-40]
+    bi = rng.integers(-2**31, 2**31, (4, 8)).astype(np.int32)
+    bi[0, :2] = [0, -1]
+    bit_args = (bx, f32(4, 8).astype(np.float16),
+                (f32(4, 8) * 1e3).astype(jnp.bfloat16), bi)
+
+    return [("bit_ops", bit_ops, bit_args),
+            ("decode_step", decode_step, decode_args),
             ("model_parallel", model_parallel, mp_args),
             ("topk_sampling", topk_sampling, topk_args),
             ("scan_layers", scan_layers, scan_args),

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .dtypes import is_float, round_bf16, round_float, wrap_int
+from .dtypes import is_float, round_bf16, round_float, storage_dtype, wrap_int
 
 
 _UNARY_FLOAT = {
@@ -75,9 +75,66 @@ def unary(op, x, dt_in, dt_out):
         r = np.sign(v)
     elif op == "not":
         r = ~v
+    elif op in ("popcnt", "count-leading-zeros"):
+        bits = np.dtype(storage_dtype(dt_in)).itemsize * 8
+        u = v.astype(np.uint64) & np.uint64((1 << bits) - 1 if bits < 64
+                                            else 0xFFFFFFFFFFFFFFFF)
+        ones = np.zeros(v.shape, np.int64)
+        length = np.zeros(v.shape, np.int64)
+        for b in range(bits):
+            bit = (u >> np.uint64(b)) & np.uint64(1)
+            ones += bit.astype(np.int64)
+            length = np.where(bit != 0, b + 1, length)
+        r = ones if op == "popcnt" else bits - length
     else:
         raise NotImplementedError("%s on %s" % (op, dt_in))
     return wrap_int(r, dt_in)
+
+
+# (total bits, exponent bits, mantissa bits, unsigned view) of each float.
+_FLOAT_FORMATS = {"f16": (16, 5, 10), "bf16": (16, 8, 7), "f32": (32, 8, 23),
+                  "f64": (64, 11, 52)}
+
+
+def reduce_precision(x, dt, ebits, mbits):
+    """XLA's reduce-precision on the bits of dt's own format."""
+    n, se, sm = _FLOAT_FORMATS[dt]
+    x = round_float(x.astype(np.float64), dt)
+    if dt == "bf16":
+        u = (x.astype(np.float32).view(np.uint32) >> np.uint32(16)).astype(
+            np.uint64)
+    elif dt == "f16":
+        u = x.astype(np.float16).view(np.uint16).astype(np.uint64)
+    elif dt == "f32":
+        u = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+    else:
+        u = x.astype(np.float64).view(np.uint64)
+    u = u.copy()
+    U = np.uint64
+    full = (1 << n) - 1
+    sign = 1 << (n - 1)
+    exp_mask = ((1 << se) - 1) << sm
+    nan = (u & U(sign - 1)) > U(exp_mask)
+    r = u.copy()
+    if mbits < sm:
+        last = 1 << (sm - mbits)
+        bias = U((last >> 1) - 1) + ((r & U(last)) >> U(sm - mbits))
+        r = ((r + bias) & U(full & ~(last - 1))) & U(full)
+    if ebits < se:
+        b = (1 << (se - 1)) - 1
+        red = (1 << (ebits - 1)) - 1
+        e = r & U(exp_mask)
+        zero = r & U(sign)
+        r = np.where(e > U((b + red) << sm), zero | U(exp_mask), r)
+        r = np.where(e <= U((b - red) << sm), zero, r)
+    r = np.where(nan, u if mbits > 0 else U(exp_mask), r)
+    if dt == "bf16":
+        return (r.astype(np.uint32) << np.uint32(16)).view(np.float32)
+    if dt == "f16":
+        return r.astype(np.uint16).view(np.float16)
+    if dt == "f32":
+        return r.astype(np.uint32).view(np.float32)
+    return r.view(np.float64)
 
 
 def _int_divrem(a, b, dt, want_div):

@@ -14,13 +14,14 @@ from .data_movement import bitcast, bitcast_convert, broadcast, iota, pad
 from .dot import dot
 from .dtypes import is_float, storage_dtype, to_storage, wrap_int
 from .elementwise import (_UNARY_FLOAT, _total_order_key, binary, compare,
-                          unary)
+                          reduce_precision, unary)
 from .errors import EvaluationError
 from .literal import parse_literal
 from .reduce import ReduceMixin
 
 _ELEMENTWISE_UNARY = set(_UNARY_FLOAT) | {
-    "round-nearest-afz", "sign", "erf", "not", "is-finite", "convert"}
+    "round-nearest-afz", "sign", "erf", "not", "is-finite", "convert",
+    "popcnt", "count-leading-zeros"}
 _ELEMENTWISE_BINARY = {"add", "subtract", "multiply", "divide", "remainder",
                        "maximum", "minimum", "power", "atan2", "and", "or",
                        "xor"}
@@ -155,6 +156,12 @@ class _Evaluator(ReduceMixin):
             return self.run(self.comp(a["calls"]), ops)
         if op == "call":
             return self.run(self.comp(a.get("to_apply", a.get("calls"))), ops)
+        if op == "reduce-precision":
+            return reduce_precision(ops[0], ins.shape.dtype,
+                                    int(a["exponent_bits"]),
+                                    int(a["mantissa_bits"]))
+        if op == "map":
+            return self.map(ins, ops)
         if op == "tuple":
             return list(ops)
         if op == "get-tuple-element":
@@ -252,6 +259,14 @@ class _Evaluator(ReduceMixin):
     def _shape_of(self, ins, i):
         # The producer's declared shape (its layout is what bitcast needs).
         return ins.operand_shapes[i]
+
+    def map(self, ins, ops):
+        # to_apply on every element, operands in row-major order.
+        comp = self.comp(ins.attrs["to_apply"])
+        out = np.empty(ins.shape.dims, dtype=storage_dtype(ins.shape.dtype))
+        for idx in np.ndindex(*ins.shape.dims):
+            out[idx] = self.run(comp, [np.asarray(o[idx]) for o in ops])
+        return out
 
     def sort(self, ins, ops):
         # Python's sorted() is stable: for a strict weak order its result
