@@ -66,6 +66,7 @@ constexpr struct {
     {ElementType::kU8, DType::kU8},     {ElementType::kU32, DType::kU32},
     {ElementType::kF16, DType::kF16},   {ElementType::kBF16, DType::kBF16},
     {ElementType::kF32, DType::kF32},   {ElementType::kF64, DType::kF64},
+    {ElementType::kS16, DType::kS16},   {ElementType::kU16, DType::kU16},
 };
 
 DType DTypeOf(ElementType t) {

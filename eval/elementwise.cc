@@ -67,6 +67,9 @@ uint64_t UnsignedBits(int64_t v, DType t) {
     case DType::kS8:
     case DType::kU8:
       return static_cast<uint8_t>(v);
+    case DType::kS16:
+    case DType::kU16:
+      return static_cast<uint16_t>(v);
     case DType::kS32:
     case DType::kU32:
       return static_cast<uint32_t>(v);
@@ -80,6 +83,7 @@ int BitWidth(DType t) { return static_cast<int>(DTypeByteSize(t) * 8); }
 int64_t MinValue(DType t) {
   switch (t) {
     case DType::kS8: return INT8_MIN;
+    case DType::kS16: return INT16_MIN;
     case DType::kS32: return INT32_MIN;
     case DType::kS64: return INT64_MIN;
     default: return 0;
@@ -92,6 +96,8 @@ int64_t MaxValue(DType t) {
     case DType::kS32: return INT32_MAX;
     case DType::kS64: return INT64_MAX;
     case DType::kU8: return UINT8_MAX;
+    case DType::kS16: return INT16_MAX;
+    case DType::kU16: return UINT16_MAX;
     case DType::kU32: return UINT32_MAX;
     case DType::kPred: return 1;
     default: return 0;

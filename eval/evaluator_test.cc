@@ -368,6 +368,26 @@ ENTRY e {
 })hlo",
                         {}),
               ElementsAre(4, 7, 1, 25, 255, 0));
+  EXPECT_THAT(RunValues(R"hlo(HloModule m
+ENTRY e {
+  a = s16[3] constant({32767, -32768, 9})
+  b = s16[3] constant({1, -1, 0})
+  s = s16[3] add(a, b)
+  d = s16[3] divide(a, b)
+  ROOT t = s16[6] concatenate(s, d), dimensions={0}
+})hlo",
+                        {}),
+              ElementsAre(-32768, 32767, 9, 32767, -32768, -1));
+  EXPECT_THAT(RunValues(R"hlo(HloModule m
+ENTRY e {
+  u = u16[2] constant({65535, 7})
+  z = u16[2] constant({1, 0})
+  us = u16[2] add(u, z)
+  ud = u16[2] divide(u, z)
+  ROOT t = u16[4] concatenate(us, ud), dimensions={0}
+})hlo",
+                        {}),
+              ElementsAre(0, 7, 65535, 65535));
 }
 
 TEST(EvaluatorTest, ConvertSaturatesAndRounds) {

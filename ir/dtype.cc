@@ -15,6 +15,7 @@ constexpr DTypeInfo kDTypes[] = {
     {DType::kPred, "pred", 1}, {DType::kS8, "s8", 1},
     {DType::kS32, "s32", 4},   {DType::kS64, "s64", 8},
     {DType::kU8, "u8", 1},     {DType::kU32, "u32", 4},
+    {DType::kS16, "s16", 2},   {DType::kU16, "u16", 2},
     {DType::kF16, "f16", 2},   {DType::kBF16, "bf16", 2},
     {DType::kF32, "f32", 4},   {DType::kF64, "f64", 8},
 };
@@ -49,14 +50,18 @@ bool IsFloat(DType t) {
 
 bool IsInteger(DType t) {
   return t == DType::kS8 || t == DType::kS32 || t == DType::kS64 ||
-         t == DType::kU8 || t == DType::kU32;
+         t == DType::kU8 || t == DType::kU32 || t == DType::kS16 ||
+         t == DType::kU16;
 }
 
 bool IsSigned(DType t) {
-  return t == DType::kS8 || t == DType::kS32 || t == DType::kS64 || IsFloat(t);
+  return t == DType::kS8 || t == DType::kS16 || t == DType::kS32 ||
+         t == DType::kS64 || IsFloat(t);
 }
 
-bool IsUnsigned(DType t) { return t == DType::kU8 || t == DType::kU32; }
+bool IsUnsigned(DType t) {
+  return t == DType::kU8 || t == DType::kU16 || t == DType::kU32;
+}
 
 double RoundToDType(double v, DType t) {
   switch (t) {
@@ -81,6 +86,10 @@ int64_t WrapToDType(int64_t v, DType t) {
       return static_cast<int32_t>(v);
     case DType::kU8:
       return static_cast<uint8_t>(v);
+    case DType::kS16:
+      return static_cast<int16_t>(v);
+    case DType::kU16:
+      return static_cast<uint16_t>(v);
     case DType::kU32:
       return static_cast<uint32_t>(v);
     default:

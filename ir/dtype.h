@@ -15,6 +15,8 @@ enum class DType {
   kS64,
   kU8,
   kU32,
+  kS16,
+  kU16,
   kF16,
   kBF16,
   kF32,
@@ -32,9 +34,9 @@ std::optional<DType> DTypeFromName(absl::string_view name);
 int64_t DTypeByteSize(DType t);
 
 bool IsFloat(DType t);     // f16 bf16 f32 f64
-bool IsInteger(DType t);   // s8 s32 s64 u8 u32 (not pred)
-bool IsSigned(DType t);    // s8 s32 s64 and the floats
-bool IsUnsigned(DType t);  // u8 u32
+bool IsInteger(DType t);   // s8 s16 s32 s64 u8 u16 u32 (not pred)
+bool IsSigned(DType t);    // s8 s16 s32 s64 and the floats
+bool IsUnsigned(DType t);  // u8 u16 u32
 
 // Rounds `v` to the nearest value of float type `t` (round to nearest even;
 // identity for f64 and non-float types).

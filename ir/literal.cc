@@ -97,6 +97,10 @@ double Literal::GetDouble(int64_t i) const {
       return static_cast<double>(Load<int64_t>(p));
     case DType::kU8:
       return Load<uint8_t>(p);
+    case DType::kS16:
+      return Load<int16_t>(p);
+    case DType::kU16:
+      return Load<uint16_t>(p);
     case DType::kU32:
       return Load<uint32_t>(p);
     case DType::kF16:
@@ -127,6 +131,10 @@ int64_t Literal::GetInt(int64_t i) const {
       return Load<int64_t>(p);
     case DType::kU8:
       return Load<uint8_t>(p);
+    case DType::kS16:
+      return Load<int16_t>(p);
+    case DType::kU16:
+      return Load<uint16_t>(p);
     case DType::kU32:
       return Load<uint32_t>(p);
     default: {
@@ -192,6 +200,12 @@ void Literal::SetInt(int64_t i, int64_t v) {
       return;
     case DType::kU8:
       Store<uint8_t>(p, static_cast<uint8_t>(v));
+      return;
+    case DType::kS16:
+      Store<int16_t>(p, static_cast<int16_t>(v));
+      return;
+    case DType::kU16:
+      Store<uint16_t>(p, static_cast<uint16_t>(v));
       return;
     case DType::kU32:
       Store<uint32_t>(p, static_cast<uint32_t>(v));

@@ -105,6 +105,8 @@ class LiteralReader {
       case DType::kS8: lo = -128; hi = 127; break;
       case DType::kS32: lo = INT32_MIN; hi = INT32_MAX; break;
       case DType::kU8: lo = 0; hi = 255; break;
+      case DType::kS16: lo = INT16_MIN; hi = INT16_MAX; break;
+      case DType::kU16: lo = 0; hi = UINT16_MAX; break;
       case DType::kU32: lo = 0; hi = UINT32_MAX; break;
       default: lo = INT64_MIN; hi = INT64_MAX; break;
     }

@@ -27,7 +27,8 @@ Literal Iota(DType t, std::vector<int64_t> dims,
 
 TEST(NpyTest, RoundTripsEveryTypeInLogicalOrder) {
   for (DType t : {DType::kPred, DType::kS8, DType::kS32, DType::kS64,
-                  DType::kU8, DType::kU32, DType::kF16, DType::kF32,
+                  DType::kU8, DType::kU32, DType::kS16, DType::kU16,
+                  DType::kF16, DType::kF32,
                   DType::kF64}) {
     Literal lit = Iota(t, {2, 3}, {0, 1});  // column-major in memory
     absl::StatusOr<Literal> back = DecodeNpy(EncodeNpy(lit), "mem");

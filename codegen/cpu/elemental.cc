@@ -42,6 +42,10 @@ std::string Wrap(const std::string& e, DType t) {
       return absl::StrCat("((int64_t)(int32_t)(", e, "))");
     case DType::kU8:
       return absl::StrCat("((int64_t)(uint8_t)(", e, "))");
+    case DType::kS16:
+      return absl::StrCat("((int64_t)(int16_t)(", e, "))");
+    case DType::kU16:
+      return absl::StrCat("((int64_t)(uint16_t)(", e, "))");
     case DType::kU32:
       return absl::StrCat("((int64_t)(uint32_t)(", e, "))");
     case DType::kPred:
@@ -86,6 +90,8 @@ std::string ElementalEmitter::StorageType(DType t) {
     case DType::kS32: return "int32_t";
     case DType::kS64: return "int64_t";
     case DType::kU8: return "uint8_t";
+    case DType::kS16: return "int16_t";
+    case DType::kU16: return "uint16_t";
     case DType::kU32: return "uint32_t";
     case DType::kF16:
     case DType::kBF16: return "uint16_t";
@@ -333,6 +339,7 @@ absl::StatusOr<std::string> ElementalEmitter::EmitUncached(
               break;
             }
             case DType::kS8: values.push_back(absl::StrCat(static_cast<int8_t>(bits))); break;
+            case DType::kS16: values.push_back(absl::StrCat(static_cast<int16_t>(bits))); break;
             case DType::kS32: values.push_back(absl::StrCat(static_cast<int32_t>(bits))); break;
             case DType::kS64: values.push_back(IntLiteral(bits)); break;
             default: values.push_back(absl::StrCat(static_cast<uint64_t>(bits) &

@@ -18,6 +18,8 @@ std::string Wrap(const std::string& e, DType t) {
     case DType::kS8: return absl::StrCat("((int64_t)(int8_t)(", e, "))");
     case DType::kS32: return absl::StrCat("((int64_t)(int32_t)(", e, "))");
     case DType::kU8: return absl::StrCat("((int64_t)(uint8_t)(", e, "))");
+    case DType::kS16: return absl::StrCat("((int64_t)(int16_t)(", e, "))");
+    case DType::kU16: return absl::StrCat("((int64_t)(uint16_t)(", e, "))");
     case DType::kU32: return absl::StrCat("((int64_t)(uint32_t)(", e, "))");
     case DType::kPred: return absl::StrCat("((", e, ") != 0)");
     default: return absl::StrCat("((int64_t)(", e, "))");
@@ -27,6 +29,7 @@ std::string Wrap(const std::string& e, DType t) {
 int64_t MinOf(DType t) {
   switch (t) {
     case DType::kS8: return INT8_MIN;
+    case DType::kS16: return INT16_MIN;
     case DType::kS32: return INT32_MIN;
     case DType::kS64: return INT64_MIN;
     default: return 0;
@@ -39,6 +42,8 @@ int64_t MaxOf(DType t) {
     case DType::kS32: return INT32_MAX;
     case DType::kS64: return INT64_MAX;
     case DType::kU8: return UINT8_MAX;
+    case DType::kS16: return INT16_MAX;
+    case DType::kU16: return UINT16_MAX;
     case DType::kU32: return UINT32_MAX;
     case DType::kPred: return 1;
     default: return 0;

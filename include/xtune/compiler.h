@@ -41,7 +41,7 @@ namespace xtune {
 
 // The element types of arrays, as HLO spells them (pred, s8, ... f64).
 enum class ElementType {
-  kPred, kS8, kS32, kS64, kU8, kU32, kF16, kBF16, kF32, kF64
+  kPred, kS8, kS32, kS64, kU8, kU32, kF16, kBF16, kF32, kF64, kS16, kU16
 };
 const char* ElementTypeName(ElementType type);  // "f32", ...
 int ElementTypeBytes(ElementType type);
@@ -182,6 +182,10 @@ bool Array::TypeOf(ElementType* type) {
     *type = ElementType::kS64;
   } else if constexpr (std::is_same_v<T, uint8_t>) {
     *type = ElementType::kU8;
+  } else if constexpr (std::is_same_v<T, int16_t>) {
+    *type = ElementType::kS16;
+  } else if constexpr (std::is_same_v<T, uint16_t>) {
+    *type = ElementType::kU16;
   } else if constexpr (std::is_same_v<T, uint32_t>) {
     *type = ElementType::kU32;
   } else if constexpr (std::is_same_v<T, float>) {

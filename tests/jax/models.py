@@ -154,8 +154,15 @@ def models():
         r3 = lax.reduce_precision(h, exponent_bits=4, mantissa_bits=3)
         r4 = lax.reduce_precision(b, exponent_bits=5, mantissa_bits=0)
         q = lax.population_count(i.astype(jnp.uint8))
+        # 16-bit integers: wrapping arithmetic, shifts, division and
+        # saturating converts from floats.
+        s16 = i.astype(jnp.int16)
+        u16 = i.astype(jnp.uint16)
+        w = (s16 * 3 + 7) // (s16 % 5 + 1) + (s16 >> 3)
+        v = (u16 * u16) ^ (u16 >> 4) + jnp.sort(u16, axis=-1)
+        sat = (x * 1e4).astype(jnp.int16)
         return (r1 + r2, r3, r4, lax.clz(i) + lax.population_count(i),
-                lax.clz(q))
+                lax.clz(q), w, v, sat, lax.clz(u16) + lax.population_count(s16))
 
     bx = (f32(4, 8) * np.logspace(-8, 8, 8)).astype(np.float32)
     bx[0, :4] = [np.nan, np.inf, -0.0, 1e-40]
