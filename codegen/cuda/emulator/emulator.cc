@@ -1,7 +1,5 @@
 #include "codegen/cuda/emulator/emulator.h"
 
-#include <sys/mman.h>
-
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -10,6 +8,7 @@
 #include <boost/context/fiber.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "codegen/cuda/emulator/fiber_stacks.h"
 #include "codegen/cuda/emulator/warp_ops.h"
 
 #define XT_EMU_ABI_ONLY
@@ -25,7 +24,6 @@ namespace ctx = boost::context;
 struct AbortThread {};
 
 constexpr int kManyReaders = -2;
-constexpr int64_t kStackBytes = 256 << 10;
 
 // Shadow state of one shared byte (so two threads may own the halves of a
 // word, as on the hardware). Valid only when `serial` is the
@@ -59,51 +57,9 @@ struct Thread {
   std::deque<std::vector<AsyncCopy>> committed;
 };
 
-// Stacks for one block's fibers, mapped once with a guard page each.
-class Stacks {
- public:
-  explicit Stacks(int count) {
-    bytes_ = static_cast<size_t>(count) * (kStackBytes + 4096);
-    void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    base_ = p == MAP_FAILED ? nullptr : static_cast<char*>(p);
-    for (int i = 0; base_ != nullptr && i < count; ++i) {
-      mprotect(base_ + i * (kStackBytes + 4096), 4096, PROT_NONE);
-    }
-  }
-  ~Stacks() {
-    if (base_ != nullptr) munmap(base_, bytes_);
-  }
-  bool ok() const { return base_ != nullptr; }
-  ctx::stack_context Get(int i) const {
-    ctx::stack_context sc;
-    sc.size = kStackBytes;
-    sc.sp = base_ + (i + 1) * (kStackBytes + 4096);
-    return sc;
-  }
-
- private:
-  size_t bytes_;
-  char* base_;
-};
-
-// The stacks of `count` fibers, mapped once per calling thread and kept for
-// the next launch of the same block size: mapping, guarding and faulting in
-// fresh stacks cost a launch milliseconds (a loop's small kernels paid it
-// every iteration). A fiber's stack holds nothing between launches.
-const Stacks& CachedStacks(int count) {
-  thread_local std::vector<std::pair<int, std::unique_ptr<Stacks>>> cache;
-  for (const auto& [n, s] : cache) {
-    if (n == count) return *s;
-  }
-  if (cache.size() >= 4) cache.erase(cache.begin());
-  cache.emplace_back(count, std::make_unique<Stacks>(count));
-  return *cache.back().second;
-}
-
 // The allocator Boost.Context asks for thread i's stack.
 struct StackRef {
-  const Stacks* stacks;
+  const FiberStacks* stacks;
   int index;
   ctx::stack_context allocate() { return stacks->Get(index); }
   void deallocate(ctx::stack_context&) noexcept {}
@@ -120,7 +76,7 @@ class Launch {
   Launch(const EmulatedKernel& kernel, int64_t grid, int block,
          const EmulatorLimits& limits)
       : kernel_(kernel), grid_(grid), block_(block), limits_(limits),
-        stacks_(CachedStacks(block)), threads_(block),
+        stacks_(CachedFiberStacks(block)), threads_(block),
         shared_(static_cast<size_t>(limits.shared_bytes_per_block) + 16),
         shadow_(static_cast<size_t>(limits.shared_bytes_per_block) + 16) {}
 
@@ -183,7 +139,7 @@ class Launch {
   const int64_t grid_;
   const int block_;
   const EmulatorLimits limits_;
-  const Stacks& stacks_;
+  const FiberStacks& stacks_;
   std::vector<Thread> threads_;
   std::vector<uint8_t> shared_;
   std::vector<Word> shadow_;

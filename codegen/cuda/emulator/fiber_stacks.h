@@ -1,0 +1,43 @@
+// Stacks for the emulator's fibers (one per emulated thread of a block):
+// mapped once with a guard page below each, and kept per calling thread for
+// the next launch of the same block size.
+#ifndef XTUNE_CODEGEN_CUDA_EMULATOR_FIBER_STACKS_H_
+#define XTUNE_CODEGEN_CUDA_EMULATOR_FIBER_STACKS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include <boost/context/stack_context.hpp>
+
+namespace xtune::cuda {
+
+// Bytes of one fiber's stack (the guard page not counted).
+constexpr int64_t kFiberStackBytes = 256 << 10;
+
+// `count` stacks in one mapping; ok() is false when the mapping failed.
+// Not copyable; thread-compatible.
+class FiberStacks {
+ public:
+  explicit FiberStacks(int count);
+  ~FiberStacks();
+  FiberStacks(const FiberStacks&) = delete;
+  FiberStacks& operator=(const FiberStacks&) = delete;
+
+  bool ok() const { return base_ != nullptr; }
+  // Stack i (0 <= i < count), for Boost.Context.
+  boost::context::stack_context Get(int i) const;
+
+ private:
+  size_t bytes_;
+  char* base_;
+};
+
+// The stacks of `count` fibers for the calling thread, mapped on first use
+// and kept (up to four block sizes) for later launches. A fiber's stack
+// holds nothing between launches. The reference stays valid until this
+// thread asks for a fifth block size.
+const FiberStacks& CachedFiberStacks(int count);
+
+}  // namespace xtune::cuda
+
+#endif  // XTUNE_CODEGEN_CUDA_EMULATOR_FIBER_STACKS_H_
