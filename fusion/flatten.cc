@@ -38,6 +38,10 @@ class Flattener {
         case Opcode::kMap:
           value[inst] = InlineMap(*inst, operands, prefix);
           continue;
+        case Opcode::kAfterAll:
+          // A token orders side effects; xtune runs none: an empty tuple.
+          value[inst] = Add(*inst, prefix, {}, /*as_tuple=*/true);
+          continue;
         case Opcode::kOptimizationBarrier:
           // Kernels run one after another: nothing moves across it.
           value[inst] = operands[0];

@@ -87,7 +87,8 @@ namespace xtune {
   V(kPartitionId, "partition-id", kOther)             \
   V(kSort, "sort", kOther)                            \
   V(kTopK, "topk", kOther)                            \
-  V(kMap, "map", kOther)
+  V(kMap, "map", kOther)                              \
+  V(kAfterAll, "after-all", kOther)
 
 enum class Opcode {
 #define XTUNE_DECLARE_OPCODE(enum_name, text, kind) enum_name,

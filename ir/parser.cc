@@ -6,8 +6,10 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "ir/literal_parser.h"
+#include "ir/parser_async.h"
 #include "ir/parser_attributes.h"
 #include "ir/text_parsers.h"
 #include "ir/text_cursor.h"
@@ -217,6 +219,7 @@ class Parser {
     XTUNE_RETURN_IF_ERROR(cursor_.Expect('{', "to start a computation body"));
     Instruction* root = nullptr;
     size_t root_pos = 0;
+    Instruction* last = nullptr;
     while (!cursor_.TryConsume('}')) {
       if (cursor_.AtEnd()) {
         return cursor_.Error(absl::StrCat("computation '", name,
@@ -226,6 +229,7 @@ class Parser {
       bool is_root = cursor_.TryConsumeWord("ROOT");
       XTUNE_ASSIGN_OR_RETURN(Instruction * inst,
                              ParseInstruction(computation.get()));
+      last = inst;
       if (is_root) {
         if (root != nullptr) {
           return cursor_.ErrorAt(
@@ -243,8 +247,7 @@ class Parser {
           absl::StrCat("computation '", name, "' has no instructions"));
     }
     // As in XLA: without a ROOT marker the last instruction is the root.
-    computation->set_root(root ? root
-                               : computation->instructions().back().get());
+    computation->set_root(root ? root : last);
     XTUNE_RETURN_IF_ERROR(CollectParameters(computation.get()));
     --depth_;
     return module_->AddComputation(std::move(computation));
@@ -287,7 +290,7 @@ class Parser {
     size_t pos = cursor_.pos();
     XTUNE_ASSIGN_OR_RETURN(std::string name,
                            cursor_.ParseName("an instruction name"));
-    if (c->FindInstruction(name) != nullptr) {
+    if (Lookup(c, name) != nullptr || async_bundles_.contains({c, name})) {
       return cursor_.ErrorAt(
           pos, absl::StrCat("duplicate instruction name '", name, "'"));
     }
@@ -297,9 +300,23 @@ class Parser {
     size_t op_pos = cursor_.pos();
     XTUNE_ASSIGN_OR_RETURN(std::string op_name, cursor_.ParseName("an opcode"));
     std::optional<Opcode> opcode = OpcodeFromName(op_name);
+    std::optional<AsyncOpName> async;
+    if (!opcode.has_value()) async = ParseAsyncOpName(op_name);
+    if (async.has_value() && async->part != AsyncOpName::Part::kStart) {
+      return ParseAsyncContinuation(c, name, shape, op_name, pos);
+    }
+    if (async.has_value()) opcode = async->wrapped;
     if (!opcode.has_value()) {
+      if (std::optional<std::string> why = HostTransferRefusal(op_name)) {
+        return cursor_.ErrorAt(op_pos, *why);
+      }
       return cursor_.ErrorAt(op_pos,
                              absl::StrCat("unsupported opcode '", op_name, "'"));
+    }
+    if (async.has_value()) {
+      absl::StatusOr<Shape> result = AsyncResultShape(*async, op_name, shape);
+      if (!result.ok()) return cursor_.ErrorAt(pos, result.status().message());
+      shape = *std::move(result);
     }
     auto inst = std::make_unique<Instruction>(name, *opcode, shape);
     inst->set_location(cursor_.LocationOf(pos));
@@ -344,6 +361,11 @@ class Parser {
       }
       XTUNE_RETURN_IF_ERROR(
           cursor_.Expect('=', absl::StrCat("after attribute '", attr, "'")));
+      // async-start runs its `calls=` computation as a call's to_apply.
+      if (async.has_value() && op_name == "async-start" && attr == "calls") {
+        attr = "to_apply";
+        seen.insert(attr);
+      }
       size_t callees = inst->called_computations().size();
       XTUNE_RETURN_IF_ERROR(ParseAttribute(attr, inst.get()));
       if (inst->called_computations().size() == callees + 1) {
@@ -354,7 +376,68 @@ class Parser {
     XTUNE_RETURN_IF_ERROR(CheckRequiredAttributes(*inst, seen, pos, cursor_));
     Instruction* raw = c->AddInstruction(std::move(inst));
     positions_[raw] = pos;
+    if (async.has_value()) async_bundles_[{c, name}] = raw;
     return raw;
+  }
+
+  // An instruction by name, or the operation an async done names.
+  Instruction* Lookup(const Computation* c, const std::string& name) const {
+    if (Instruction* i = const_cast<Computation*>(c)->FindInstruction(name)) {
+      return i;
+    }
+    auto it = async_dones_.find({c, name});
+    return it == async_dones_.end() ? nullptr : it->second;
+  }
+
+  // `*-update` or `*-done` (name, shape and opcode already read): its one
+  // operand is a start or an update; its value is the operation the start
+  // ran. Attributes are read and dropped (they repeat the start's).
+  absl::StatusOr<Instruction*> ParseAsyncContinuation(
+      Computation* c, const std::string& name, const Shape& shape,
+      const std::string& op_name, size_t pos) {
+    XTUNE_RETURN_IF_ERROR(
+        cursor_.Expect('(', absl::StrCat("after '", op_name, "'")));
+    cursor_.SkipSpace();
+    // The operand's shape may be written before it (the start's tuple).
+    size_t at = cursor_.pos();
+    if (cursor_.PeekRaw() == '(') {
+      XTUNE_RETURN_IF_ERROR(ParseShapeText(cursor_).status());
+    } else if (absl::StatusOr<std::string> word = cursor_.ParseName();
+               word.ok() && cursor_.PeekRaw() == '[') {
+      cursor_.set_pos(at);
+      XTUNE_RETURN_IF_ERROR(ParseShapeText(cursor_).status());
+    } else {
+      cursor_.set_pos(at);
+    }
+    cursor_.SkipSpace();
+    size_t operand_pos = cursor_.pos();
+    XTUNE_ASSIGN_OR_RETURN(std::string operand,
+                           cursor_.ParseName("an async start"));
+    auto it = async_bundles_.find({c, operand});
+    if (it == async_bundles_.end()) {
+      return cursor_.ErrorAt(
+          operand_pos, absl::StrCat(op_name, " '", name, "' takes an async "
+                                    "start or update, not '", operand, "'"));
+    }
+    Instruction* value = it->second;
+    XTUNE_RETURN_IF_ERROR(cursor_.Expect(')', "after the async start"));
+    while (cursor_.TryConsume(',')) {
+      XTUNE_RETURN_IF_ERROR(cursor_.ParseName("an attribute name").status());
+      XTUNE_RETURN_IF_ERROR(cursor_.Expect('=', "after an attribute name"));
+      XTUNE_RETURN_IF_ERROR(cursor_.ParseRawValue().status());
+    }
+    if (absl::EndsWith(op_name, "-update")) {
+      async_bundles_[{c, name}] = value;
+      return value;
+    }
+    if (!shape.Compatible(value->shape())) {
+      return cursor_.ErrorAt(
+          pos, absl::StrCat(op_name, " '", name, "' has shape ",
+                            shape.ToString(false), " but its start computes ",
+                            value->shape().ToString(false)));
+    }
+    async_dones_[{c, name}] = value;
+    return value;
   }
 
   absl::Status ParseOperand(Computation* c, Instruction* inst) {
@@ -366,7 +449,8 @@ class Parser {
     } else {
       XTUNE_ASSIGN_OR_RETURN(std::string token,
                              cursor_.ParseName("an operand"));
-      if (DTypeFromName(token).has_value() && cursor_.PeekRaw() == '[') {
+      if ((DTypeFromName(token).has_value() || token == "token") &&
+          cursor_.PeekRaw() == '[') {
         cursor_.set_pos(pos);
         XTUNE_ASSIGN_OR_RETURN(shape, ParseShapeText(cursor_));
       } else {
@@ -376,7 +460,12 @@ class Parser {
     cursor_.SkipSpace();
     size_t name_pos = cursor_.pos();
     XTUNE_ASSIGN_OR_RETURN(std::string name, cursor_.ParseName("an operand"));
-    Instruction* operand = c->FindInstruction(name);
+    Instruction* operand = Lookup(c, name);
+    if (async_bundles_.contains({c, name})) {
+      return cursor_.ErrorAt(
+          name_pos, absl::StrCat("'", name, "' is an async start or update: "
+                                 "only its -update and -done may use it"));
+    }
     if (operand == nullptr) {
       return cursor_.ErrorAt(
           name_pos, absl::StrCat("unknown operand '", name,
@@ -609,6 +698,10 @@ class Parser {
   std::vector<PendingCall> pending_;
   absl::flat_hash_set<std::string> computation_names_;
   absl::flat_hash_map<const Instruction*, size_t> positions_;
+  // Async starts and updates, and dones, by (computation, name): the
+  // synchronous operation each stands for (see ir/parser_async.h).
+  absl::flat_hash_map<std::pair<const Computation*, std::string>, Instruction*>
+      async_bundles_, async_dones_;
   int depth_ = 0;
 };
 

@@ -34,7 +34,8 @@ TEST(ParserTest, EveryOpcodeOfTheSubsetParses) {
   for (const auto& c : (*m)->computations()) {
     for (const auto& inst : c->instructions()) seen.insert(inst->opcode());
   }
-  // Every opcode in the list except the three shifts appears in the file.
+  // Every opcode in the list appears in the file except the three shifts,
+  // tan and after-all (TokensAreEmptyTuplesThatPrintAsTokens has it).
   std::vector<Opcode> missing;
 #define XTUNE_CHECK_SEEN(e, text, kind) \
   if (!seen.contains(Opcode::e)) missing.push_back(Opcode::e);
@@ -44,7 +45,7 @@ TEST(ParserTest, EveryOpcodeOfTheSubsetParses) {
   for (Opcode op : missing) names.emplace_back(OpcodeName(op));
   EXPECT_THAT(names, ::testing::UnorderedElementsAre(
                          "shift-left", "shift-right-logical",
-                         "shift-right-arithmetic", "tan"));
+                         "shift-right-arithmetic", "tan", "after-all"));
   EXPECT_EQ((*m)->entry()->name(), "main.1");
   EXPECT_EQ((*m)->entry()->parameter_count(), 3);
   EXPECT_EQ((*m)->entry()->root()->name(), "result");
@@ -172,6 +173,48 @@ TEST(ParserTest, XlaTestFilesParse) {
   }
 }
 
+// XLA's async pairs run synchronously: a start is the operation itself
+// (async-start a call of its `calls=`), updates and dones name its value.
+TEST(ParserTest, AsyncStartsAndDonesBecomeTheOperation) {
+  absl::StatusOr<std::unique_ptr<Module>> m =
+      ParseModuleFile(DataPath("async_collectives.hlo"));
+  ASSERT_THAT(m, IsOk());
+  const Instruction* root = (*m)->entry()->root();
+  ASSERT_EQ(root->operand_count(), 6);
+  EXPECT_EQ(root->operand(0)->opcode(), Opcode::kAllReduce);
+  EXPECT_EQ(root->operand(0)->name(), "ar-start");
+  EXPECT_EQ(root->operand(1)->opcode(), Opcode::kAllGather);
+  EXPECT_EQ(root->operand(1)->shape().ToString(false), "f32[8]");
+  EXPECT_EQ(root->operand(2)->opcode(), Opcode::kCollectivePermute);
+  EXPECT_EQ(root->operand(3)->opcode(), Opcode::kCall);
+  EXPECT_EQ(root->operand(3)->called_computations()[0]->name(),
+            "async_computation");
+  EXPECT_EQ(root->operand(4)->opcode(), Opcode::kCopy);
+  EXPECT_EQ(root->operand(5)->opcode(), Opcode::kReduceScatter);
+}
+
+// A token orders side effects, which xtune has none of: an empty tuple that
+// prints as token[].
+TEST(ParserTest, TokensAreEmptyTuplesThatPrintAsTokens) {
+  std::unique_ptr<Module> m = ParseOrDie(
+      "HloModule m\nENTRY e {\n t = token[] parameter(0)\n"
+      " a = token[] after-all(t, t)\n b = token[] after-all()\n"
+      " ROOT r = (token[], token[]) tuple(a, b)\n}\n");
+  ASSERT_NE(m, nullptr);
+  const Instruction* a = m->entry()->root()->operand(0);
+  EXPECT_EQ(a->opcode(), Opcode::kAfterAll);
+  EXPECT_TRUE(a->shape().IsToken());
+  EXPECT_TRUE(a->shape().IsTuple());
+  EXPECT_TRUE(a->shape().tuple_shapes().empty());
+  EXPECT_THAT(ToString(*m), HasSubstr("a = token[] after-all(token[] t, "
+                                         "token[] t)"));
+  EXPECT_THAT(ParseModule("HloModule m\nENTRY e {\n p = f32[] parameter(0)\n"
+                          " ROOT a = token[] after-all(p)\n}\n",
+                          "x.hlo"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("after-all takes tokens, got f32[]")));
+}
+
 TEST(ParserTest, ConstantsOfEveryType) {
   auto m = ParseOrDie(R"hlo(
 HloModule c
@@ -241,8 +284,8 @@ TEST(ParserTest, ErrorsNameFileLineAndColumn) {
                             "bad.hlo")
                     .status();
   EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument,
-                               StartsWith("bad.hlo:5:19: unsupported opcode "
-                                          "'infeed'")));
+                               StartsWith("bad.hlo:5:19: 'infeed' moves data "
+                                          "between the host and the device")));
   // The offending line and a caret follow.
   EXPECT_THAT(std::string(status.message()),
               HasSubstr("ROOT q = f32[2] infeed(p)\n                    ^"));
@@ -346,7 +389,30 @@ INSTANTIATE_TEST_SUITE_P(
                 "x.hlo:3:36: unterminated string"},
         BadCase{"HloModule m\nENTRY e {\n p = f32[2] parameter(0)\n"
                 " s = f32[2] slice(p), slice={[0:2}\n}",
-                "x.hlo:4:34: expected ']'"}));
+                "x.hlo:4:34: expected ']'"},
+        BadCase{"HloModule m\nENTRY e {\n t = token[] after-all()\n"
+                " i = ((f32[2]), token[]) infeed(t)\n}",
+                "x.hlo:4:26: 'infeed' moves data between the host and the "
+                "device while the module runs"},
+        BadCase{"HloModule m\nENTRY e {\n t = token[2] after-all()\n}",
+                "x.hlo:3:11: expected '[]' after 'token'"},
+        BadCase{"HloModule m\nENTRY e {\n p = f32[2] parameter(0)\n"
+                " d = f32[2] all-gather-done(p)\n}",
+                "x.hlo:4:29: all-gather-done 'd' takes an async start or "
+                "update, not 'p'"},
+        BadCase{"HloModule m\nENTRY e {\n p = f32[2] parameter(0)\n"
+                " s = (f32[2], f32[2]) all-gather-start(p), dimensions={0}\n"
+                " n = f32[2] negate(s)\n}",
+                "x.hlo:5:20: 's' is an async start or update: only its"},
+        BadCase{"HloModule m\nENTRY e {\n p = f32[2] parameter(0)\n"
+                " s = f32[2] all-gather-start(p), dimensions={0}\n}",
+                "x.hlo:4:2: all-gather-start has shape f32[2] but its shape "
+                "must be a tuple with the result at index 1"},
+        BadCase{"HloModule m\nENTRY e {\n p = f32[2] parameter(0)\n"
+                " s = (f32[2], f32[2]) all-gather-start(p), dimensions={0}\n"
+                " d = f32[3] all-gather-done(s)\n}",
+                "x.hlo:5:2: all-gather-done 'd' has shape f32[3] but its start "
+                "computes f32[2]"}));
 
 TEST(VerifierInParserTest, ShapeMismatchNamesInstructionAndLine) {
   absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(

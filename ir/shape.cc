@@ -37,6 +37,12 @@ Shape Shape::Tuple(std::vector<Shape> elements) {
   return s;
 }
 
+Shape Shape::Token() {
+  Shape s = Tuple({});
+  s.token_ = true;
+  return s;
+}
+
 int64_t Shape::ElementCount() const {
   int64_t n = 1;
   for (int64_t d : dims_) n *= d;
@@ -85,6 +91,7 @@ absl::Status Shape::Validate() const {
 }
 
 std::string Shape::ToString(bool print_layout) const {
+  if (token_) return "token[]";
   if (IsTuple()) {
     std::vector<std::string> parts;
     parts.reserve(tuple_.size());

@@ -25,10 +25,15 @@ class Shape {
   Shape(DType type, std::vector<int64_t> dims,
         std::vector<int64_t> minor_to_major);
   static Shape Tuple(std::vector<Shape> elements);
+  // XLA's `token[]`: it orders side effects and holds no data. xtune runs
+  // no side-effecting operation, so a token is carried as an empty tuple;
+  // it only prints as "token[]" (Compatible() and == see an empty tuple).
+  static Shape Token();
 
   DType dtype() const { return dtype_; }
   bool IsTuple() const { return dtype_ == DType::kTuple; }
   bool IsArray() const { return !IsTuple(); }
+  bool IsToken() const { return token_; }
 
   // Array shapes only.
   int64_t rank() const { return static_cast<int64_t>(dims_.size()); }
@@ -69,6 +74,7 @@ class Shape {
   std::vector<int64_t> dims_;
   std::vector<int64_t> layout_;  // minor_to_major
   std::vector<Shape> tuple_;
+  bool token_ = false;
 };
 
 // Row-major logical strides of `dims` (last dimension stride 1).

@@ -646,6 +646,14 @@ absl::StatusOr<Shape> InferShape(const Instruction& inst) {
       return InferConditional(inst);
     case Opcode::kOptimizationBarrier:
       return InferOptimizationBarrier(inst);
+    case Opcode::kAfterAll:
+      for (const Instruction* o : inst.operands()) {
+        if (!o->shape().IsToken()) {
+          return Invalid(absl::StrCat("after-all takes tokens, got ",
+                                      o->shape().ToString(false)));
+        }
+      }
+      return Shape::Token();
     case Opcode::kCopy:
       XTUNE_RETURN_IF_ERROR(ExpectOperands(inst, 1));
       return inst.operand(0)->shape();

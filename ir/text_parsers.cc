@@ -31,12 +31,19 @@ absl::StatusOr<Shape> ParseShapeText(TextCursor& cursor, int depth) {
   size_t pos = cursor.pos();
   XTUNE_ASSIGN_OR_RETURN(std::string type_name,
                          cursor.ParseName("a shape such as f32[2,3]"));
+  if (type_name == "token") {
+    if (!cursor.TryConsume("[]")) {
+      return cursor.Error("expected '[]' after 'token' (a token has no "
+                          "dimensions)");
+    }
+    return Shape::Token();
+  }
   std::optional<DType> type = DTypeFromName(type_name);
   if (!type.has_value()) {
     return cursor.ErrorAt(
         pos, absl::StrCat("unsupported element type '", type_name,
-                          "' (supported: pred s8 s32 s64 u8 u32 f16 bf16 "
-                          "f32 f64)"));
+                          "' (supported: pred s8 s16 s32 s64 u8 u16 u32 f16 "
+                          "bf16 f32 f64 token)"));
   }
   if (cursor.PeekRaw() != '[') {
     return cursor.Error(absl::StrCat("expected '[' after '", type_name,
