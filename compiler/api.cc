@@ -67,6 +67,7 @@ constexpr struct {
     {ElementType::kF16, DType::kF16},   {ElementType::kBF16, DType::kBF16},
     {ElementType::kF32, DType::kF32},   {ElementType::kF64, DType::kF64},
     {ElementType::kS16, DType::kS16},   {ElementType::kU16, DType::kU16},
+    {ElementType::kU64, DType::kU64},
 };
 
 DType DTypeOf(ElementType t) {

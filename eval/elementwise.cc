@@ -106,6 +106,12 @@ int64_t MaxValue(DType t) {
 
 int64_t FloatToInt(double v, DType t) {
   if (t == DType::kPred) return v != 0.0 ? 1 : 0;
+  if (t == DType::kU64) {
+    // u64 is carried as its bit pattern; saturate at 0 and 2^64 - 1.
+    if (!(v > 0)) return 0;
+    if (v >= 18446744073709551616.0) return -1;
+    return static_cast<int64_t>(static_cast<uint64_t>(v));
+  }
   if (std::isnan(v)) return 0;
   double lo = static_cast<double>(MinValue(t));
   double hi = static_cast<double>(MaxValue(t));
@@ -114,7 +120,12 @@ int64_t FloatToInt(double v, DType t) {
   return static_cast<int64_t>(v);  // truncates toward zero
 }
 
-double IntToFloat(int64_t v, DType dst) {
+double IntToFloat(int64_t v, DType src, DType dst) {
+  if (src == DType::kU64) {
+    uint64_t u = static_cast<uint64_t>(v);
+    if (dst == DType::kF64) return static_cast<double>(u);
+    return RoundToType(static_cast<double>(static_cast<float>(u)), dst);
+  }
   if (dst == DType::kF64) return static_cast<double>(v);
   // As XLA (Eigen's half and bfloat16 convert from integers through float):
   // round to f32 first, then to the narrower type.
@@ -168,6 +179,21 @@ int64_t BinaryInt(Opcode op, int64_t a, int64_t b, DType t) {
     }
   }
   uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+  if (t == DType::kU64) {
+    // Bit patterns of values up to 2^64 - 1: order and divide unsigned.
+    switch (op) {
+      case Opcode::kDivide:
+        return ub == 0 ? -1 : static_cast<int64_t>(ua / ub);
+      case Opcode::kRemainder:
+        return ub == 0 ? a : static_cast<int64_t>(ua % ub);
+      case Opcode::kMaximum: return ua > ub ? a : b;
+      case Opcode::kMinimum: return ua < ub ? a : b;
+      case Opcode::kShiftRightArithmetic:
+        return ub >= 64 ? 0 : static_cast<int64_t>(ua >> ub);
+      default:
+        break;
+    }
+  }
   int64_t r = 0;
   switch (op) {
     case Opcode::kAdd: r = static_cast<int64_t>(ua + ub); break;
@@ -190,7 +216,7 @@ int64_t BinaryInt(Opcode op, int64_t a, int64_t b, DType t) {
     case Opcode::kXor: r = a ^ b; break;
     case Opcode::kPower: {
       // As XLA: a negative exponent gives 1 for base 1 and 0 otherwise.
-      if (b < 0) return a == 1 ? 1 : 0;
+      if (b < 0 && t != DType::kU64) return a == 1 ? 1 : 0;
       uint64_t base = ua, result = 1;
       for (uint64_t e = ub; e != 0; e >>= 1) {
         if (e & 1) result *= base;
@@ -292,7 +318,7 @@ absl::StatusOr<Tensor> EvalUnary(Opcode op, const Tensor& x, DType out) {
     for (int64_t k = 0; k < n; ++k) {
       if (IsFloat(out)) {
         r.f[k] = x.is_float() ? RoundToType(x.f[k], out)
-                              : IntToFloat(x.i[k], out);
+                              : IntToFloat(x.i[k], in, out);
       } else {
         r.i[k] = x.is_float() ? FloatToInt(x.f[k], out)
                               : WrapToType(out == DType::kPred
@@ -337,10 +363,13 @@ absl::StatusOr<Tensor> EvalUnary(Opcode op, const Tensor& x, DType out) {
         r.i[k] = WrapToType(static_cast<int64_t>(0 - u), in);
         break;
       case Opcode::kAbs:
-        r.i[k] = WrapToType(v < 0 ? static_cast<int64_t>(0 - u) : v, in);
+        r.i[k] = IsUnsigned(in) ? v
+                                : WrapToType(v < 0 ? static_cast<int64_t>(0 - u)
+                                                   : v,
+                                             in);
         break;
       case Opcode::kSign:
-        r.i[k] = v > 0 ? 1 : (v < 0 ? -1 : 0);
+        r.i[k] = IsUnsigned(in) ? (v != 0) : (v > 0 ? 1 : (v < 0 ? -1 : 0));
         break;
       case Opcode::kPopcnt:
       case Opcode::kClz: {
@@ -410,6 +439,11 @@ Tensor EvalCompare(ComparisonDirection direction, const std::string& type,
                                TotalOrderKey(b.f[k]))
                      : Compare(direction, a.f[k], b.f[k]);
     }
+  } else if (a.shape.dtype() == DType::kU64) {
+    for (int64_t k = 0; k < n; ++k) {
+      r.i[k] = Compare(direction, static_cast<uint64_t>(a.i[k]),
+                       static_cast<uint64_t>(b.i[k]));
+    }
   } else {
     for (int64_t k = 0; k < n; ++k) {
       r.i[k] = Compare(direction, a.i[k], b.i[k]);
@@ -447,6 +481,11 @@ Tensor EvalClamp(const Tensor& lo, const Tensor& x, const Tensor& hi) {
       r.f[k] = std::isnan(v) || std::isnan(a) || std::isnan(b)
                    ? std::numeric_limits<double>::quiet_NaN()
                    : std::min(std::max(v, a), b);
+    } else if (r.shape.dtype() == DType::kU64) {
+      r.i[k] = static_cast<int64_t>(std::min(
+          std::max(static_cast<uint64_t>(x.i[k]),
+                   static_cast<uint64_t>(lo.i[l])),
+          static_cast<uint64_t>(hi.i[h])));
     } else {
       r.i[k] = std::min(std::max(x.i[k], lo.i[l]), hi.i[h]);
     }

@@ -29,6 +29,23 @@ TEST(ElementwiseTest, IntegerWrapAndPower) {
   EXPECT_EQ(BinaryInt(Opcode::kShiftLeft, 1, 40, DType::kS32), 0);
 }
 
+// u64 is carried as int64_t bit patterns; these are the operations where
+// that would go wrong, worked out on the unsigned values.
+TEST(ElementwiseTest, U64OrdersDividesAndShiftsUnsigned) {
+  const int64_t big = static_cast<int64_t>(0x8000000000000000ull);  // 2^63
+  const int64_t max = -1;                                            // 2^64-1
+  EXPECT_EQ(BinaryInt(Opcode::kDivide, max, 3, DType::kU64),
+            static_cast<int64_t>(6148914691236517205ull));
+  EXPECT_EQ(BinaryInt(Opcode::kDivide, 5, 0, DType::kU64), max);
+  EXPECT_EQ(BinaryInt(Opcode::kRemainder, max, 10, DType::kU64), 5);
+  EXPECT_EQ(BinaryInt(Opcode::kRemainder, big, 0, DType::kU64), big);
+  EXPECT_EQ(BinaryInt(Opcode::kMaximum, big, 1, DType::kU64), big);
+  EXPECT_EQ(BinaryInt(Opcode::kMinimum, big, 1, DType::kU64), 1);
+  EXPECT_EQ(BinaryInt(Opcode::kShiftRightArithmetic, big, 62, DType::kU64), 2);
+  EXPECT_EQ(BinaryInt(Opcode::kShiftRightLogical, max, 60, DType::kU64), 15);
+  EXPECT_EQ(BinaryInt(Opcode::kAdd, max, 2, DType::kU64), 1);
+}
+
 TEST(ElementwiseTest, FloatMaxMinPropagateNaN) {
   double nan = std::numeric_limits<double>::quiet_NaN();
   EXPECT_TRUE(std::isnan(BinaryFloat(Opcode::kMaximum, nan, 1, DType::kF32)));

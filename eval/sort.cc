@@ -106,6 +106,9 @@ Tensor EvalTopK(const Tensor& x, int64_t k, bool largest, const Shape& out) {
     if (x.is_float()) {
       return TotalOrderKey(x.f[a]) < TotalOrderKey(x.f[b]);
     }
+    if (x.shape.dtype() == DType::kU64) {
+      return static_cast<uint64_t>(x.i[a]) < static_cast<uint64_t>(x.i[b]);
+    }
     return x.i[a] < x.i[b];
   };
   for (int64_t r = 0; r < rows; ++r) {

@@ -15,7 +15,7 @@ constexpr DTypeInfo kDTypes[] = {
     {DType::kPred, "pred", 1}, {DType::kS8, "s8", 1},
     {DType::kS32, "s32", 4},   {DType::kS64, "s64", 8},
     {DType::kU8, "u8", 1},     {DType::kU32, "u32", 4},
-    {DType::kS16, "s16", 2},   {DType::kU16, "u16", 2},
+    {DType::kS16, "s16", 2},   {DType::kU16, "u16", 2}, {DType::kU64, "u64", 8},
     {DType::kF16, "f16", 2},   {DType::kBF16, "bf16", 2},
     {DType::kF32, "f32", 4},   {DType::kF64, "f64", 8},
 };
@@ -51,7 +51,7 @@ bool IsFloat(DType t) {
 bool IsInteger(DType t) {
   return t == DType::kS8 || t == DType::kS32 || t == DType::kS64 ||
          t == DType::kU8 || t == DType::kU32 || t == DType::kS16 ||
-         t == DType::kU16;
+         t == DType::kU16 || t == DType::kU64;
 }
 
 bool IsSigned(DType t) {
@@ -60,7 +60,8 @@ bool IsSigned(DType t) {
 }
 
 bool IsUnsigned(DType t) {
-  return t == DType::kU8 || t == DType::kU16 || t == DType::kU32;
+  return t == DType::kU8 || t == DType::kU16 || t == DType::kU32 ||
+         t == DType::kU64;
 }
 
 double RoundToDType(double v, DType t) {

@@ -17,6 +17,7 @@ enum class DType {
   kU32,
   kS16,
   kU16,
+  kU64,  // carried as int64_t bit patterns: unsigned where it matters
   kF16,
   kBF16,
   kF32,

@@ -103,6 +103,8 @@ double Literal::GetDouble(int64_t i) const {
       return Load<uint16_t>(p);
     case DType::kU32:
       return Load<uint32_t>(p);
+    case DType::kU64:
+      return static_cast<double>(Load<uint64_t>(p));
     case DType::kF16:
       return F16FromBits(Load<uint16_t>(p));
     case DType::kBF16:
@@ -137,6 +139,8 @@ int64_t Literal::GetInt(int64_t i) const {
       return Load<uint16_t>(p);
     case DType::kU32:
       return Load<uint32_t>(p);
+    case DType::kU64:  // the bit pattern
+      return static_cast<int64_t>(Load<uint64_t>(p));
     default: {
       double v = GetDouble(i);
       if (std::isnan(v)) return 0;
@@ -164,6 +168,13 @@ void Literal::SetDouble(int64_t i, double v) {
       return;
     case DType::kPred:
       *p = v != 0.0 ? 1 : 0;
+      return;
+    case DType::kU64:
+      // Truncate toward zero, saturating at 0 and 2^64 - 1; NaN gives 0.
+      Store<uint64_t>(p, !(v > 0) ? 0
+                         : v >= 18446744073709551616.0
+                             ? ~uint64_t{0}
+                             : static_cast<uint64_t>(v));
       return;
     default: {
       // Integers: truncate toward zero, then wrap.
@@ -210,6 +221,9 @@ void Literal::SetInt(int64_t i, int64_t v) {
     case DType::kU32:
       Store<uint32_t>(p, static_cast<uint32_t>(v));
       return;
+    case DType::kU64:
+      Store<uint64_t>(p, static_cast<uint64_t>(v));
+      return;
     default:
       SetDouble(i, static_cast<double>(v));
       return;
@@ -247,6 +261,7 @@ std::string Literal::ToString() const {
     }
     if (IsFloat(t)) return FormatFloat(GetDouble(i), t);
     if (t == DType::kU32) return absl::StrCat(static_cast<uint32_t>(GetInt(i)));
+    if (t == DType::kU64) return absl::StrCat(static_cast<uint64_t>(GetInt(i)));
     return absl::StrCat(GetInt(i));
   };
   if (dims.empty()) return element(0);

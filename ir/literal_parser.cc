@@ -93,7 +93,13 @@ class LiteralReader {
     // Integers: exact, range-checked against the element type.
     char* end = nullptr;
     errno = 0;
-    long long v = std::strtoll(token.c_str(), &end, 10);
+    long long v;
+    if (t == DType::kU64 && !token.empty() && token[0] != '-') {
+      // u64 values above INT64_MAX: kept as their bit pattern.
+      v = static_cast<long long>(std::strtoull(token.c_str(), &end, 10));
+    } else {
+      v = std::strtoll(token.c_str(), &end, 10);
+    }
     if (end != token.c_str() + token.size() || errno == ERANGE) {
       // u32 values above INT32_MAX still fit in strtoll; anything else is bad.
       return cursor_.ErrorAt(pos,
@@ -108,9 +114,10 @@ class LiteralReader {
       case DType::kS16: lo = INT16_MIN; hi = INT16_MAX; break;
       case DType::kU16: lo = 0; hi = UINT16_MAX; break;
       case DType::kU32: lo = 0; hi = UINT32_MAX; break;
+      case DType::kU64: lo = INT64_MIN; hi = INT64_MAX; break;
       default: lo = INT64_MIN; hi = INT64_MAX; break;
     }
-    if (v < lo || v > hi) {
+    if (v < lo || v > hi || (t == DType::kU64 && token[0] == '-' && v != 0)) {
       return cursor_.ErrorAt(pos, absl::StrCat("integer ", token,
                                                " out of range for ",
                                                DTypeName(t)));

@@ -3,6 +3,8 @@
 #include <cmath>
 
 #include "gtest/gtest.h"
+#include "ir/literal_parser.h"
+#include "ir/text_cursor.h"
 
 namespace xtune {
 namespace {
@@ -34,6 +36,30 @@ TEST(LiteralTest, StoresRoundOrWrapToElementType) {
   Literal pred(Shape(DType::kPred, {1}));
   pred.SetDouble(0, 0.5);
   EXPECT_EQ(pred.GetInt(0), 1);
+}
+
+absl::StatusOr<Literal> ParseText(const std::string& text, const Shape& shape) {
+  TextCursor cursor(text, "t");
+  return ParseLiteral(cursor, shape, /*allow_scalar_fill=*/false);
+}
+
+// u64 keeps its bit pattern in GetInt/SetInt, and its value elsewhere.
+TEST(LiteralTest, U64ValuesPastInt64Max) {
+  absl::StatusOr<Literal> l = ParseText(
+      "{18446744073709551615, 9223372036854775808, 0}",
+      Shape(DType::kU64, {3}));
+  ASSERT_TRUE(l.ok()) << l.status();
+  EXPECT_EQ(l->GetInt(0), -1);
+  EXPECT_EQ(l->GetDouble(1), 9223372036854775808.0);
+  EXPECT_EQ(l->ToString(), "{18446744073709551615, 9223372036854775808, 0}");
+  Literal u(Shape(DType::kU64, {1}));
+  u.SetDouble(0, 1e30);
+  EXPECT_EQ(u.GetInt(0), -1);  // saturates at 2^64 - 1
+  u.SetDouble(0, -3.0);
+  EXPECT_EQ(u.GetInt(0), 0);
+  EXPECT_FALSE(ParseText("{-1}", Shape(DType::kU64, {1})).ok());
+  EXPECT_FALSE(
+      ParseText("{18446744073709551616}", Shape(DType::kU64, {1})).ok());
 }
 
 TEST(LiteralTest, ToStringMatchesXlaFormat) {

@@ -42,8 +42,8 @@ absl::StatusOr<Shape> ParseShapeText(TextCursor& cursor, int depth) {
   if (!type.has_value()) {
     return cursor.ErrorAt(
         pos, absl::StrCat("unsupported element type '", type_name,
-                          "' (supported: pred s8 s16 s32 s64 u8 u16 u32 f16 "
-                          "bf16 f32 f64 token)"));
+                          "' (supported: pred s8 s16 s32 s64 u8 u16 u32 u64 "
+                          "f16 bf16 f32 f64 token)"));
   }
   if (cursor.PeekRaw() != '[') {
     return cursor.Error(absl::StrCat("expected '[' after '", type_name,

@@ -24,7 +24,7 @@ struct DescrInfo {
 constexpr DescrInfo kDescrs[] = {
     {DType::kPred, "|b1"}, {DType::kS8, "|i1"},  {DType::kS32, "<i4"},
     {DType::kS64, "<i8"},  {DType::kU8, "|u1"},
-    {DType::kS16, "<i2"}, {DType::kU16, "<u2"},  {DType::kU32, "<u4"},
+    {DType::kS16, "<i2"}, {DType::kU16, "<u2"},  {DType::kU32, "<u4"}, {DType::kU64, "<u8"},
     {DType::kF16, "<f2"},  {DType::kF32, "<f4"}, {DType::kF64, "<f8"},
 };
 

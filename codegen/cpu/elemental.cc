@@ -48,6 +48,8 @@ std::string Wrap(const std::string& e, DType t) {
       return absl::StrCat("((int64_t)(uint16_t)(", e, "))");
     case DType::kU32:
       return absl::StrCat("((int64_t)(uint32_t)(", e, "))");
+    case DType::kU64:
+      return absl::StrCat("((int64_t)(uint64_t)(", e, "))");
     case DType::kPred:
       return absl::StrCat("((", e, ") != 0)");
     default:
@@ -93,6 +95,7 @@ std::string ElementalEmitter::StorageType(DType t) {
     case DType::kS16: return "int16_t";
     case DType::kU16: return "uint16_t";
     case DType::kU32: return "uint32_t";
+    case DType::kU64: return "uint64_t";
     case DType::kF16:
     case DType::kBF16: return "uint16_t";
     case DType::kF32: return "float";
@@ -305,8 +308,11 @@ absl::StatusOr<std::string> ElementalEmitter::EmitUncached(
       if (shape.rank() == 0) {
         std::string v = out->Fresh();
         DType t = shape.dtype();
-        std::string lit = IsFloat(t) ? Literal(a.literal.GetDouble(0), t)
-                                     : Literal(a.literal.GetInt(0), t);
+        // Integers as their exact bits (through a double, s64 and u64 values
+        // past 2^53 would round).
+        std::string lit = IsFloat(t)            ? Literal(a.literal.GetDouble(0), t)
+                          : t == DType::kPred ? Literal(a.literal.GetInt(0), t)
+                                              : IntLiteral(a.literal.GetInt(0));
         if (width_ > 1 && t == DType::kPred) {
           out->Linef("const xt_vi ", v, " = (xt_vi){} + (", lit, " ? -1 : 0);");
         } else {
@@ -343,7 +349,8 @@ absl::StatusOr<std::string> ElementalEmitter::EmitUncached(
             case DType::kS32: values.push_back(absl::StrCat(static_cast<int32_t>(bits))); break;
             case DType::kS64: values.push_back(IntLiteral(bits)); break;
             default: values.push_back(absl::StrCat(static_cast<uint64_t>(bits) &
-                                                   ((size == 8) ? ~0ull : ((1ull << (8 * size)) - 1))));
+                                                   ((size == 8) ? ~0ull : ((1ull << (8 * size)) - 1)),
+                                                   size == 8 ? "ull" : ""));
           }
         }
         absl::StrAppend(&globals_, array_qualifier_, " ", StorageType(t), " ", name,

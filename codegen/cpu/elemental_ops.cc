@@ -21,6 +21,7 @@ std::string Wrap(const std::string& e, DType t) {
     case DType::kS16: return absl::StrCat("((int64_t)(int16_t)(", e, "))");
     case DType::kU16: return absl::StrCat("((int64_t)(uint16_t)(", e, "))");
     case DType::kU32: return absl::StrCat("((int64_t)(uint32_t)(", e, "))");
+    case DType::kU64: return absl::StrCat("((int64_t)(uint64_t)(", e, "))");
     case DType::kPred: return absl::StrCat("((", e, ") != 0)");
     default: return absl::StrCat("((int64_t)(", e, "))");
   }
@@ -69,6 +70,31 @@ const char* CompareOp(ComparisonDirection d) {
     case ComparisonDirection::kLt: return "<";
   }
   return "==";
+}
+
+// The u64 operations whose int64_t expression would be wrong for values
+// past INT64_MAX (u64 values are carried as int64_t bit patterns): those
+// that order, divide or shift right. nullopt for the others.
+std::optional<std::string> U64Expression(Opcode op, const std::string& a,
+                                         const std::string& b) {
+  std::string ua = absl::StrCat("(uint64_t)", a);
+  std::string ub = absl::StrCat("(uint64_t)", b);
+  switch (op) {
+    case Opcode::kDivide: return absl::StrCat("xt_u64_div(", a, ", ", b, ")");
+    case Opcode::kRemainder:
+      return absl::StrCat("xt_u64_rem(", a, ", ", b, ")");
+    case Opcode::kPower: return absl::StrCat("xt_u64_pow(", a, ", ", b, ")");
+    case Opcode::kMaximum:
+      return absl::StrCat("(", ua, " > ", ub, " ? ", a, " : ", b, ")");
+    case Opcode::kMinimum:
+      return absl::StrCat("(", ua, " < ", ub, " ? ", a, " : ", b, ")");
+    case Opcode::kShiftRightArithmetic:  // no sign bit: as logical
+      return absl::StrCat("(", ub, " >= 64 ? 0 : (int64_t)(", ua, " >> ", b,
+                          "))");
+    case Opcode::kAbs: return a;
+    case Opcode::kSign: return absl::StrCat("(int64_t)(", a, " != 0)");
+    default: return std::nullopt;
+  }
 }
 
 }  // namespace
@@ -133,11 +159,16 @@ absl::StatusOr<std::string> ElementalEmitter::EmitElementwise(
       e = vec ? absl::StrCat("(", a, " != 0.0f)") : absl::StrCat("(", a, " != 0)");
     } else if (vec) {
       return absl::UnimplementedError("integer convert in vector mode");
+    } else if (IsFloat(in) && t == DType::kU64) {
+      e = absl::StrCat("xt_f2u64((double)(", a, "))");
     } else if (IsFloat(in)) {
       e = absl::StrCat("xt_f2i((double)(", a, "), ", Lit(MinOf(t)), ", ",
                        Lit(MaxOf(t)), ")");
     } else if (IsFloat(t)) {
-      std::string f = absl::StrCat("(", ScalarType(t), ")(", a, ")");
+      // u64 values are bit patterns: convert them as unsigned.
+      std::string f = absl::StrCat("(", ScalarType(t), ")(",
+                                   in == DType::kU64 ? "(uint64_t)" : "", a,
+                                   ")");
       e = t == DType::kF16 ? absl::StrCat("xt_round_h(", f, ")")
           : t == DType::kBF16 ? absl::StrCat("xt_round_bf(", f, ")") : f;
     } else {
@@ -163,6 +194,8 @@ absl::StatusOr<std::string> ElementalEmitter::EmitElementwise(
     const char* cmp = CompareOp(inst->attrs().direction);
     if (inst->attrs().comparison_type == "TOTALORDER" && IsFloat(in)) {
       e = absl::StrCat("(xt_total_key(", a, ") ", cmp, " xt_total_key(", b, "))");
+    } else if (in == DType::kU64) {
+      e = absl::StrCat("((uint64_t)", a, " ", cmp, " (uint64_t)", b, ")");
     } else {
       e = absl::StrCat("(", a, " ", cmp, " ", b, ")");
     }
@@ -173,6 +206,8 @@ absl::StatusOr<std::string> ElementalEmitter::EmitElementwise(
     // clamp(lo, x, hi)
     if (IsFloat(t)) {
       e = absl::StrCat("xt_min(xt_max(", b, ", ", a, "), ", ops[2], ")");
+    } else if (t == DType::kU64) {
+      e = absl::StrCat("xt_u64_clamp(", a, ", ", b, ", ", ops[2], ")");
     } else {
       e = absl::StrCat("(", b, " < ", a, " ? ", a, " : (", b, " > ", ops[2],
                        " ? ", ops[2], " : ", b, "))");
@@ -280,7 +315,11 @@ absl::StatusOr<std::string> ElementalEmitter::EmitElementwise(
     int bits = static_cast<int>(DTypeByteSize(t) * 8);
     std::string mask = bits == 64 ? "~0ull"
                                   : absl::StrCat("((1ull << ", bits, ") - 1)");
-    switch (op) {
+    std::optional<std::string> u64 =
+        t == DType::kU64 ? U64Expression(op, a, b) : std::nullopt;
+    if (u64.has_value()) {
+      e = *u64;
+    } else switch (op) {
       case Opcode::kAdd: e = Wrap(absl::StrCat("(int64_t)(", ua, " + ", ub, ")"), t); break;
       case Opcode::kSubtract: e = Wrap(absl::StrCat("(int64_t)(", ua, " - ", ub, ")"), t); break;
       case Opcode::kMultiply: e = Wrap(absl::StrCat("(int64_t)(", ua, " * ", ub, ")"), t); break;

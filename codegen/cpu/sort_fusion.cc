@@ -46,9 +46,11 @@ absl::StatusOr<std::string> ComparatorFunction(const SortFusion& s,
   std::string globals;
   if (s.topk) {
     // b before a when a < b for largest: keys in total order.
-    const bool is_float = IsFloat(s.sort->operand(0)->shape().dtype());
+    const DType key_type = s.sort->operand(0)->shape().dtype();
     auto key = [&](const char* v) {
-      return is_float ? absl::StrCat("xt_total_key(", v, ")") : std::string(v);
+      if (IsFloat(key_type)) return absl::StrCat("xt_total_key(", v, ")");
+      if (key_type == DType::kU64) return absl::StrCat("(uint64_t)", v);
+      return std::string(v);
     };
     fn.Linef("return ", s.sort->attrs().largest ? key("xt_b0") : key("xt_a0"),
              " < ", s.sort->attrs().largest ? key("xt_a0") : key("xt_b0"), ";");

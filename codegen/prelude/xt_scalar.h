@@ -83,6 +83,33 @@ XT_DEVICE int64_t xt_ipow(int64_t a, int64_t b) {
   }
   return (int64_t)r;
 }
+// u64, carried as int64_t bit patterns: unsigned division (by zero: all
+// ones; x % 0 = x), power, clamp and the saturating conversion from float.
+XT_DEVICE int64_t xt_u64_div(int64_t a, int64_t b) {
+  return b == 0 ? -1 : (int64_t)((uint64_t)a / (uint64_t)b);
+}
+XT_DEVICE int64_t xt_u64_rem(int64_t a, int64_t b) {
+  return b == 0 ? a : (int64_t)((uint64_t)a % (uint64_t)b);
+}
+XT_DEVICE int64_t xt_u64_pow(int64_t a, int64_t b) {
+  uint64_t r = 1, base = (uint64_t)a;
+  for (uint64_t e = (uint64_t)b; e; e >>= 1) {
+    if (e & 1) r *= base;
+    base *= base;
+  }
+  return (int64_t)r;
+}
+XT_DEVICE int64_t xt_u64_clamp(int64_t lo, int64_t x, int64_t hi) {
+  uint64_t v = (uint64_t)x;
+  if (v < (uint64_t)lo) v = (uint64_t)lo;
+  if (v > (uint64_t)hi) v = (uint64_t)hi;
+  return (int64_t)v;
+}
+XT_DEVICE int64_t xt_f2u64(double v) {
+  if (!(v > 0)) return 0;
+  if (v >= 18446744073709551616.0) return -1;
+  return (int64_t)(uint64_t)v;
+}
 // Saturating float -> integer conversion; NaN gives 0.
 XT_DEVICE int64_t xt_f2i(double v, int64_t lo, int64_t hi) {
   if (v != v) return 0;

@@ -41,7 +41,8 @@ namespace xtune {
 
 // The element types of arrays, as HLO spells them (pred, s8, ... f64).
 enum class ElementType {
-  kPred, kS8, kS32, kS64, kU8, kU32, kF16, kBF16, kF32, kF64, kS16, kU16
+  kPred, kS8, kS32, kS64, kU8, kU32, kF16, kBF16, kF32, kF64, kS16, kU16,
+  kU64
 };
 const char* ElementTypeName(ElementType type);  // "f32", ...
 int ElementTypeBytes(ElementType type);
@@ -188,6 +189,8 @@ bool Array::TypeOf(ElementType* type) {
     *type = ElementType::kU16;
   } else if constexpr (std::is_same_v<T, uint32_t>) {
     *type = ElementType::kU32;
+  } else if constexpr (std::is_same_v<T, uint64_t>) {
+    *type = ElementType::kU64;
   } else if constexpr (std::is_same_v<T, float>) {
     *type = ElementType::kF32;
   } else if constexpr (std::is_same_v<T, double>) {

@@ -19,6 +19,7 @@ Exits 0 when every output matches, 1 otherwise.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -30,6 +31,14 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import models  # noqa: E402
+
+
+def x64_context(jax):
+    """64-bit types on (a model marked fn.x64 = True), across JAX versions."""
+    if hasattr(jax, "enable_x64"):
+        return jax.enable_x64(True)
+    from jax.experimental import enable_x64
+    return enable_x64()
 
 
 def compare(name, got, want, rtol=2e-4, atol=2e-4):
@@ -66,93 +75,96 @@ def main():
     for name, fn, args in models.models():
         if a.only and name not in a.only.split(","):
             continue
-        d = os.path.join(a.workdir, name)
-        os.makedirs(d, exist_ok=True)
-        jitted = jax.jit(fn, keep_unused=True)
-        module = os.path.join(d, name + ".hlo")
-        with open(module, "w") as f:
-            f.write(jitted.lower(*args).compiler_ir("hlo").as_hlo_text())
-        # The CUDA backends multiply f32 dots of default precision in TF32,
-        # as XLA:GPU does; their module asks for full f32 precision so that
-        # they compare with XLA:CPU as tightly as the others.
-        exact = os.path.join(d, name + ".f32_dots.hlo")
-        with jax.default_matmul_precision("float32"):
-            with open(exact, "w") as f:
-                f.write(jax.jit(fn, keep_unused=True).lower(*args)
-                        .compiler_ir("hlo").as_hlo_text())
-        inputs = []
-        for i, x in enumerate(args):
-            path = os.path.join(d, f"in_{i}.npy")
-            np.save(path, np.asarray(x))
-            inputs.append("--input=" + path)
-        want = [np.asarray(x) for x in jax.tree_util.tree_leaves(jitted(*args))]
-        cache = os.path.join(d, "autotune_cache.textproto")
-        for backend in a.backends.split(","):
-            out = os.path.join(d, "out_" + backend)
-            os.makedirs(out, exist_ok=True)
-            cmd = [a.xtune, "run",
-                   exact if backend.startswith("cuda") else module,
-                   "--backend=" + backend,
-                   "--output_dir=" + out] + inputs
-            if backend == "cpu":
-                cmd.append("--xla_gpu_dump_autotune_results_to=" + cache)
-            r = subprocess.run(cmd, capture_output=True, text=True)
-            if r.returncode != 0:
-                failures.append(f"{name} on {backend}: exit {r.returncode}: "
-                                f"{r.stderr.strip()[-2000:]}")
-                print("FAIL", name, backend)
-                continue
-            errors = []
-            for k, w in enumerate(want):
-                path = os.path.join(out, f"out_{k}.npy")
-                if not os.path.exists(path):
-                    errors.append(f"out_{k}.npy missing")
+        with contextlib.ExitStack() as scope:
+            if getattr(fn, "x64", False):
+                scope.enter_context(x64_context(jax))
+            d = os.path.join(a.workdir, name)
+            os.makedirs(d, exist_ok=True)
+            jitted = jax.jit(fn, keep_unused=True)
+            module = os.path.join(d, name + ".hlo")
+            with open(module, "w") as f:
+                f.write(jitted.lower(*args).compiler_ir("hlo").as_hlo_text())
+            # The CUDA backends multiply f32 dots of default precision in TF32,
+            # as XLA:GPU does; their module asks for full f32 precision so that
+            # they compare with XLA:CPU as tightly as the others.
+            exact = os.path.join(d, name + ".f32_dots.hlo")
+            with jax.default_matmul_precision("float32"):
+                with open(exact, "w") as f:
+                    f.write(jax.jit(fn, keep_unused=True).lower(*args)
+                            .compiler_ir("hlo").as_hlo_text())
+            inputs = []
+            for i, x in enumerate(args):
+                path = os.path.join(d, f"in_{i}.npy")
+                np.save(path, np.asarray(x))
+                inputs.append("--input=" + path)
+            want = [np.asarray(x) for x in jax.tree_util.tree_leaves(jitted(*args))]
+            cache = os.path.join(d, "autotune_cache.textproto")
+            for backend in a.backends.split(","):
+                out = os.path.join(d, "out_" + backend)
+                os.makedirs(out, exist_ok=True)
+                cmd = [a.xtune, "run",
+                       exact if backend.startswith("cuda") else module,
+                       "--backend=" + backend,
+                       "--output_dir=" + out] + inputs
+                if backend == "cpu":
+                    cmd.append("--xla_gpu_dump_autotune_results_to=" + cache)
+                r = subprocess.run(cmd, capture_output=True, text=True)
+                if r.returncode != 0:
+                    failures.append(f"{name} on {backend}: exit {r.returncode}: "
+                                    f"{r.stderr.strip()[-2000:]}")
+                    print("FAIL", name, backend)
                     continue
-                e = compare(f"out_{k}", np.load(path), w)
-                if e:
-                    errors.append(e)
-            if errors:
-                failures.append(f"{name} on {backend}: " + "; ".join(errors))
-                print("FAIL", name, backend)
-            else:
-                print("PASS", name, backend, f"({len(want)} outputs)")
-        if a.bench and "cpu" in a.backends.split(","):
-            r = subprocess.run(
-                [a.xtune, "run", module, "--backend=cpu",
-                 f"--benchmark={a.bench}",
-                 "--xla_gpu_load_autotune_results_from=" + cache] + inputs,
-                capture_output=True, text=True)
-            m = re.search(r"median ([0-9.]+) ms", r.stdout + r.stderr)
-            if not m:
-                failures.append(f"{name}: no benchmark line: {r.stderr[-500:]}")
-                continue
-            xtune_ms = float(m.group(1))
-            # XLA:CPU with its inputs already on the device; a call also
-            # pays JAX's dispatch from Python, which xtune's figure (the
-            # executable's run, inputs on the device) does not: measured
-            # as a jitted function of the same arguments that computes
-            # nothing, and subtracted.
-            dev_args = jax.device_put(args)
+                errors = []
+                for k, w in enumerate(want):
+                    path = os.path.join(out, f"out_{k}.npy")
+                    if not os.path.exists(path):
+                        errors.append(f"out_{k}.npy missing")
+                        continue
+                    e = compare(f"out_{k}", np.load(path), w)
+                    if e:
+                        errors.append(e)
+                if errors:
+                    failures.append(f"{name} on {backend}: " + "; ".join(errors))
+                    print("FAIL", name, backend)
+                else:
+                    print("PASS", name, backend, f"({len(want)} outputs)")
+            if a.bench and "cpu" in a.backends.split(","):
+                r = subprocess.run(
+                    [a.xtune, "run", module, "--backend=cpu",
+                     f"--benchmark={a.bench}",
+                     "--xla_gpu_load_autotune_results_from=" + cache] + inputs,
+                    capture_output=True, text=True)
+                m = re.search(r"median ([0-9.]+) ms", r.stdout + r.stderr)
+                if not m:
+                    failures.append(f"{name}: no benchmark line: {r.stderr[-500:]}")
+                    continue
+                xtune_ms = float(m.group(1))
+                # XLA:CPU with its inputs already on the device; a call also
+                # pays JAX's dispatch from Python, which xtune's figure (the
+                # executable's run, inputs on the device) does not: measured
+                # as a jitted function of the same arguments that computes
+                # nothing, and subtracted.
+                dev_args = jax.device_put(args)
 
-            def median_call_ms(f):
-                jax.block_until_ready(f(*dev_args))
-                times = []
-                for _ in range(a.bench):
-                    t = time.perf_counter()
+                def median_call_ms(f):
                     jax.block_until_ready(f(*dev_args))
-                    times.append((time.perf_counter() - t) * 1e3)
-                return sorted(times)[len(times) // 2]
+                    times = []
+                    for _ in range(a.bench):
+                        t = time.perf_counter()
+                        jax.block_until_ready(f(*dev_args))
+                        times.append((time.perf_counter() - t) * 1e3)
+                    return sorted(times)[len(times) // 2]
 
-            xla_ms = median_call_ms(jitted)
-            floor_ms = median_call_ms(
-                jax.jit(lambda *xs: xs[0], keep_unused=True))
-            net_ms = max(xla_ms - floor_ms, 1e-4)
-            print(json.dumps({"bench": "jax_models", "model": name,
-                              "xtune_cpu_ms": xtune_ms,
-                              "xla_cpu_call_ms": round(xla_ms, 4),
-                              "jax_dispatch_ms": round(floor_ms, 4),
-                              "xla_cpu_ms": round(net_ms, 4),
-                              "ratio": round(xtune_ms / net_ms, 3)}))
+                xla_ms = median_call_ms(jitted)
+                floor_ms = median_call_ms(
+                    jax.jit(lambda *xs: xs[0], keep_unused=True))
+                net_ms = max(xla_ms - floor_ms, 1e-4)
+                print(json.dumps({"bench": "jax_models", "model": name,
+                                  "xtune_cpu_ms": xtune_ms,
+                                  "xla_cpu_call_ms": round(xla_ms, 4),
+                                  "jax_dispatch_ms": round(floor_ms, 4),
+                                  "xla_cpu_ms": round(net_ms, 4),
+                                  "ratio": round(xtune_ms / net_ms, 3)}))
     for f in failures:
         print("FAILED:", f)
     return 1 if failures else 0

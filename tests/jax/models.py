@@ -171,7 +171,27 @@ def models():
     bit_args = (bx, f32(4, 8).astype(np.float16),
                 (f32(4, 8) * 1e3).astype(jnp.bfloat16), bi)
 
+    # 64-bit unsigned arithmetic as hashing and counter-based RNG code
+    # writes it under jax_enable_x64: values past 2^63 divided, ordered,
+    # shifted, sorted, clamped and converted to and from floats
+    # (saturating). Runs with x64 enabled (fn.x64).
+    def u64_ops(a, b, x):
+        return (a // b, a % b, jnp.maximum(a, b), a > b, a.astype(jnp.float32),
+                (x * 1e19).astype(jnp.uint64), a >> 7, jnp.sort(a),
+                a * b + (a << 3), jnp.clip(a, b, a + b),
+                a.astype(jnp.float64), jnp.abs(a.astype(jnp.int64)),
+                jnp.argmax(a), jnp.min(a), (a ^ (a >> 33)) * np.uint64(
+                    0xff51afd7ed558ccd))
+
+    u64_ops.x64 = True
+    u64_args = (np.array([2**64 - 1, 2**63, 5, 0, 12345678901234567890, 77],
+                         dtype=np.uint64),
+                np.array([3, 2**63 + 1, 0, 7, 2**40, 2**64 - 2],
+                         dtype=np.uint64),
+                np.array([0.5, 1.5, -1, 2.0, 0.1, np.nan], np.float32))
+
     return [("bit_ops", bit_ops, bit_args),
+            ("u64_ops", u64_ops, u64_args),
             ("decode_step", decode_step, decode_args),
             ("model_parallel", model_parallel, mp_args),
             ("topk_sampling", topk_sampling, topk_args),

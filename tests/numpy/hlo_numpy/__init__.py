@@ -9,7 +9,7 @@ Values are NumPy arrays in *logical* row-major order (layouts matter only to
 `bitcast`), held in a storage dtype per HLO element type:
 
     pred -> bool    s8/s16/s32/s64 -> int8/int16/int32/int64
-    u8/u16/u32 -> uint8/uint16/uint32
+    u8/u16/u32/u64 -> uint8/uint16/uint32/uint64
     f16 -> float16  f32 -> float32  f64 -> float64
     bf16 -> float32 whose values are all exactly representable in bf16
 

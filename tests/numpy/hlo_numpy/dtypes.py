@@ -7,14 +7,14 @@ import numpy as np
 FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
 INT_TYPES = {
     "s8": np.int8, "s16": np.int16, "s32": np.int32, "s64": np.int64,
-    "u8": np.uint8, "u16": np.uint16, "u32": np.uint32,
+    "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
 }
 _STORAGE = dict(INT_TYPES)
 _STORAGE.update({"pred": np.bool_, "f16": np.float16, "bf16": np.float32,
                  "f32": np.float32, "f64": np.float64})
 _BYTE_SIZE = {"pred": 1, "s8": 1, "u8": 1, "f16": 2, "bf16": 2, "s16": 2,
               "u16": 2, "s32": 4,
-              "u32": 4, "f32": 4, "s64": 8, "f64": 8}
+              "u32": 4, "f32": 4, "s64": 8, "u64": 8, "f64": 8}
 
 
 def storage_dtype(dt):
@@ -30,7 +30,7 @@ def is_float(dt):
 
 
 def is_unsigned(dt):
-    return dt in ("u8", "u16", "u32")
+    return dt in ("u8", "u16", "u32", "u64")
 
 
 # ---------------------------------------------------------------------------
