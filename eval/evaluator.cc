@@ -8,6 +8,7 @@
 #include "eval/indexing.h"
 #include "eval/control_flow.h"
 #include "eval/reduce.h"
+#include "eval/rng.h"
 #include "eval/shape_ops.h"
 #include "eval/sort.h"
 #include "eval/tensor.h"
@@ -252,6 +253,8 @@ class Evaluator {
         return EvalConditional(inst, ops, Runner());
       case Opcode::kOptimizationBarrier:
         return *ops[0];
+      case Opcode::kRngBitGenerator:
+        return EvalRngBitGenerator(inst, *ops[0]);
       case Opcode::kAfterAll: {
         Tensor t;  // a token: an empty tuple
         t.shape = out;

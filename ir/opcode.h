@@ -88,7 +88,8 @@ namespace xtune {
   V(kSort, "sort", kOther)                            \
   V(kTopK, "topk", kOther)                            \
   V(kMap, "map", kOther)                              \
-  V(kAfterAll, "after-all", kOther)
+  V(kAfterAll, "after-all", kOther)                   \
+  V(kRngBitGenerator, "rng-bit-generator", kOther)
 
 enum class Opcode {
 #define XTUNE_DECLARE_OPCODE(enum_name, text, kind) enum_name,

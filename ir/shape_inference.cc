@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/computation.h"
+#include "ir/rng.h"
 #include "ir/shape_inference_internal.h"
 #include "util/status_macros.h"
 
@@ -646,6 +647,8 @@ absl::StatusOr<Shape> InferShape(const Instruction& inst) {
       return InferConditional(inst);
     case Opcode::kOptimizationBarrier:
       return InferOptimizationBarrier(inst);
+    case Opcode::kRngBitGenerator:
+      return InferRngBitGenerator(inst);
     case Opcode::kAfterAll:
       for (const Instruction* o : inst.operands()) {
         if (!o->shape().IsToken()) {
