@@ -6,6 +6,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "ir/clone.h"
+#include "fusion/hlo_builder.h"
+#include "fusion/rng_expander.h"
 #include "ir/collectives.h"
 
 namespace xtune {
@@ -38,6 +40,23 @@ class Flattener {
         case Opcode::kMap:
           value[inst] = InlineMap(*inst, operands, prefix);
           continue;
+        case Opcode::kRngBitGenerator: {
+          HloBuilder b(out_, absl::StrCat(prefix, inst->name(), "."),
+                       inst->location());
+          absl::StatusOr<Instruction*> expanded =
+              ExpandRngBitGenerator(*inst, operands[0], b);
+          if (!expanded.ok()) break;  // the verifier reports it
+          value[inst] = *expanded;
+          continue;
+        }
+        case Opcode::kBitcastConvert:
+          if (IsWideningOrNarrowingBitcast(*inst)) {
+            HloBuilder b(out_, absl::StrCat(prefix, inst->name(), "."),
+                         inst->location());
+            value[inst] = ExpandWidthBitcast(*inst, operands[0], b);
+            continue;
+          }
+          break;
         case Opcode::kAfterAll:
           // A token orders side effects; xtune runs none: an empty tuple.
           value[inst] = Add(*inst, prefix, {}, /*as_tuple=*/true);

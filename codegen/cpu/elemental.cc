@@ -499,7 +499,10 @@ absl::StatusOr<std::string> ElementalEmitter::EmitUncached(
     default:
       break;
   }
-  if (!IsElementwise(inst->opcode())) {
+  // A same-width bitcast-convert is elementwise too (the flatten pass
+  // expands the others).
+  if (!IsElementwise(inst->opcode()) &&
+      inst->opcode() != Opcode::kBitcastConvert) {
     return absl::UnimplementedError(absl::StrCat(
         "no elemental code for ", OpcodeName(inst->opcode())));
   }

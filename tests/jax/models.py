@@ -190,7 +190,36 @@ def models():
                          dtype=np.uint64),
                 np.array([0.5, 1.5, -1, 2.0, 0.1, np.nan], np.float32))
 
+    # Dropout and noise with JAX's "rbg" keys (XLA's rng-bit-generator) and
+    # the generator itself with each algorithm, shape and width: the bits
+    # must be XLA's, bit for bit.
+    def rbg_dropout(x, key_data):
+        lax = jax.lax
+        key = jax.random.wrap_key_data(key_data, impl="rbg")
+        k1, k2 = jax.random.split(key)
+        keep = jax.random.bernoulli(k1, 0.9, x.shape)
+        noisy = jnp.where(keep, x / 0.9, 0.0) + 0.01 * jax.random.normal(
+            k2, x.shape)
+        outs = [noisy, jax.random.randint(k2, (5,), -3, 1000)]
+        A = lax.RandomAlgorithm
+        for shape, dt, alg in [((3, 5), jnp.uint32, A.RNG_THREE_FRY),
+                               ((7,), jnp.uint32, A.RNG_PHILOX),
+                               ((2, 3), jnp.uint8, A.RNG_DEFAULT),
+                               ((3,), jnp.uint64, A.RNG_THREE_FRY),
+                               ((5,), jnp.uint64, A.RNG_PHILOX),
+                               ((3, 5, 7), jnp.uint16, A.RNG_THREE_FRY),
+                               ((), jnp.uint32, A.RNG_THREE_FRY),
+                               ((1, 4, 3), jnp.uint32, A.RNG_THREE_FRY)]:
+            outs += list(lax.rng_bit_generator(key_data, shape, dtype=dt,
+                                               algorithm=alg))
+        return outs
+
+    rbg_dropout.x64 = True  # u64 outputs
+    rbg_args = (f32(8, 16),
+                np.array([0xffffffff, 0xfffffffe, 3, 0xffffffff], np.uint32))
+
     return [("bit_ops", bit_ops, bit_args),
+            ("rbg_dropout", rbg_dropout, rbg_args),
             ("u64_ops", u64_ops, u64_args),
             ("decode_step", decode_step, decode_args),
             ("model_parallel", model_parallel, mp_args),

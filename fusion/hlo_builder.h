@@ -1,0 +1,61 @@
+// Appends new instructions to a computation, each with its shape worked out:
+// what the expanders (fusion/rng_expander.h) write their HLO with. Binary
+// operations broadcast a scalar operand to the other's shape. Names are
+// `prefix` plus a counter, made unique in the computation; every new
+// instruction carries `location` (the expanded instruction's line).
+#ifndef XTUNE_FUSION_HLO_BUILDER_H_
+#define XTUNE_FUSION_HLO_BUILDER_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/computation.h"
+#include "ir/instruction.h"
+
+namespace xtune {
+
+class HloBuilder {
+ public:
+  HloBuilder(Computation* computation, std::string prefix,
+             SourceLocation location);
+
+  // A scalar constant of type `t` holding `v` (integers: its low bits).
+  Instruction* Constant(DType t, int64_t v);
+  Instruction* Iota(DType t, const std::vector<int64_t>& dims,
+                    int64_t dimension);
+  // `x` (a scalar) broadcast to `dims`; `x` itself when `dims` is empty.
+  Instruction* Splat(Instruction* x, const std::vector<int64_t>& dims);
+  Instruction* Binary(Opcode op, Instruction* a, Instruction* b);
+  Instruction* Add(Instruction* a, Instruction* b) {
+    return Binary(Opcode::kAdd, a, b);
+  }
+  Instruction* Xor(Instruction* a, Instruction* b) {
+    return Binary(Opcode::kXor, a, b);
+  }
+  Instruction* Compare(Instruction* a, Instruction* b,
+                       ComparisonDirection direction);
+  Instruction* Select(Instruction* p, Instruction* a, Instruction* b);
+  Instruction* Convert(Instruction* x, DType t);
+  // Same-width bitcast-convert.
+  Instruction* Bitcast(Instruction* x, DType t);
+  Instruction* Reshape(Instruction* x, const std::vector<int64_t>& dims);
+  // Dimension `dim` of `x` from `start` to `limit`, the others whole.
+  Instruction* Slice(Instruction* x, int64_t dim, int64_t start,
+                     int64_t limit);
+  Instruction* Concatenate(const std::vector<Instruction*>& xs, int64_t dim);
+  Instruction* Tuple(const std::vector<Instruction*>& xs);
+
+ private:
+  Instruction* Append(Opcode op, const Shape& shape,
+                      const std::vector<Instruction*>& operands);
+
+  Computation* computation_;
+  std::string prefix_;
+  SourceLocation location_;
+  int64_t count_ = 0;
+};
+
+}  // namespace xtune
+
+#endif  // XTUNE_FUSION_HLO_BUILDER_H_
