@@ -394,6 +394,24 @@ INSTANTIATE_TEST_SUITE_P(
                 " i = ((f32[2]), token[]) infeed(t)\n}",
                 "x.hlo:4:26: 'infeed' moves data between the host and the "
                 "device while the module runs"},
+        BadCase{"HloModule m\nENTRY e {\n p = f32[4] parameter(0)\n"
+                " r = f32[4] reduce-precision(p), exponent_bits=0, "
+                "mantissa_bits=-1\n}",
+                "x.hlo:4:2: reduce-precision 'r': reduce-precision needs "
+                "exponent_bits >= 1 and mantissa_bits >= 0"},
+        BadCase{"HloModule m\nENTRY e {\n p = u64[2] parameter(0)\n"
+                " r = (u64[2], u32[4]) rng-bit-generator(p), "
+                "algorithm=rng_foo\n}",
+                "x.hlo:4:2: rng-bit-generator 'r': rng-bit-generator's "
+                "algorithm 'rng_foo' is none of"},
+        BadCase{"HloModule m\nENTRY e {\n p = u64[2] parameter(0)\n"
+                " r = (u64[2], f32[4]) rng-bit-generator(p)\n}",
+                "x.hlo:4:2: rng-bit-generator 'r': rng-bit-generator must "
+                "produce (u64[2], an integer array)"},
+        BadCase{"HloModule m\nENTRY e {\n p = u32[2] parameter(0)\n"
+                " r = (u32[2], u32[4]) rng-bit-generator(p)\n}",
+                "x.hlo:4:2: rng-bit-generator 'r': rng-bit-generator's state "
+                "is u32[2]"},
         BadCase{"HloModule m\nENTRY e {\n t = token[2] after-all()\n}",
                 "x.hlo:3:11: expected '[]' after 'token'"},
         BadCase{"HloModule m\nENTRY e {\n p = f32[2] parameter(0)\n"

@@ -33,8 +33,22 @@ bool IsFloatCompute(DType t) {
   return t == DType::kF16 || t == DType::kBF16 || t == DType::kF32;
 }
 
-// C++ wrap of an int64 expression to integer type t.
-std::string Wrap(const std::string& e, DType t) {
+
+
+}  // namespace
+
+ElementalEmitter::ElementalEmitter(
+    int width, std::function<std::string(int64_t)> param_pointer,
+    std::string name_prefix)
+    : width_(width),
+      name_prefix_(std::move(name_prefix)),
+      param_pointer_(std::move(param_pointer)) {}
+
+void ElementalEmitter::Bind(const Instruction* inst, std::string var) {
+  bound_[inst] = std::move(var);
+}
+
+std::string ElementalEmitter::WrapInteger(const std::string& e, DType t) {
   switch (t) {
     case DType::kS8:
       return absl::StrCat("((int64_t)(int8_t)(", e, "))");
@@ -57,25 +71,9 @@ std::string Wrap(const std::string& e, DType t) {
   }
 }
 
-
-
-std::string IntLiteral(int64_t v) {
+std::string ElementalEmitter::IntegerLiteral(int64_t v) {
   if (v == INT64_MIN) return "INT64_MIN";
   return absl::StrCat("INT64_C(", v, ")");
-}
-
-
-}  // namespace
-
-ElementalEmitter::ElementalEmitter(
-    int width, std::function<std::string(int64_t)> param_pointer,
-    std::string name_prefix)
-    : width_(width),
-      name_prefix_(std::move(name_prefix)),
-      param_pointer_(std::move(param_pointer)) {}
-
-void ElementalEmitter::Bind(const Instruction* inst, std::string var) {
-  bound_[inst] = std::move(var);
 }
 
 std::string ElementalEmitter::ScalarType(DType t) {
@@ -128,7 +126,7 @@ std::string ElementalEmitter::FromStorage(const std::string& p,
 
 std::string ElementalEmitter::Literal(double v, DType t) {
   if (t == DType::kPred) return v != 0 ? "true" : "false";
-  if (!IsFloat(t)) return IntLiteral(static_cast<int64_t>(v));
+  if (!IsFloat(t)) return IntegerLiteral(static_cast<int64_t>(v));
   bool f = t != DType::kF64;
   if (std::isnan(v)) {
     // The sign of a NaN matters to TOTALORDER comparisons (-nan < nan).
@@ -312,7 +310,7 @@ absl::StatusOr<std::string> ElementalEmitter::EmitUncached(
         // past 2^53 would round).
         std::string lit = IsFloat(t)            ? Literal(a.literal.GetDouble(0), t)
                           : t == DType::kPred ? Literal(a.literal.GetInt(0), t)
-                                              : IntLiteral(a.literal.GetInt(0));
+                                              : IntegerLiteral(a.literal.GetInt(0));
         if (width_ > 1 && t == DType::kPred) {
           out->Linef("const xt_vi ", v, " = (xt_vi){} + (", lit, " ? -1 : 0);");
         } else {
@@ -347,7 +345,7 @@ absl::StatusOr<std::string> ElementalEmitter::EmitUncached(
             case DType::kS8: values.push_back(absl::StrCat(static_cast<int8_t>(bits))); break;
             case DType::kS16: values.push_back(absl::StrCat(static_cast<int16_t>(bits))); break;
             case DType::kS32: values.push_back(absl::StrCat(static_cast<int32_t>(bits))); break;
-            case DType::kS64: values.push_back(IntLiteral(bits)); break;
+            case DType::kS64: values.push_back(IntegerLiteral(bits)); break;
             default: values.push_back(absl::StrCat(static_cast<uint64_t>(bits) &
                                                    ((size == 8) ? ~0ull : ((1ull << (8 * size)) - 1)),
                                                    size == 8 ? "ull" : ""));
@@ -370,7 +368,7 @@ absl::StatusOr<std::string> ElementalEmitter::EmitUncached(
           if (t == DType::kBF16) conv = absl::StrCat("xt_round_bf(", conv, ")");
           out->Linef("const auto ", v, " = ", conv, ";");
         } else {
-          out->Linef("const auto ", v, " = ", Wrap(e.base, t), ";");
+          out->Linef("const auto ", v, " = ", WrapInteger(e.base, t), ";");
         }
       } else {
         out->Linef("xt_vf ", v, ";");

@@ -79,6 +79,11 @@ class ElementalEmitter {
   static std::string StorageType(DType t);
   // Expression converting register value `v` of type `t` to storage.
   static std::string ToStorage(const std::string& v, DType t);
+  // `e` (an int64_t expression) wrapped to integer type `t`, as int64_t
+  // (pred: a bool).
+  static std::string WrapInteger(const std::string& e, DType t);
+  // An int64_t literal with exactly the bits of `v`.
+  static std::string IntegerLiteral(int64_t v);
   // A C++ literal for `v` as element type `t` (scalar).
   static std::string Literal(double v, DType t);
   // Expression reading element `at` of storage pointer `p` of type `t` as

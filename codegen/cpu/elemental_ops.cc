@@ -13,20 +13,6 @@ bool IsF32Family(DType t) {
   return t == DType::kF16 || t == DType::kBF16 || t == DType::kF32;
 }
 
-std::string Wrap(const std::string& e, DType t) {
-  switch (t) {
-    case DType::kS8: return absl::StrCat("((int64_t)(int8_t)(", e, "))");
-    case DType::kS32: return absl::StrCat("((int64_t)(int32_t)(", e, "))");
-    case DType::kU8: return absl::StrCat("((int64_t)(uint8_t)(", e, "))");
-    case DType::kS16: return absl::StrCat("((int64_t)(int16_t)(", e, "))");
-    case DType::kU16: return absl::StrCat("((int64_t)(uint16_t)(", e, "))");
-    case DType::kU32: return absl::StrCat("((int64_t)(uint32_t)(", e, "))");
-    case DType::kU64: return absl::StrCat("((int64_t)(uint64_t)(", e, "))");
-    case DType::kPred: return absl::StrCat("((", e, ") != 0)");
-    default: return absl::StrCat("((int64_t)(", e, "))");
-  }
-}
-
 int64_t MinOf(DType t) {
   switch (t) {
     case DType::kS8: return INT8_MIN;
@@ -49,10 +35,6 @@ int64_t MaxOf(DType t) {
     case DType::kPred: return 1;
     default: return 0;
   }
-}
-
-std::string Lit(int64_t v) {
-  return v == INT64_MIN ? "INT64_MIN" : absl::StrCat("INT64_C(", v, ")");
 }
 
 // libm name of a float function for f32 ("expf") or f64 ("exp").
@@ -162,8 +144,8 @@ absl::StatusOr<std::string> ElementalEmitter::EmitElementwise(
     } else if (IsFloat(in) && t == DType::kU64) {
       e = absl::StrCat("xt_f2u64((double)(", a, "))");
     } else if (IsFloat(in)) {
-      e = absl::StrCat("xt_f2i((double)(", a, "), ", Lit(MinOf(t)), ", ",
-                       Lit(MaxOf(t)), ")");
+      e = absl::StrCat("xt_f2i((double)(", a, "), ", IntegerLiteral(MinOf(t)), ", ",
+                       IntegerLiteral(MaxOf(t)), ")");
     } else if (IsFloat(t)) {
       // u64 values are bit patterns: convert them as unsigned.
       std::string f = absl::StrCat("(", ScalarType(t), ")(",
@@ -172,7 +154,7 @@ absl::StatusOr<std::string> ElementalEmitter::EmitElementwise(
       e = t == DType::kF16 ? absl::StrCat("xt_round_h(", f, ")")
           : t == DType::kBF16 ? absl::StrCat("xt_round_bf(", f, ")") : f;
     } else {
-      e = Wrap(a, t);
+      e = WrapInteger(a, t);
     }
   } else if (op == Opcode::kBitcastConvert) {
     if (vec || DTypeByteSize(in) != DTypeByteSize(t) || t == DType::kPred ||
@@ -320,15 +302,15 @@ absl::StatusOr<std::string> ElementalEmitter::EmitElementwise(
     if (u64.has_value()) {
       e = *u64;
     } else switch (op) {
-      case Opcode::kAdd: e = Wrap(absl::StrCat("(int64_t)(", ua, " + ", ub, ")"), t); break;
-      case Opcode::kSubtract: e = Wrap(absl::StrCat("(int64_t)(", ua, " - ", ub, ")"), t); break;
-      case Opcode::kMultiply: e = Wrap(absl::StrCat("(int64_t)(", ua, " * ", ub, ")"), t); break;
+      case Opcode::kAdd: e = WrapInteger(absl::StrCat("(int64_t)(", ua, " + ", ub, ")"), t); break;
+      case Opcode::kSubtract: e = WrapInteger(absl::StrCat("(int64_t)(", ua, " - ", ub, ")"), t); break;
+      case Opcode::kMultiply: e = WrapInteger(absl::StrCat("(int64_t)(", ua, " * ", ub, ")"), t); break;
       case Opcode::kDivide:
-        e = absl::StrCat("xt_idiv(", a, ", ", b, ", ", Lit(MinOf(t)), ", ",
-                         IsUnsigned(t) ? 1 : 0, ", ", Lit(MaxOf(t)), ")");
+        e = absl::StrCat("xt_idiv(", a, ", ", b, ", ", IntegerLiteral(MinOf(t)), ", ",
+                         IsUnsigned(t) ? 1 : 0, ", ", IntegerLiteral(MaxOf(t)), ")");
         break;
       case Opcode::kRemainder:
-        e = absl::StrCat("xt_irem(", a, ", ", b, ", ", Lit(MinOf(t)), ", ",
+        e = absl::StrCat("xt_irem(", a, ", ", b, ", ", IntegerLiteral(MinOf(t)), ", ",
                          IsUnsigned(t) ? 1 : 0, ")");
         break;
       case Opcode::kMaximum: e = absl::StrCat("(", a, " > ", b, " ? ", a, " : ", b, ")"); break;
@@ -336,22 +318,22 @@ absl::StatusOr<std::string> ElementalEmitter::EmitElementwise(
       case Opcode::kAnd: e = absl::StrCat("(", a, " & ", b, ")"); break;
       case Opcode::kOr: e = absl::StrCat("(", a, " | ", b, ")"); break;
       case Opcode::kXor: e = absl::StrCat("(", a, " ^ ", b, ")"); break;
-      case Opcode::kNot: e = Wrap(absl::StrCat("~", a), t); break;
-      case Opcode::kNegate: e = Wrap(absl::StrCat("(int64_t)(0 - ", ua, ")"), t); break;
+      case Opcode::kNot: e = WrapInteger(absl::StrCat("~", a), t); break;
+      case Opcode::kNegate: e = WrapInteger(absl::StrCat("(int64_t)(0 - ", ua, ")"), t); break;
       case Opcode::kAbs:
-        e = Wrap(absl::StrCat("(", a, " < 0 ? (int64_t)(0 - ", ua, ") : ", a, ")"), t);
+        e = WrapInteger(absl::StrCat("(", a, " < 0 ? (int64_t)(0 - ", ua, ") : ", a, ")"), t);
         break;
       case Opcode::kSign: e = absl::StrCat("(int64_t)((", a, " > 0) - (", a, " < 0))"); break;
       case Opcode::kPopcnt: e = absl::StrCat("xt_popcnt(", a, ", ", bits, ")"); break;
       case Opcode::kClz: e = absl::StrCat("xt_clz(", a, ", ", bits, ")"); break;
-      case Opcode::kPower: e = Wrap(absl::StrCat("xt_ipow(", a, ", ", b, ")"), t); break;
+      case Opcode::kPower: e = WrapInteger(absl::StrCat("xt_ipow(", a, ", ", b, ")"), t); break;
       case Opcode::kShiftLeft:
         e = absl::StrCat("(", ub, " >= ", bits, " ? 0 : ",
-                         Wrap(absl::StrCat("(int64_t)(", ua, " << ", b, ")"), t), ")");
+                         WrapInteger(absl::StrCat("(int64_t)(", ua, " << ", b, ")"), t), ")");
         break;
       case Opcode::kShiftRightLogical:
         e = absl::StrCat("(", ub, " >= ", bits, " ? 0 : ",
-                         Wrap(absl::StrCat("(int64_t)((", ua, " & ", mask,
+                         WrapInteger(absl::StrCat("(int64_t)((", ua, " & ", mask,
                                            ") >> ", b, ")"),
                               t),
                          ")");
@@ -436,7 +418,7 @@ absl::StatusOr<std::string> ElementalEmitter::EmitDot(
   for (size_t i = 0; i < dd.lhs_contracting.size(); ++i) out->Close();
   std::string v = out->Fresh();
   if (acc_type == "uint64_t") {
-    out->Linef("const auto ", v, " = ", Wrap(absl::StrCat("(int64_t)", acc), t), ";");
+    out->Linef("const auto ", v, " = ", WrapInteger(absl::StrCat("(int64_t)", acc), t), ";");
   } else if (t == DType::kF16) {
     out->Linef("const auto ", v, " = xt_round_h((float)", acc, ");");
   } else if (t == DType::kBF16) {
