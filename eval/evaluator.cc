@@ -252,6 +252,7 @@ class Evaluator {
       case Opcode::kConditional:
         return EvalConditional(inst, ops, Runner());
       case Opcode::kOptimizationBarrier:
+      case Opcode::kAddDependency:
         return *ops[0];
       case Opcode::kRngBitGenerator:
         return EvalRngBitGenerator(inst, *ops[0]);
@@ -302,8 +303,16 @@ class Evaluator {
       case Opcode::kPartitionId:
         return Tensor(out);  // one device: id 0 (ir/collectives.h)
       case Opcode::kCollectivePermute:
-        if (PermuteKeepsReplicaZero(inst)) return *ops[0];
-        return Tensor(out);  // nobody sends to replica 0: zeros
+        if (!PermuteKeepsReplicaZero(inst)) {
+          return Tensor(out);  // nobody sends to replica 0: zeros
+        }
+        if (ops.size() == 1) return *ops[0];
+        {
+          Tensor t;  // several operands permute together
+          t.shape = out;
+          for (const Tensor* o : ops) t.tuple.push_back(*o);
+          return t;
+        }
       case Opcode::kAllGather:
       case Opcode::kReduceScatter:
       case Opcode::kAllToAll:

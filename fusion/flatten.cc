@@ -61,6 +61,7 @@ class Flattener {
           // A token orders side effects; xtune runs none: an empty tuple.
           value[inst] = Add(*inst, prefix, {}, /*as_tuple=*/true);
           continue;
+        case Opcode::kAddDependency:
         case Opcode::kOptimizationBarrier:
           // Kernels run one after another: nothing moves across it.
           value[inst] = operands[0];
@@ -70,9 +71,11 @@ class Flattener {
           value[inst] = AddZeros(*inst, prefix);
           continue;
         case Opcode::kCollectivePermute:
-          value[inst] = PermuteKeepsReplicaZero(*inst)
+          // Several operands permute together: a tuple of them.
+          value[inst] = !PermuteKeepsReplicaZero(*inst) ? AddZeros(*inst, prefix)
+                        : operands.size() == 1
                             ? operands[0]
-                            : AddZeros(*inst, prefix);
+                            : Add(*inst, prefix, operands, /*as_tuple=*/true);
           continue;
         case Opcode::kAllGather:
         case Opcode::kReduceScatter:
@@ -85,10 +88,26 @@ class Flattener {
             value[inst] = Add(*inst, prefix, operands, /*as_tuple=*/true);
           }
           continue;
+        case Opcode::kGetTupleElement:
+          // Of a tuple built here (a split sort, a collective of several
+          // operands): the element itself.
+          if (operands[0]->opcode() == Opcode::kTuple) {
+            value[inst] = operands[0]->operand(inst->attrs().tuple_index);
+            continue;
+          }
+          break;
         default:
           break;
       }
       value[inst] = Add(*inst, prefix, operands, false);
+      if (inst->shape().IsTuple() &&
+          (inst->opcode() == Opcode::kSort || inst->opcode() == Opcode::kTopK ||
+           inst->opcode() == Opcode::kReduce) &&
+          UsedWhole(*inst, c)) {
+        // The kernels write one output each (a fusion per element used):
+        // a tuple used whole is rebuilt from its elements.
+        value[inst] = SplitTuple(value[inst]);
+      }
     }
     return value[c.root()];
   }
@@ -151,9 +170,47 @@ class Flattener {
     return v[f.root()];
   }
 
+  // Whether `inst` is used other than through get-tuple-elements.
+  static bool UsedWhole(const Instruction& inst, const Computation& c) {
+    if (&inst == c.root()) return true;
+    for (const Instruction* u : inst.users()) {
+      if (u->opcode() != Opcode::kGetTupleElement) return true;
+    }
+    return false;
+  }
+
+  // tuple(get-tuple-element(v, 0), ...) of tuple-shaped `v`.
+  Instruction* SplitTuple(Instruction* v) {
+    std::vector<Instruction*> elements;
+    for (size_t i = 0; i < v->shape().tuple_shapes().size(); ++i) {
+      auto g = std::make_unique<Instruction>(
+          Unique(absl::StrCat(v->name(), ".", i)), Opcode::kGetTupleElement,
+          v->shape().tuple_shapes()[i]);
+      g->set_location(v->location());
+      g->mutable_attrs()->tuple_index = static_cast<int64_t>(i);
+      g->AppendOperand(v);
+      elements.push_back(out_->AddInstruction(std::move(g)));
+    }
+    auto t = std::make_unique<Instruction>(Unique(v->name() + ".tuple"),
+                                           Opcode::kTuple, v->shape());
+    t->set_location(v->location());
+    for (Instruction* e : elements) t->AppendOperand(e);
+    return out_->AddInstruction(std::move(t));
+  }
+
   // Zeros of inst's (array) shape: a constant, broadcast when not scalar.
+  // Zeros of inst's (array) shape, or of each element of its tuple shape.
   Instruction* AddZeros(const Instruction& inst, const std::string& prefix) {
-    const Shape& s = inst.shape();
+    if (!inst.shape().IsTuple()) return AddZeros(inst, inst.shape(), prefix);
+    std::vector<Instruction*> elements;
+    for (const Shape& s : inst.shape().tuple_shapes()) {
+      elements.push_back(AddZeros(inst, s, prefix));
+    }
+    return Add(inst, prefix, elements, /*as_tuple=*/true);
+  }
+
+  Instruction* AddZeros(const Instruction& inst, const Shape& s,
+                        const std::string& prefix) {
     auto zero = std::make_unique<Instruction>(
         Unique(prefix + inst.name() + ".zero"), Opcode::kConstant,
         Shape(s.dtype(), {}));

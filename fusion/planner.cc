@@ -480,6 +480,9 @@ class Planner {
         }
         for (const Instruction* op : p->operands()) stack.push_back(op);
       }
+      // What this group copies in need not exist alone for it (a broadcast
+      // that all its users duplicate); its operands are then needed alone.
+      for (const Instruction* x : d.duplicated) dup_in[x].push_back(groups_.size());
       Commit(d);
     }
   }

@@ -89,7 +89,8 @@ namespace xtune {
   V(kTopK, "topk", kOther)                            \
   V(kMap, "map", kOther)                              \
   V(kAfterAll, "after-all", kOther)                   \
-  V(kRngBitGenerator, "rng-bit-generator", kOther)
+  V(kRngBitGenerator, "rng-bit-generator", kOther)    \
+  V(kAddDependency, "add-dependency", kOther)
 
 enum class Opcode {
 #define XTUNE_DECLARE_OPCODE(enum_name, text, kind) enum_name,

@@ -47,7 +47,7 @@ TEST(ParserTest, EveryOpcodeOfTheSubsetParses) {
   EXPECT_THAT(names, ::testing::UnorderedElementsAre(
                          "shift-left", "shift-right-logical",
                          "shift-right-arithmetic", "tan", "after-all",
-                         "rng-bit-generator"));
+                         "rng-bit-generator", "add-dependency"));
   EXPECT_EQ((*m)->entry()->name(), "main.1");
   EXPECT_EQ((*m)->entry()->parameter_count(), 3);
   EXPECT_EQ((*m)->entry()->root()->name(), "result");
@@ -210,11 +210,19 @@ TEST(ParserTest, TokensAreEmptyTuplesThatPrintAsTokens) {
   EXPECT_TRUE(a->shape().tuple_shapes().empty());
   EXPECT_THAT(ToString(*m), HasSubstr("a = token[] after-all(token[] t, "
                                          "token[] t)"));
+  // As XLA's verifier, after-all takes any operands; add-dependency orders
+  // a value after a token.
   EXPECT_THAT(ParseModule("HloModule m\nENTRY e {\n p = f32[] parameter(0)\n"
-                          " ROOT a = token[] after-all(p)\n}\n",
+                          " a = token[] after-all(p)\n"
+                          " ROOT d = f32[] add-dependency(p, a)\n}\n",
+                          "x.hlo"),
+              IsOk());
+  EXPECT_THAT(ParseModule("HloModule m\nENTRY e {\n p = f32[] parameter(0)\n"
+                          " ROOT d = f32[] add-dependency(p, p)\n}\n",
                           "x.hlo"),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("after-all takes tokens, got f32[]")));
+                       HasSubstr("add-dependency's second operand must be a "
+                                 "token, got f32[]")));
 }
 
 TEST(ParserTest, ConstantsOfEveryType) {

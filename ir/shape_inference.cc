@@ -650,13 +650,17 @@ absl::StatusOr<Shape> InferShape(const Instruction& inst) {
     case Opcode::kRngBitGenerator:
       return InferRngBitGenerator(inst);
     case Opcode::kAfterAll:
-      for (const Instruction* o : inst.operands()) {
-        if (!o->shape().IsToken()) {
-          return Invalid(absl::StrCat("after-all takes tokens, got ",
-                                      o->shape().ToString(false)));
-        }
-      }
+      // As XLA's verifier: any operands (they only order), a token out.
       return Shape::Token();
+    case Opcode::kAddDependency:
+      // add-dependency(value, token): the value, ordered after the token.
+      XTUNE_RETURN_IF_ERROR(ExpectOperands(inst, 2));
+      if (!inst.operand(1)->shape().IsToken()) {
+        return Invalid(absl::StrCat("add-dependency's second operand must be "
+                                    "a token, got ",
+                                    inst.operand(1)->shape().ToString(false)));
+      }
+      return inst.operand(0)->shape();
     case Opcode::kCopy:
       XTUNE_RETURN_IF_ERROR(ExpectOperands(inst, 1));
       return inst.operand(0)->shape();
