@@ -91,25 +91,23 @@ ENTRY e {
 }
 
 TEST(ExecutableTest, UnsupportedFusionsFallBackToTheEvaluator) {
-  // A variadic reduce (argmax) whose tuple is the result itself: a fusion
-  // with a tuple result, which no kernel writes.
+  // A reduction whose to_apply calls another computation: the kernels do
+  // not inline calls inside a reducer, so the fusion runs on the evaluator.
   absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(R"hlo(HloModule m
-argmax {
-  av = f32[] parameter(0)
-  ai = s32[] parameter(1)
-  bv = f32[] parameter(2)
-  bi = s32[] parameter(3)
-  gt = pred[] compare(bv, av), direction=GT
-  v = f32[] select(gt, bv, av)
-  i = s32[] select(gt, bi, ai)
-  ROOT t = (f32[], s32[]) tuple(v, i)
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+add_via_call {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] call(a, b), to_apply=add
 }
 ENTRY e {
   x = f32[4,8] parameter(0)
-  idx = s32[4,8] iota(), iota_dimension=1
-  ninf = f32[] constant(-inf)
-  zero = s32[] constant(0)
-  ROOT r = (f32[4], s32[4]) reduce(x, idx, ninf, zero), dimensions={1}, to_apply=argmax
+  zero = f32[] constant(0)
+  ROOT r = f32[4] reduce(x, zero), dimensions={1}, to_apply=add_via_call
 })hlo");
   ASSERT_THAT(m, IsOk());
   absl::StatusOr<std::unique_ptr<Executable>> exe = Build(**m);

@@ -38,6 +38,7 @@ TOLERANCE = {"f32": 1e-3, "f64": 1e-3, "f16": 2e-2, "bf16": 2e-2}
 # What xtune writes for each element type.
 NPY_DTYPE = {"pred": np.bool_, "s8": np.int8, "s32": np.int32,
              "s64": np.int64, "u8": np.uint8, "u32": np.uint32,
+             "s16": np.int16, "u16": np.uint16, "u64": np.uint64,
              "f16": np.float16, "bf16": np.float32, "f32": np.float32,
              "f64": np.float64}
 

@@ -17,6 +17,10 @@ _BYTE_SIZE = {"pred": 1, "s8": 1, "u8": 1, "f16": 2, "bf16": 2, "s16": 2,
               "u32": 4, "f32": 4, "s64": 8, "u64": 8, "f64": 8}
 
 
+def byte_size(dt):
+    return _BYTE_SIZE[dt]
+
+
 def storage_dtype(dt):
     """The NumPy dtype holding values of HLO element type `dt`."""
     try:

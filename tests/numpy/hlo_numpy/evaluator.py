@@ -12,12 +12,14 @@ from .indexing import (dynamic_slice, dynamic_update_slice, gather,
                        scatter)
 from .data_movement import bitcast, bitcast_convert, broadcast, iota, pad
 from .dot import dot
-from .dtypes import is_float, storage_dtype, to_storage, wrap_int
+from .dtypes import (byte_size, is_float, storage_dtype, to_storage,
+                     wrap_int)
 from .elementwise import (_UNARY_FLOAT, _total_order_key, binary, compare,
                           reduce_precision, unary)
 from .errors import EvaluationError
 from .literal import parse_literal
 from .reduce import ReduceMixin
+from .rng import rng_bit_generator
 
 _ELEMENTWISE_UNARY = set(_UNARY_FLOAT) | {
     "round-nearest-afz", "sign", "erf", "not", "is-finite", "convert",
@@ -70,7 +72,10 @@ class _Evaluator(ReduceMixin):
                 try:
                     value = self.instruction(ins, [env[o] for o in
                                                    ins.operands], args)
-                    if self.strict:
+                    # An async start holds the operation's result, not the
+                    # (operands, result, context) tuple it declares.
+                    if self.strict and not ins.opcode.endswith(
+                            ("-start", "-update")):
                         self._check_shape(ins, value)
                     env[name] = value
                 except (EvaluationError, NotImplementedError):
@@ -96,6 +101,29 @@ class _Evaluator(ReduceMixin):
 
         if op == "parameter":
             return args[int(ins.raw)]
+        # XLA's async pairs, run synchronously: the start is the operation
+        # (async-start a call of `calls=`); updates and dones pass it on.
+        if op.endswith(("-update", "-done")):
+            return ops[0]
+        if op == "async-start":
+            return self.run(self.comp(a["calls"]), ops)
+        if op.endswith("-start"):
+            op = op[:-len("-start")]
+        if op == "after-all":
+            return []  # a token: no data
+        if op == "add-dependency":
+            return ops[0]
+        if op == "rng-bit-generator":
+            out = shape.elements[1]
+            width = 8 * byte_size(out.dtype)
+            new, bits = rng_bit_generator(
+                ops[0], a.get("algorithm", "rng_default"), list(out.dims),
+                64 if width == 64 else 32)
+            mask = (1 << width) - 1
+            raw = np.array([b & mask for b in bits],
+                           dtype=np.dtype("u%d" % (width // 8)))
+            return [new, raw.view(storage_dtype(out.dtype))
+                    .reshape(out.dims)]
         if op == "constant":
             return parse_literal(ins.raw, shape)
         if op == "iota":
@@ -177,8 +205,10 @@ class _Evaluator(ReduceMixin):
             pairs = re.findall(r"\{\s*(\d+)\s*,\s*(\d+)\s*\}",
                                a.get("source_target_pairs", ""))
             if ("0", "0") in pairs:
-                return ops[0]
-            return np.zeros_like(ops[0])
+                return ops[0] if len(ops) == 1 else list(ops)
+            if len(ops) == 1:
+                return np.zeros_like(ops[0])
+            return [np.zeros_like(o) for o in ops]
         if op == "while":
             cond = self.comp(a["condition"])
             body = self.comp(a["body"])
@@ -238,7 +268,10 @@ class _Evaluator(ReduceMixin):
         raise NotImplementedError("opcode %r is not supported" % op)
 
     def _check_shape(self, ins, value):
-        want = ins.shape.leaves()
+        if ins.shape.dtype == "token":
+            return  # a token holds no data (an empty list)
+        # Tokens inside tuples are empty lists, which flatten to nothing.
+        want = [w for w in ins.shape.leaves() if w.dtype != "token"]
         got = flatten(value)
         if ins.shape.is_tuple != isinstance(value, list) or \
                 len(want) != len(got):

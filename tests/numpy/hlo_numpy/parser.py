@@ -280,6 +280,8 @@ class _Parser(object):
             if self.p >= len(self.t):
                 self.error("unterminated computation %r" % name)
             instructions.append(self.instruction())
+        # As XLA prints them: `}, execution_thread="..."` after the body.
+        self.attributes()
         return Computation(name, is_entry, instructions)
 
     def module(self):
