@@ -11,6 +11,7 @@
 #include "ir/literal_parser.h"
 #include "ir/parser_async.h"
 #include "ir/parser_attributes.h"
+#include "ir/shape_inference.h"
 #include "ir/text_parsers.h"
 #include "ir/text_cursor.h"
 #include "ir/verifier.h"
@@ -295,7 +296,21 @@ class Parser {
           pos, absl::StrCat("duplicate instruction name '", name, "'"));
     }
     XTUNE_RETURN_IF_ERROR(cursor_.Expect('=', "after the instruction name"));
-    XTUNE_ASSIGN_OR_RETURN(Shape shape, ParseShapeText(cursor_));
+    // Newer XLA parsers take an instruction without its result shape
+    // (`r = add(a, b)`) and infer it: so do we, below.
+    bool infer_shape = false;
+    {
+      cursor_.SkipSpace();
+      size_t at = cursor_.pos();
+      absl::StatusOr<std::string> word = cursor_.ParseName();
+      infer_shape = word.ok() && cursor_.PeekRaw() == '(' &&
+                    !DTypeFromName(*word).has_value() && *word != "token";
+      cursor_.set_pos(at);
+    }
+    Shape shape;
+    if (!infer_shape) {
+      XTUNE_ASSIGN_OR_RETURN(shape, ParseShapeText(cursor_));
+    }
     cursor_.SkipSpace();
     size_t op_pos = cursor_.pos();
     XTUNE_ASSIGN_OR_RETURN(std::string op_name, cursor_.ParseName("an opcode"));
@@ -374,6 +389,21 @@ class Parser {
     }
     CanonicalCalleeOrder(inst.get(), callee_order);
     XTUNE_RETURN_IF_ERROR(CheckRequiredAttributes(*inst, seen, pos, cursor_));
+    if (infer_shape) {
+      if (*opcode == Opcode::kParameter || *opcode == Opcode::kConstant ||
+          *opcode == Opcode::kIota || *opcode == Opcode::kRngBitGenerator ||
+          !inst->called_computations().empty()) {
+        return cursor_.ErrorAt(
+            pos, absl::StrCat(op_name, " '", name,
+                              "' needs its result shape written out"));
+      }
+      absl::StatusOr<Shape> inferred = InferShape(*inst);
+      if (!inferred.ok()) {
+        return cursor_.ErrorAt(pos, absl::StrCat(op_name, " '", name, "': ",
+                                                 inferred.status().message()));
+      }
+      *inst->mutable_shape() = *std::move(inferred);
+    }
     Instruction* raw = c->AddInstruction(std::move(inst));
     positions_[raw] = pos;
     if (async.has_value()) async_bundles_[{c, name}] = raw;

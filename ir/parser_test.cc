@@ -225,6 +225,27 @@ TEST(ParserTest, TokensAreEmptyTuplesThatPrintAsTokens) {
                                  "token, got f32[]")));
 }
 
+// As newer XLA parsers: an instruction may leave out its result shape,
+// which shape inference supplies (not for parameters, constants and the
+// like, whose shape is theirs to state).
+TEST(ParserTest, ResultShapesMayBeLeftOut) {
+  std::unique_ptr<Module> m = ParseOrDie(
+      "HloModule m\nENTRY e {\n p = s16[3] parameter(0)\n q = negate(p)\n"
+      " ROOT r = add(q, s16[3] p)\n}\n");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->entry()->root()->shape().ToString(false), "s16[3]");
+  EXPECT_THAT(ParseModule("HloModule m\nENTRY e {\n p = parameter(0)\n}\n",
+                          "x.hlo"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("x.hlo:3:2: parameter 'p' needs its result "
+                                 "shape written out")));
+  EXPECT_THAT(ParseModule("HloModule m\nENTRY e {\n p = f32[2] parameter(0)\n"
+                          " q = s32[3] parameter(1)\n r = add(p, q)\n}\n",
+                          "x.hlo"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("x.hlo:5:2: add 'r': ")));
+}
+
 TEST(ParserTest, ConstantsOfEveryType) {
   auto m = ParseOrDie(R"hlo(
 HloModule c
