@@ -1,8 +1,11 @@
 #include "ir/parser_attributes.h"
 
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "ir/text_parsers.h"
+#include "util/status_macros.h"
 
 namespace xtune {
 
@@ -151,5 +154,138 @@ absl::Status CheckRequiredAttributes(
   return absl::OkStatus();
 }
 
+
+bool IsCalleeAttribute(absl::string_view attr) {
+  return attr == "calls" || attr == "to_apply" || attr == "condition" ||
+         attr == "body" || attr == "true_computation" ||
+         attr == "false_computation" || attr == "branch_computations";
+}
+
+absl::Status ParseValueAttribute(const std::string& attr, Instruction* inst,
+                                 TextCursor& cursor) {
+  cursor.SkipSpace();
+  size_t pos = cursor.pos();
+  InstructionAttrs* a = inst->mutable_attrs();
+  if (!AttributeApplies(attr, inst->opcode())) {
+    XTUNE_ASSIGN_OR_RETURN(absl::string_view value, cursor.ParseRawValue());
+    a->other.push_back({attr, std::string(value)});
+    return absl::OkStatus();
+  }
+  if (attr == "dimensions") {
+    XTUNE_ASSIGN_OR_RETURN(a->dimensions, cursor.ParseIntList());
+  } else if (attr == "lhs_batch_dims") {
+    XTUNE_ASSIGN_OR_RETURN(a->dot.lhs_batch, cursor.ParseIntList());
+  } else if (attr == "lhs_contracting_dims") {
+    XTUNE_ASSIGN_OR_RETURN(a->dot.lhs_contracting, cursor.ParseIntList());
+  } else if (attr == "rhs_batch_dims") {
+    XTUNE_ASSIGN_OR_RETURN(a->dot.rhs_batch, cursor.ParseIntList());
+  } else if (attr == "rhs_contracting_dims") {
+    XTUNE_ASSIGN_OR_RETURN(a->dot.rhs_contracting, cursor.ParseIntList());
+  } else if (attr == "slice") {
+    XTUNE_RETURN_IF_ERROR(ParseSliceText(cursor, &a->slice));
+  } else if (attr == "padding") {
+    XTUNE_RETURN_IF_ERROR(ParsePaddingText(cursor, &a->padding));
+  } else if (attr == "direction") {
+    XTUNE_ASSIGN_OR_RETURN(std::string d, cursor.ParseName("a direction"));
+    static constexpr std::pair<absl::string_view, ComparisonDirection>
+        kDirections[] = {{"EQ", ComparisonDirection::kEq},
+                         {"NE", ComparisonDirection::kNe},
+                         {"GE", ComparisonDirection::kGe},
+                         {"GT", ComparisonDirection::kGt},
+                         {"LE", ComparisonDirection::kLe},
+                         {"LT", ComparisonDirection::kLt}};
+    bool found = false;
+    for (const auto& [text, dir] : kDirections) {
+      if (d == text) {
+        a->direction = dir;
+        found = true;
+      }
+    }
+    if (!found) {
+      return cursor.ErrorAt(
+          pos, absl::StrCat("unknown comparison direction '", d,
+                            "' (expected EQ NE GE GT LE LT)"));
+    }
+  } else if (attr == "type") {
+    XTUNE_ASSIGN_OR_RETURN(std::string t, cursor.ParseName("a comparison type"));
+    if (t != "FLOAT" && t != "TOTALORDER" && t != "SIGNED" &&
+        t != "UNSIGNED" && t != "PARTIALORDER") {
+      return cursor.ErrorAt(
+          pos, absl::StrCat("unknown comparison type '", t, "'"));
+    }
+    a->comparison_type = t;
+  } else if (attr == "index") {
+    XTUNE_ASSIGN_OR_RETURN(a->tuple_index, cursor.ParseInt());
+  } else if (attr == "dynamic_slice_sizes" || attr == "slice_sizes") {
+    XTUNE_ASSIGN_OR_RETURN(a->slice_sizes, cursor.ParseIntList());
+  } else if (attr == "offset_dims") {
+    XTUNE_ASSIGN_OR_RETURN(a->gather.offset_dims, cursor.ParseIntList());
+  } else if (attr == "collapsed_slice_dims") {
+    XTUNE_ASSIGN_OR_RETURN(a->gather.collapsed_slice_dims,
+                           cursor.ParseIntList());
+  } else if (attr == "start_index_map") {
+    XTUNE_ASSIGN_OR_RETURN(a->gather.start_index_map, cursor.ParseIntList());
+  } else if (attr == "operand_batching_dims") {
+    XTUNE_ASSIGN_OR_RETURN(a->gather.operand_batching_dims,
+                           cursor.ParseIntList());
+  } else if (attr == "start_indices_batching_dims") {
+    XTUNE_ASSIGN_OR_RETURN(a->gather.start_indices_batching_dims,
+                           cursor.ParseIntList());
+  } else if (attr == "update_window_dims") {
+    XTUNE_ASSIGN_OR_RETURN(a->scatter.update_window_dims,
+                           cursor.ParseIntList());
+  } else if (attr == "inserted_window_dims") {
+    XTUNE_ASSIGN_OR_RETURN(a->scatter.inserted_window_dims,
+                           cursor.ParseIntList());
+  } else if (attr == "scatter_dims_to_operand_dims") {
+    XTUNE_ASSIGN_OR_RETURN(a->scatter.scatter_dims_to_operand_dims,
+                           cursor.ParseIntList());
+  } else if (attr == "input_batching_dims") {
+    XTUNE_ASSIGN_OR_RETURN(a->scatter.input_batching_dims,
+                           cursor.ParseIntList());
+  } else if (attr == "scatter_indices_batching_dims") {
+    XTUNE_ASSIGN_OR_RETURN(a->scatter.scatter_indices_batching_dims,
+                           cursor.ParseIntList());
+  } else if (attr == "index_vector_dim") {
+    XTUNE_ASSIGN_OR_RETURN(int64_t d, cursor.ParseInt());
+    a->gather.index_vector_dim = d;
+    a->scatter.index_vector_dim = d;
+  } else if (attr == "indices_are_sorted" || attr == "unique_indices" ||
+             attr == "is_stable" || attr == "largest") {
+    XTUNE_ASSIGN_OR_RETURN(std::string b, cursor.ParseName("true or false"));
+    if (b != "true" && b != "false") {
+      return cursor.ErrorAt(pos, absl::StrCat("'", attr,
+                                               "' must be true or false"));
+    }
+    bool* field = attr == "unique_indices" ? &a->unique_indices
+                  : attr == "is_stable"    ? &a->is_stable
+                  : attr == "largest"      ? &a->largest
+                                           : &a->indices_are_sorted;
+    *field = b == "true";
+  } else if (attr == "k") {
+    XTUNE_ASSIGN_OR_RETURN(a->k, cursor.ParseInt());
+  } else if (attr == "exponent_bits") {
+    XTUNE_ASSIGN_OR_RETURN(a->exponent_bits, cursor.ParseInt());
+  } else if (attr == "mantissa_bits") {
+    XTUNE_ASSIGN_OR_RETURN(a->mantissa_bits, cursor.ParseInt());
+  } else if (attr == "iota_dimension") {
+    XTUNE_ASSIGN_OR_RETURN(a->iota_dimension, cursor.ParseInt());
+  } else if (attr == "kind") {
+    XTUNE_ASSIGN_OR_RETURN(a->fusion_kind, cursor.ParseName("a fusion kind"));
+    if (a->fusion_kind != "kLoop" && a->fusion_kind != "kInput" &&
+        a->fusion_kind != "kOutput" && a->fusion_kind != "kCustom") {
+      return cursor.ErrorAt(
+          pos, absl::StrCat("unknown fusion kind '", a->fusion_kind,
+                            "' (expected kLoop kInput kOutput kCustom)"));
+    }
+  } else if (attr == "metadata") {
+    XTUNE_ASSIGN_OR_RETURN(absl::string_view value, cursor.ParseRawValue());
+    a->metadata = std::string(value);
+  } else if (attr == "backend_config") {
+    XTUNE_ASSIGN_OR_RETURN(absl::string_view value, cursor.ParseRawValue());
+    a->backend_config = std::string(value);
+  }
+  return absl::OkStatus();
+}
 
 }  // namespace xtune

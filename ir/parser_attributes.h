@@ -18,6 +18,16 @@ namespace xtune {
 // else is kept verbatim as a RawAttribute.
 bool AttributeApplies(absl::string_view attr, Opcode op);
 
+// Whether `attr` names called computations (calls=, to_apply=, ...).
+bool IsCalleeAttribute(absl::string_view attr);
+
+// Reads the value of attribute `attr` (the cursor after its '=') into
+// `inst`'s attributes: interpreted when AttributeApplies, else kept raw.
+// Not for callee attributes (the parser resolves those). InvalidArgument
+// with the position on a bad value.
+absl::Status ParseValueAttribute(const std::string& attr, Instruction* inst,
+                                 TextCursor& cursor);
+
 // InvalidArgument at `pos` (the instruction's start in `cursor`'s text) when
 // `inst` lacks an attribute its opcode needs; `seen` holds the attribute
 // names the instruction was written with.
