@@ -116,6 +116,7 @@ TEST(CudaBackendTest, EveryDefaultKernelCompilesForSm80AndSm90a) {
                             "examples/mlp.hlo", "examples/mlp_bf16.hlo",
                             "tests/data/all_ops.hlo",
                             "tests/data/simple_optimization_test.hlo",
+                            "tests/data/rng_bit_generator.hlo",
                             "tests/golden/column_reduce.hlo"}) {
       std::unique_ptr<Module> m = Fused(rel);
       for (const auto& inst : m->entry()->instructions()) {
