@@ -38,7 +38,9 @@ class Profiler;
 // fusion: `inputs` are the fusion's operands in order, each in the physical
 // layout of its shape; `output` receives the fusion's result in the layout
 // of its shape. All are buffers of the backend that compiled the kernel and
-// must not alias. Thread-compatible: one Run at a time per kernel.
+// must not alias, except that the output may be the buffer of the input
+// that InPlaceOperand(fusion) names (fusion/in_place.h): the result is the
+// same either way. Thread-compatible: one Run at a time per kernel.
 class Kernel {
  public:
   virtual ~Kernel() = default;

@@ -8,7 +8,9 @@
 namespace xtune {
 
 // 1: first CPU backend (loop, row/column reduction, BLIS-style gemm kernels).
-inline constexpr int kCodegenVersion = 1;
+// 2: in-place dynamic-update-slice kernels: a loop fusion rooted at one walks
+//    the update (rows_per_task counts its rows) instead of the output.
+inline constexpr int kCodegenVersion = 2;
 
 // xtune's release, recorded in the provenance of tuned cache entries.
 inline constexpr char kXtuneVersionString[] = "0.1.0";

@@ -21,12 +21,21 @@ class ModuleBuilder {
       : src_(src), out_(std::move(out)) {}
 
   // The copy of `c` (a computation of the source module) in the output,
-  // made on first use so that only what is referenced is copied.
+  // made on first use so that only what is referenced is copied. A
+  // computation with `call`s (a reducer or comparator calling another) is
+  // copied flattened, its calls inlined, so kernels can generate it.
   Computation* Copy(const Computation* c) {
     auto it = copies_.find(c);
     if (it != copies_.end()) return it->second;
+    const Computation* source = c;
+    for (const auto& inst : c->instructions()) {
+      if (inst->opcode() == Opcode::kCall) {
+        source = FlattenComputation(*c, &inlined_);
+        break;
+      }
+    }
     Computation* copy = CopyComputation(
-        *c, out_.get(), UniqueComputationName(c->name()),
+        *source, out_.get(), UniqueComputationName(c->name()),
         [this](const Computation* callee) { return Copy(callee); });
     copies_[c] = copy;
     return copy;
@@ -101,6 +110,7 @@ class ModuleBuilder {
   const Module& src_;
   std::unique_ptr<Module> out_;
   absl::flat_hash_map<const Computation*, Computation*> copies_;
+  Module inlined_{"inlined"};  // flattened computations with calls, copied from
   absl::flat_hash_set<std::string> taken_;
   absl::flat_hash_map<std::string, int> next_suffix_;
 };

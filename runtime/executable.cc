@@ -7,11 +7,13 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "eval/control_flow.h"
 #include "eval/evaluator.h"
 #include "fusion/fusion_pass.h"
+#include "fusion/in_place.h"
 #include "util/status_macros.h"
 #include "util/thread_pool.h"
 
@@ -46,6 +48,18 @@ namespace {
 
 // Copies `v`'s bytes into a Literal of its shape.
 absl::StatusOr<Literal> ToLiteral(Backend& backend, const Executable::Value* v);
+
+// The array leaves of a value, in order.
+void Leaves(Executable::Value* v, std::vector<Executable::Value*>* out);
+
+// Whether `leaf` is `v` or one of its (nested) elements.
+bool HasLeaf(const Executable::Value* v, const Executable::Value* leaf) {
+  if (v == leaf) return true;
+  for (const Executable::Value* e : v->elements) {
+    if (HasLeaf(e, leaf)) return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -157,6 +171,11 @@ absl::StatusOr<Executable::Frame*> Executable::BuildFrame(
     }
     return t;
   };
+  // Values whose buffers this frame owns and rewrites on every run: the
+  // results of its fusions and control flow, and its parameter unless it is
+  // the entry's (the caller's arguments) or borrowed (a condition's).
+  absl::flat_hash_set<const Value*> donatable;
+  const bool own_parameter = param == nullptr && &c != module_->entry();
   for (const auto& owned : c.instructions()) {
     const Instruction* inst = owned.get();
     std::unique_ptr<Value> v;
@@ -229,10 +248,54 @@ absl::StatusOr<Executable::Frame*> Executable::BuildFrame(
             "unexpected '", OpcodeName(inst->opcode()), "' in computation '",
             c.name(), "' of a fused module"));
     }
+    if (inst->opcode() != Opcode::kTuple &&
+        (inst->opcode() != Opcode::kParameter || own_parameter)) {
+      std::vector<Value*> leaves;
+      Leaves(v.get(), &leaves);
+      donatable.insert(leaves.begin(), leaves.end());
+    }
     value_of[inst] = v.get();
     values_.push_back(std::move(v));
   }
+  ShareInPlaceBuffers(*frame, donatable);
   return frame;
+}
+
+void Executable::ShareInPlaceBuffers(
+    Frame& frame, absl::flat_hash_set<const Value*>& donatable) {
+  const auto& insts = frame.computation->instructions();
+  const Value* root = frame.value_of.at(frame.computation->root());
+  for (size_t s = 0; s < insts.size(); ++s) {
+    const Instruction* inst = insts[s].get();
+    if (inst->opcode() != Opcode::kFusion) continue;
+    const std::optional<int64_t> k = InPlaceOperand(*inst);
+    if (!k.has_value()) continue;
+    const Value* x = frame.value_of.at(inst->operand(*k));
+    if (!donatable.contains(x) || HasLeaf(root, x)) continue;
+    // Nothing that runs later reads x: not this fusion's other operands,
+    // not a later instruction (tuples and get-tuple-elements only name
+    // values; their readers are checked), not the root.
+    bool read = false;
+    for (int64_t i = 0; i < inst->operand_count() && !read; ++i) {
+      read = i != *k && HasLeaf(frame.value_of.at(inst->operand(i)), x);
+    }
+    for (size_t t = s + 1; t < insts.size() && !read; ++t) {
+      const Instruction* later = insts[t].get();
+      if (later->opcode() == Opcode::kTuple ||
+          later->opcode() == Opcode::kGetTupleElement) {
+        continue;
+      }
+      for (const Instruction* op : later->operands()) {
+        if (HasLeaf(frame.value_of.at(op), x)) read = true;
+      }
+    }
+    if (read) continue;
+    Value* out = frame.value_of.at(inst);
+    if (out->owned.opaque != nullptr) backend_->Free(out->owned);
+    out->owned = DeviceBuffer{};
+    out->buffer = x->buffer;
+    ++in_place_fusions_;
+  }
 }
 
 namespace {
@@ -271,7 +334,7 @@ absl::Status CopyInto(Backend& backend, const Literal& lit,
       return absl::OkStatus();
     }
   }
-  v->buffer = v->owned;
+  if (v->owned.opaque != nullptr) v->buffer = v->owned;  // else in place
   const Literal* src = &lit;
   Literal relaid;
   if (lit.shape().minor_to_major() != v->shape.minor_to_major()) {
@@ -379,16 +442,9 @@ absl::Status Executable::CopyValue(const Value* src, Value* dst) {
     }
     return absl::OkStatus();
   }
-  dst->buffer = dst->owned;
+  if (dst->owned.opaque != nullptr) dst->buffer = dst->owned;
   return backend_->CopyBuffer(src->buffer, dst->buffer);
 }
-
-namespace {
-
-// The array leaves of a value, in order.
-void Leaves(Executable::Value* v, std::vector<Executable::Value*>* out);
-
-}  // namespace
 
 absl::Status Executable::RunWhile(const Instruction* inst, Frame& frame,
                                   RunProbe* probe) {

@@ -13,7 +13,10 @@
 // and the body until the predicate is false, moving the body's result into
 // the parameter buffers between iterations (no allocation, compile or cache
 // lookup per iteration); a conditional reads its selector back and runs
-// one branch. A fusion the backend cannot generate code for
+// one branch. An in-place fusion (fusion/in_place.h) whose operand is read
+// by nothing that runs after it writes into the operand's buffer (a loop's
+// state included), so a loop updating a slice of its state moves the slice
+// only. A fusion the backend cannot generate code for
 // (Unimplemented) runs on the reference evaluator instead, and says so in
 // fallback_reason.
 //
@@ -27,6 +30,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "codegen/backend.h"
@@ -98,6 +102,9 @@ class Executable {
   const Module& module() const { return *module_; }
   // Every fusion of the module, in FusionsOf(module()) order.
   const std::vector<CompiledFusion>& fusions() const { return fusions_; }
+  // How many fusions write their output into their operand's buffer (an
+  // in-place dynamic-update-slice whose operand dies there).
+  int in_place_fusions() const { return in_place_fusions_; }
 
   ~Executable();
   // A runtime value and a computation's compiled form (defined in the .cc).
@@ -112,6 +119,11 @@ class Executable {
   // is recorded in `allocation`.
   absl::StatusOr<Frame*> BuildFrame(const Computation& c, Value* param,
                                     absl::Status* allocation);
+  // Gives each in-place fusion of `frame` (fusion/in_place.h) its
+  // operand's buffer when the operand is one of `donatable` (buffers the
+  // frame owns and rewrites every run) and nothing that runs later reads it.
+  void ShareInPlaceBuffers(Frame& frame,
+                           absl::flat_hash_set<const Value*>& donatable);
   absl::Status RunFrame(Frame& frame, RunProbe* probe);
   absl::Status RunFusion(const Instruction* inst, Frame& frame,
                          RunProbe* probe);
@@ -127,6 +139,7 @@ class Executable {
   EvaluatorOptions evaluator_options_;  // for fusions on the evaluator
   std::vector<CompiledFusion> fusions_;
   absl::flat_hash_map<const Instruction*, size_t> fusion_index_;
+  int in_place_fusions_ = 0;
   // Every value (array values own a buffer), and every computation's frame
   // (the entry's first).
   std::vector<std::unique_ptr<Value>> values_;

@@ -3,6 +3,7 @@
 // evaluator computes.
 #include "codegen/cpu/cpu_backend.h"
 
+#include <cstring>
 #include <filesystem>
 #include <functional>
 
@@ -10,6 +11,7 @@
 #include "codegen/cpu/prelude.h"
 #include "eval/evaluator.h"
 #include "fusion/fusion_pass.h"
+#include "fusion/in_place.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/parser.h"
@@ -202,6 +204,53 @@ ENTRY e {
 
 // A NaN constant keeps its sign in the generated code: TOTALORDER puts
 // -nan below nan (the elemental emitter once printed both as nan).
+// An in-place dynamic-update-slice fusion (fusion/in_place.h), every
+// exhaustive candidate: into a fresh output (the kernel copies the operand
+// first) and into the operand's own buffer, with clamped starts.
+TEST(CpuBackendTest, InPlaceDynamicUpdateSliceBothWays) {
+  absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(R"hlo(HloModule m
+ENTRY e {
+  x = f32[5,7,33]{1,2,0} parameter(0)
+  u = bf16[2,7,9] parameter(1)
+  i = s32[] parameter(2)
+  j = s32[] constant(-3)
+  k = s32[] constant(30)
+  ue = bf16[2,7,9] exponential(u)
+  uf = f32[2,7,9] convert(ue)
+  ROOT d = f32[5,7,33]{1,2,0} dynamic-update-slice(x, uf, i, j, k)
+})hlo");
+  ASSERT_THAT(m, IsOk());
+  absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
+  ASSERT_THAT(fused, IsOk());
+  const Instruction* inst = (*fused)->entry()->root();
+  const std::optional<int64_t> x = InPlaceOperand(*inst);
+  ASSERT_TRUE(x.has_value());
+  for (int32_t start : {-4, 1, 100}) {
+    std::vector<Literal> args;
+    for (int64_t i = 0; i < inst->operand_count(); ++i) {
+      args.push_back(RandomLiteral(inst->operand(i)->shape(), 100 + i));
+      if (inst->operand(i)->shape().dtype() == DType::kS32) {
+        std::memcpy(args.back().bytes().data(), &start, 4);
+      }
+    }
+    absl::StatusOr<Literal> expected =
+        EvaluateComputation(*inst->called_computations()[0], args,
+                            EvaluatorOptions{.max_value_bytes = int64_t{8} << 30, .excess_precision = true});
+    ASSERT_THAT(expected, IsOk());
+    for (const KernelConfig& c : Backend().Candidates(*inst, true)) {
+      absl::StatusOr<std::unique_ptr<Kernel>> kernel = Backend().Compile(*inst, c);
+      CheckKernel(*inst, c, kernel, args, *expected);
+      if (!kernel.ok()) continue;
+      std::vector<Literal> in_place = args;
+      ASSERT_THAT((*kernel)->Run(HostBuffers(in_place), HostBuffer(in_place[*x])),
+                  IsOk());
+      EXPECT_THAT(CompareLiterals(*expected, in_place[*x],
+                                  c.ToString() + " in place"),
+                  IsOk());
+    }
+  }
+}
+
 TEST(CpuBackendTest, NanConstantsKeepTheirSign) {
   absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(R"hlo(HloModule m
 ENTRY e {

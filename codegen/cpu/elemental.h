@@ -98,6 +98,12 @@ class ElementalEmitter {
                                           const std::string& x,
                                           CodeBuffer* out);
 
+  // The clamped start of every dimension of a dynamic-(update-)slice whose
+  // start operands begin at `first`, as int64 variables.
+  absl::StatusOr<std::vector<std::string>> EmitClampedStarts(
+      const Instruction* inst, int64_t first, const Shape& slice,
+      CodeBuffer* out);
+
  private:
   absl::StatusOr<std::string> EmitUncached(const Instruction* inst,
                                            const std::vector<IndexExpr>& index,
@@ -128,11 +134,6 @@ class ElementalEmitter {
   absl::StatusOr<std::string> EmitGather(const Instruction* inst,
                                          const std::vector<IndexExpr>& index,
                                          CodeBuffer* out);
-  // The clamped start of every dimension of a dynamic-(update-)slice whose
-  // start operands begin at `first`, as int64 variables.
-  absl::StatusOr<std::vector<std::string>> EmitClampedStarts(
-      const Instruction* inst, int64_t first, const Shape& slice,
-      CodeBuffer* out);
   std::string Splat(const std::string& scalar) const;
 
   int width_;

@@ -24,6 +24,11 @@ namespace xtune::cpu {
 // config "cpu_loop" {vector_width, unroll, rows_per_task, threads}.
 absl::StatusOr<std::string> LoopKernelSource(const Computation& fused,
                                              const KernelConfig& config);
+// Its form for in-place dynamic-update-slice fusions (fusion/in_place.h),
+// which LoopKernelSource returns for them: the update's elements only, after
+// copying the operand into the output when the two buffers differ.
+absl::StatusOr<std::string> InPlaceDusKernelSource(const Computation& fused,
+                                                   const KernelConfig& config);
 
 // Row reductions with their epilogues (softmax, layer norm):
 // config "cpu_row_reduce" {vector_width, unroll, rows_per_task, threads}.

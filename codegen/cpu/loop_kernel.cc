@@ -9,6 +9,7 @@
 #include "codegen/cpu/kernel_source.h"
 #include "codegen/cpu/prelude.h"
 #include "codegen/kernel_text.h"
+#include "fusion/in_place.h"
 #include "util/status_macros.h"
 
 namespace xtune::cpu {
@@ -58,6 +59,9 @@ void EmitStore(const std::string& v, const std::string& at, DType t, int width,
 
 absl::StatusOr<std::string> LoopKernelSource(const Computation& fused,
                                              const KernelConfig& config) {
+  if (InPlaceDusParameter(fused).has_value()) {
+    return InPlaceDusKernelSource(fused, config);
+  }
   const Instruction* root = fused.root();
   const Shape& shape = root->shape();
   if (shape.IsTuple()) {

@@ -156,7 +156,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::CompileKernel(
   if (!dump_to_.empty()) XTUNE_RETURN_IF_ERROR(Dump(name, config, source, out));
   if (driver_ != nullptr) {
     return std::unique_ptr<Kernel>(new GpuKernel(
-        driver_, name, std::move(out.cubin), kernel.grid, kernel.block, inputs));
+        driver_, name, std::move(out.cubin), kernel.grid, kernel.block, inputs,
+        kernel.in_place_input));
   }
   return std::unique_ptr<Kernel>(
       new CompiledOnlyKernel(absl::StrCat(name, " (", device().Arch(), ")")));

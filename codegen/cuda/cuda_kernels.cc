@@ -1,6 +1,7 @@
 #include "codegen/cuda/cuda_kernels.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -12,6 +13,7 @@
 #include "codegen/cuda/scatter_kernel.h"
 #include "codegen/cuda/sort_kernel.h"
 #include "codegen/kernel_text.h"
+#include "fusion/in_place.h"
 #include "util/status_macros.h"
 
 namespace xtune::cuda {
@@ -80,6 +82,59 @@ absl::Status CheckCommon(int64_t block, int64_t width, int64_t unroll) {
 
 // ---- Loop fusions.
 
+// An in-place dynamic-update-slice fusion (fusion/in_place.h): the threads
+// walk the update in the output's physical order, `per_thread` consecutive
+// elements each, and store them at the clamped start plus their index.
+// GpuKernel (and the emulator) copy the operand into the output first when
+// the buffers differ.
+absl::StatusOr<CudaKernelSource> InPlaceDusKernel(
+    const Computation& fused, int64_t param, int64_t block,
+    int64_t per_thread, const CudaKernelOptions& options) {
+  const Instruction* dus = fused.root();
+  const Instruction* update = dus->operand(1);
+  const Shape& shape = dus->shape();
+  const std::vector<int64_t> strides = shape.PhysicalStrides();
+  const int64_t n = update->shape().ElementCount();
+  const int64_t per_block = block * per_thread;
+  Frame frame = MakeFrame(fused, static_cast<int>(block));
+  ElementalEmitter emitter = MakeEmitter("xt_const");
+  std::vector<std::pair<int64_t, int64_t>> physical;  // major to minor
+  for (auto it = shape.minor_to_major().rbegin();
+       it != shape.minor_to_major().rend(); ++it) {
+    physical.push_back({*it, update->shape().dim(*it)});
+  }
+  CodeBuffer body;
+  body.Open(frame.signature);
+  XTUNE_ASSIGN_OR_RETURN(
+      std::vector<std::string> starts,
+      emitter.EmitClampedStarts(dus, 2, update->shape(), &body));
+  body.Linef("const int64_t xt_base = (int64_t)xt_bid() * ", per_block, ";");
+  for (int64_t u = 0; u < per_thread; ++u) {
+    body.Open("");
+    body.Linef("const int64_t xt_lin = xt_base + (int64_t)xt_tid() * ",
+               per_thread, " + ", u, ";");
+    body.Open(absl::StrCat("if (xt_lin < ", n, ")"));
+    Decompose("xt_lin", "xt_i", physical, &body);
+    std::vector<IndexExpr> index;
+    std::string offset = "0";
+    for (int64_t d = 0; d < shape.rank(); ++d) {
+      index.push_back({absl::StrCat("xt_i", d), 0});
+      absl::StrAppend(&offset, " + (xt_i", d, " + ", starts[d], ") * ",
+                      strides[d]);
+    }
+    XTUNE_ASSIGN_OR_RETURN(std::string value, emitter.Emit(update, index, &body));
+    body.Line(Store(shape, offset, value));
+    body.Close();
+    body.Close();
+  }
+  body.Close();
+  CudaKernelSource source = Assemble(options, frame, emitter, body,
+                                     std::max<int64_t>(1, CeilDiv(n, per_block)),
+                                     block);
+  source.in_place_input = static_cast<int>(param);
+  return source;
+}
+
 absl::StatusOr<CudaKernelSource> LoopKernel(const Computation& fused,
                                             const KernelConfig& config,
                                             const CudaKernelOptions& options) {
@@ -92,6 +147,9 @@ absl::StatusOr<CudaKernelSource> LoopKernel(const Computation& fused,
   int64_t width = config.Get("vector_width", 1);
   int64_t unroll = config.Get("unroll", 1);
   XTUNE_RETURN_IF_ERROR(CheckCommon(block, width, unroll));
+  if (std::optional<int64_t> param = InPlaceDusParameter(fused)) {
+    return InPlaceDusKernel(fused, *param, block, width * unroll, options);
+  }
   const int64_t n = shape.ElementCount();
   const int64_t per_block = block * width * unroll;
   Frame frame = MakeFrame(fused, static_cast<int>(block));

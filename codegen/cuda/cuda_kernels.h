@@ -41,6 +41,11 @@ struct CudaKernelSource {
   int block = 1;
   // Bytes of one element of each input, then of the output.
   std::vector<int> elem_bytes;
+  // The input whose buffer the output may be (an in-place
+  // dynamic-update-slice, fusion/in_place.h): the kernel writes only the
+  // update's window, so whoever launches it first copies that input into
+  // the output when the buffers differ. -1: none.
+  int in_place_input = -1;
 };
 
 struct CudaKernelOptions {

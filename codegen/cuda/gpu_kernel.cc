@@ -1,5 +1,6 @@
 #include "codegen/cuda/gpu_kernel.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -38,6 +39,13 @@ absl::Status GpuKernel::Enqueue(absl::Span<const DeviceBuffer> inputs,
     }
     function_ = *f;
     loaded_ = true;
+  }
+  if (in_place_input_ >= 0 &&
+      inputs[in_place_input_].opaque != output.opaque) {
+    XTUNE_RETURN_IF_ERROR(driver_->CopyOnDevice(
+        reinterpret_cast<uint64_t>(output.opaque),
+        reinterpret_cast<uint64_t>(inputs[in_place_input_].opaque),
+        std::min(output.bytes, inputs[in_place_input_].bytes)));
   }
   std::vector<uint64_t> addresses;
   addresses.reserve(inputs.size() + 1);

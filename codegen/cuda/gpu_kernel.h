@@ -33,17 +33,21 @@ class QueuedKernel : public Kernel {
 
 class GpuKernel : public QueuedKernel {
  public:
+  // `in_place_input`: CudaKernelSource::in_place_input (-1: none).
   GpuKernel(std::shared_ptr<Driver> driver, std::string name,
-            std::string cubin, int64_t grid, int block, int inputs)
+            std::string cubin, int64_t grid, int block, int inputs,
+            int in_place_input = -1)
       : driver_(std::move(driver)),
         name_(std::move(name)),
         cubin_(std::move(cubin)),
         grid_(grid),
         block_(block),
-        inputs_(inputs) {}
+        inputs_(inputs),
+        in_place_input_(in_place_input) {}
   ~GpuKernel() override;
 
-  // Launches the kernel and waits for it. InvalidArgument for the wrong
+  // Launches the kernel and waits for it; an in-place kernel's input is
+  // first copied into the output when the two buffers differ. InvalidArgument for the wrong
   // number of buffers or an image the driver refuses; Internal naming the
   // fusion for a launch that failed or faulted (the driver's error, e.g.
   // CUDA_ERROR_ILLEGAL_ADDRESS; the process's context is then unusable).
@@ -56,6 +60,7 @@ class GpuKernel : public QueuedKernel {
   const std::string& cubin() const { return cubin_; }
   int64_t grid() const { return grid_; }
   int block() const { return block_; }
+  int in_place_input() const { return in_place_input_; }
 
  private:
   std::shared_ptr<Driver> driver_;
@@ -64,6 +69,7 @@ class GpuKernel : public QueuedKernel {
   int64_t grid_;
   int block_;
   int inputs_;
+  int in_place_input_;
   bool loaded_ = false;
   Driver::Function function_;
 };

@@ -40,6 +40,7 @@ std::string GpuProfiler::SetupMessage(absl::Span<Kernel* const> kernels,
       wk.cubin = gpu->cubin();
       wk.grid = gpu->grid();
       wk.block = gpu->block();
+      wk.in_place_input = gpu->in_place_input();
     }
     runnable->push_back(gpu != nullptr);
     setup.kernels.push_back(std::move(wk));

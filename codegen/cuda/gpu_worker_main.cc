@@ -57,11 +57,19 @@ struct Session {
   int64_t flush_bytes = 0;
 };
 
-// Poisons the output, then warms up and times the kernel (gpu_timing.h).
+// Poisons the output (an in-place kernel's takes its input's values),
+// then warms up and times the kernel (gpu_timing.h).
 absl::StatusOr<std::vector<double>> Time(Session& s, const Driver::Function& f,
                                          const GpuWorkerKernel& k,
                                          const std::vector<int64_t>& cmd) {
   XTUNE_RETURN_IF_ERROR(s.driver->Memset(s.output, 0xFF, s.output_bytes));
+  if (k.in_place_input >= 0) {
+    // An in-place kernel writes only its window of the output, which
+    // takes the input's values once: every timed launch then writes the
+    // same window again, as in a module where the buffers are one.
+    XTUNE_RETURN_IF_ERROR(s.driver->CopyOnDevice(
+        s.output, s.inputs[k.in_place_input], s.output_bytes));
+  }
   std::vector<uint64_t> addresses = s.inputs;
   addresses.push_back(s.output);
   DeviceTimingOptions o;

@@ -5,7 +5,7 @@
 // (codegen/worker_profiler.h).
 //
 //   setup: kGpuSetupMagic flush_bytes layout (util/worker_channel.h)
-//          kernels {name cubin grid block}...
+//          kernels {name cubin grid block in_place_input}...
 //
 // The worker copies the inputs to device memory once, loads each kernel's
 // cubin on its first command, and copies the output back after each.
@@ -22,13 +22,16 @@
 
 namespace xtune::cuda {
 
-inline constexpr int64_t kGpuSetupMagic = 0x78746731;  // "xtg1"
+inline constexpr int64_t kGpuSetupMagic = 0x78746732;  // "xtg2"
 
 struct GpuWorkerKernel {
   std::string name;  // the fusion, for messages
   std::string cubin;
   int64_t grid = 1;
   int64_t block = 1;
+  // CudaKernelSource::in_place_input: the worker copies that input into the
+  // output once before timing (the kernel writes only a window). -1: none.
+  int64_t in_place_input = -1;
 };
 
 struct GpuWorkerSetup {
@@ -48,6 +51,7 @@ inline std::string EncodeGpuSetup(const GpuWorkerSetup& s) {
     w.Str(k.cubin);
     w.Int(k.grid);
     w.Int(k.block);
+    w.Int(k.in_place_input);
   }
   return w.bytes();
 }
@@ -69,7 +73,9 @@ inline bool DecodeGpuSetup(const std::string& bytes, GpuWorkerSetup* s) {
     k.cubin = r.Str();
     k.grid = r.Int();
     k.block = r.Int();
-    if (k.grid < 1 || k.grid > 0x7fffffff || k.block < 1 || k.block > 1024) {
+    k.in_place_input = r.Int();
+    if (k.grid < 1 || k.grid > 0x7fffffff || k.block < 1 || k.block > 1024 ||
+        k.in_place_input < -1 || k.in_place_input >= static_cast<int64_t>(s->layout.inputs.size())) {
       return false;
     }
     s->kernels.push_back(std::move(k));

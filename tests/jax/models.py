@@ -218,6 +218,19 @@ def models():
     rbg_args = (f32(8, 16),
                 np.array([0xffffffff, 0xfffffffe, 3, 0xffffffff], np.uint32))
 
+    # A recurrent cell scanned over a sequence, its hidden states stacked
+    # (lax.scan's ys: a dynamic-update-slice of the loop's state each
+    # step, done in place when nothing else reads the stack).
+    def scan_stack(h0, w, xs):
+        def cell(h, x):
+            h = jnp.tanh(h @ w + x)
+            return h, h
+
+        h, ys = jax.lax.scan(cell, h0, xs)
+        return h, ys
+
+    stack_args = (f32(8, 128), f32(128, 128) * 0.1, f32(128, 8, 128))
+
     return [("bit_ops", bit_ops, bit_args),
             ("rbg_dropout", rbg_dropout, rbg_args),
             ("u64_ops", u64_ops, u64_args),
@@ -225,5 +238,6 @@ def models():
             ("model_parallel", model_parallel, mp_args),
             ("topk_sampling", topk_sampling, topk_args),
             ("scan_layers", scan_layers, scan_args),
+            ("scan_stack", scan_stack, stack_args),
             ("train_step", train_step, train_args),
             ("windows", windows, window_args)]

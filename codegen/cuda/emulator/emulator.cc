@@ -605,7 +605,7 @@ absl::Status Launch::Run(absl::Span<const EmulatorArg> args) {
     int64_t n = a.output ? a.bytes / std::max(1, a.elem_bytes) : 0;
     writer_.emplace_back(n, 0);
     writer_line_.emplace_back(n, 0);
-    if (a.output) std::memset(a.data, 0xFF, a.bytes);  // poison
+    if (a.output && !a.in_place) std::memset(a.data, 0xFF, a.bytes);  // poison
   }
   kernel_.bind(&kApi);
   for (int64_t b = 0; b < grid_; ++b) {
@@ -613,6 +613,7 @@ absl::Status Launch::Run(absl::Span<const EmulatorArg> args) {
     if (!s.ok()) return s;
   }
   for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].in_place) continue;
     const std::vector<int64_t>& w = writer_[i];
     int64_t missing = 0, first = -1;
     for (size_t e = 0; e < w.size(); ++e) {

@@ -49,11 +49,16 @@ struct EmulatorLimits {
 
 // One kernel argument: host memory the kernel reads (input) or writes
 // (output; poisoned at launch and tracked per element of `elem_bytes`).
+// An in-place output (an in-place dynamic-update-slice's, whose kernel
+// writes only a window) keeps its values at launch and may be left partly
+// unwritten; two threads writing one element and reads of an element no
+// thread wrote are still errors.
 struct EmulatorArg {
   void* data = nullptr;
   int64_t bytes = 0;
   int elem_bytes = 1;
   bool output = false;
+  bool in_place = false;
 };
 
 // Runs `kernel` on a grid of `grid` blocks of `block` threads. Errors:

@@ -1,5 +1,8 @@
 #include "codegen/cuda/emulator/emulator_backend.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda/cuda_candidates.h"
 #include "codegen/cuda/emulator/emulator.h"
@@ -31,7 +34,13 @@ class EmulatorKernel : public Kernel {
       args.push_back({inputs[i].opaque, inputs[i].bytes,
                       source_.elem_bytes[i], false});
     }
-    args.push_back({output.opaque, output.bytes, source_.elem_bytes.back(), true});
+    const int in_place = source_.in_place_input;
+    if (in_place >= 0 && inputs[in_place].opaque != output.opaque) {
+      std::memcpy(output.opaque, inputs[in_place].opaque,
+                  std::min(output.bytes, inputs[in_place].bytes));
+    }
+    args.push_back({output.opaque, output.bytes, source_.elem_bytes.back(),
+                    true, in_place >= 0});
     return EmulateLaunch(entry_, source_.grid, source_.block, args, limits_);
   }
 

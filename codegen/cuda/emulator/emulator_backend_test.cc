@@ -4,12 +4,15 @@
 #include "codegen/cuda/emulator/emulator_backend.h"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 
 #include "codegen/cuda/cuda_candidates.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "eval/evaluator.h"
 #include "fusion/fusion_pass.h"
+#include "fusion/in_place.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "codegen/cuda/test_source_dir.h"
@@ -137,6 +140,62 @@ TEST(EmulatorBackendTest, EveryCandidateOfTheLayerNormAndColumnSums) {
         EXPECT_THAT(CompareLiterals(*expected, out, inst->name() + " " + c.ToString()),
                     IsOk());
       }
+    }
+  }
+}
+
+// An in-place dynamic-update-slice fusion (fusion/in_place.h), every
+// candidate: into a fresh output (the kernel copies the operand first) and
+// into the operand's own buffer (only the window is written), with start
+// indices that need clamping.
+TEST(EmulatorBackendTest, InPlaceDynamicUpdateSliceBothWays) {
+  EmulatorBackend& backend = Backend(true);
+  absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(R"hlo(HloModule m
+ENTRY e {
+  x = f32[5,7,33]{1,2,0} parameter(0)
+  u = bf16[2,7,9] parameter(1)
+  i = s32[] parameter(2)
+  j = s32[] constant(-3)
+  k = s32[] constant(30)
+  ue = bf16[2,7,9] exponential(u)
+  uf = f32[2,7,9] convert(ue)
+  ROOT d = f32[5,7,33]{1,2,0} dynamic-update-slice(x, uf, i, j, k)
+})hlo");
+  ASSERT_THAT(m, IsOk());
+  absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
+  ASSERT_THAT(fused, IsOk());
+  const Instruction* inst = (*fused)->entry()->root();
+  ASSERT_EQ(inst->opcode(), Opcode::kFusion);
+  const std::optional<int64_t> x = InPlaceOperand(*inst);
+  ASSERT_TRUE(x.has_value());
+  for (int32_t start : {-4, 1, 4, 100}) {
+    std::vector<Literal> args;
+    for (int64_t i = 0; i < inst->operand_count(); ++i) {
+      args.push_back(RandomLiteral(inst->operand(i)->shape(), 100 + i));
+    }
+    for (int64_t i = 0; i < inst->operand_count(); ++i) {
+      if (inst->operand(i)->shape().dtype() == DType::kS32) {
+        std::memcpy(args[i].bytes().data(), &start, 4);
+      }
+    }
+    absl::StatusOr<Literal> expected =
+        EvaluateComputation(*inst->called_computations()[0], args,
+                            EvaluatorOptions{.max_value_bytes = int64_t{8} << 30, .excess_precision = true});
+    ASSERT_THAT(expected, IsOk());
+    for (const KernelConfig& c : backend.Candidates(*inst, false)) {
+      const std::string what = absl::StrCat("start ", start, " ", c.ToString());
+      absl::StatusOr<std::unique_ptr<Kernel>> kernel = backend.Compile(*inst, c);
+      ASSERT_THAT(kernel, IsOk()) << what;
+      Literal out(inst->shape());
+      ASSERT_THAT((*kernel)->Run(HostBuffers(args), HostBuffer(out)), IsOk())
+          << what;
+      EXPECT_THAT(CompareLiterals(*expected, out, what), IsOk());
+      std::vector<Literal> in_place = args;
+      ASSERT_THAT((*kernel)->Run(HostBuffers(in_place), HostBuffer(in_place[*x])),
+                  IsOk())
+          << what;
+      EXPECT_THAT(CompareLiterals(*expected, in_place[*x], what + " in place"),
+                  IsOk());
     }
   }
 }
