@@ -89,6 +89,22 @@ TEST(CollectivesTest, AShapeOfSeveralParticipantsIsRefusedWithTheReason) {
   EXPECT_THAT(m.status().message(), HasSubstr("t.hlo:"));
 }
 
+TEST(CollectivesTest, TheInPlaceCollectivePermuteIsRefusedByName) {
+  // From XLA's hlo_parser_test: the four-operand form with slice_sizes.
+  absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(R"hlo(HloModule m
+ENTRY e {
+  input = f32[16]{0} parameter(0)
+  output = f32[16]{0} parameter(1)
+  c0 = s32[] constant(0)
+  t = (s32[]) tuple(c0)
+  cps = (f32[16]{0}, f32[16]{0}, u32[], u32[]) collective-permute-start(input, output, t, t), source_target_pairs={{0,1},{1,0}}, slice_sizes={{4}}
+  ROOT d = f32[16]{0} collective-permute-done(cps)
+})hlo", "t.hlo");
+  EXPECT_THAT(m, StatusIs(absl::StatusCode::kInvalidArgument,
+                          HasSubstr("in-place form of collective-permute")));
+  EXPECT_THAT(m.status().message(), HasSubstr("t.hlo:7:"));
+}
+
 TEST(CollectivesTest, WarnsForAModuleBuiltForSeveralReplicas) {
   auto one = ParseModule("HloModule m, replica_count=1\nENTRY e {\n"
                          "  ROOT x = f32[3] parameter(0)\n}", "t.hlo");

@@ -17,6 +17,16 @@ absl::StatusOr<Shape> InferCollective(const Instruction& inst) {
     return absl::InvalidArgumentError(
         absl::StrCat(OpcodeName(op), " needs an operand"));
   }
+  if (op == Opcode::kCollectivePermute && inst.operand_count() == 4 &&
+      inst.operand(2)->shape().IsTuple()) {
+    // XLA's in-place form: (input, output, input start indices, output
+    // start indices) with slice_sizes, written by its collective
+    // pipeliner, never by JAX.
+    return absl::UnimplementedError(
+        "the in-place form of collective-permute (input, output buffer and "
+        "two tuples of start indices, with slice_sizes) is not supported; "
+        "xtune runs the form whose operands are the values permuted");
+  }
   std::vector<Shape> shapes;
   for (const Instruction* o : inst.operands()) shapes.push_back(o->shape());
   Shape expected =
