@@ -12,6 +12,7 @@
 #include "util/file.h"
 #include "util/sha256.h"
 #include "util/status_matchers.h"
+#include "util/test_temp_dir.h"
 
 namespace xtune {
 namespace {
@@ -22,8 +23,8 @@ using ::xtune::testing::IsOkAndHolds;
 using ::xtune::testing::StatusIs;
 
 std::string FreshDir(const std::string& name) {
-  std::string dir = ::testing::TempDir() + "/dircache_" + name + "_" +
-                    std::to_string(getpid());
+  // Made empty; some tests expect the cache to create it.
+  std::string dir = xtune::testing::TestTempDir("dircache_" + name);
   std::filesystem::remove_all(dir);
   return dir;
 }

@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "util/status_matchers.h"
+#include "util/test_temp_dir.h"
 
 namespace xtune {
 namespace {
@@ -18,8 +19,7 @@ using ::xtune::testing::IsOk;
 class PersistentTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = ::testing::TempDir() + "/persistent_test_" + std::to_string(getpid());
-    std::filesystem::remove_all(dir_);
+    dir_ = xtune::testing::TestTempDir("persistent_test");
     std::filesystem::create_directories(dir_ + "/sub");
     old_cwd_ = std::filesystem::current_path();
     std::filesystem::current_path(dir_);

@@ -21,6 +21,7 @@
 #include "gtest/gtest.h"
 #include "util/file.h"
 #include "util/status_matchers.h"
+#include "util/test_temp_dir.h"
 
 namespace xtune {
 namespace {
@@ -43,9 +44,8 @@ xla::AutotuneResults Sample(int n) {
 }
 
 std::string TempPath(const std::string& name) {
-  std::string dir =
-      ::testing::TempDir() + "/results_file_test_" + std::to_string(getpid());
-  std::filesystem::create_directories(dir);
+  static const std::string dir =
+      xtune::testing::TestTempDir("results_file_test");
   return dir + "/" + name;
 }
 

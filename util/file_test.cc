@@ -7,6 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "util/status_matchers.h"
+#include "util/test_temp_dir.h"
 
 namespace xtune {
 namespace {
@@ -19,11 +20,7 @@ using ::xtune::testing::StatusIs;
 std::string TempDir() {
   // Unique per process, so runs by different users or in parallel never
   // share it.
-  std::string dir = ::testing::TempDir() + "xtune_file_test_" +
-                    std::to_string(getpid());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
+  return xtune::testing::TestTempDir("xtune_file_test");
 }
 
 TEST(FileTest, WriteThenReadBack) {

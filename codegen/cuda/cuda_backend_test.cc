@@ -17,6 +17,7 @@
 #include "ir/parser.h"
 #include "util/file.h"
 #include "util/status_matchers.h"
+#include "util/test_temp_dir.h"
 
 namespace xtune::cuda {
 namespace {
@@ -164,8 +165,7 @@ TEST(CudaBackendTest, EveryCandidateOfTheLayerNormAndColumnSums) {
 }
 
 TEST(CudaBackendTest, DumpsSourcePtxCubinAndManifest) {
-  std::string dir = ::testing::TempDir() + "/xtune_dump_test";
-  std::filesystem::remove_all(dir);
+  std::string dir = xtune::testing::TestTempDir("xtune_dump_test");
   std::unique_ptr<CudaBackend> b = Make("h200", dir);
   ASSERT_NE(b, nullptr);
   std::unique_ptr<Module> m = Fused("examples/layer_norm.hlo");
@@ -260,8 +260,7 @@ TEST(CudaBackendTest, GemmsCompileTheirPackAndEpilogueKernelsAndNoDriverIsUnavai
 // hit with the same bytes and resources; an entry whose bytes changed is a
 // miss and is compiled again.
 TEST(CudaBackendTest, CubinsAreCachedByContentAndCheckedOnRead) {
-  std::string root = ::testing::TempDir() + "/cubin_cache_test";
-  std::filesystem::remove_all(root);
+  std::string root = xtune::testing::TestTempDir("cubin_cache_test");
   const char* old = getenv("XTUNE_CACHE_DIR");
   std::string saved = old ? old : "";
   setenv("XTUNE_CACHE_DIR", root.c_str(), 1);
