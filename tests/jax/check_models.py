@@ -8,7 +8,10 @@ compare every output (floats: |a - b| <= atol + rtol * |b|; integers and
 pred exactly).
 
 usage: check_models.py XTUNE WORKDIR [--backends cpu,interpreter,...]
-                       [--bench N]
+                       [--bench N] [--deviceless TARGET]
+With --deviceless TARGET (default h200; empty for none), also compiles each
+model for that GPU without one (`xtune compile --backend=cuda
+--xtune_gpu_target=TARGET`) and checks that every fusion got a cubin.
 With --bench N, also prints one JSON line per model: xtune's cpu-backend
 median run time over N runs (`xtune run --benchmark=N`, tuned with the
 cache written by the check) against XLA:CPU's: the median over N calls of
@@ -60,6 +63,42 @@ def compare(name, got, want, rtol=2e-4, atol=2e-4):
     return None
 
 
+def check_deviceless(xtune, module, target, kernels):
+    """A deviceless compile for `target`: every fusion of the module gets a
+    cubin in `kernels` (cuBLASLt gemms, run by the library, get none). An
+    error message, or None."""
+    import shutil
+    shutil.rmtree(kernels, ignore_errors=True)
+    r = subprocess.run([xtune, "compile", module, "--backend=cuda",
+                        "--xtune_gpu_target=" + target,
+                        "--xtune_dump_kernels_to=" + kernels],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        if re.search(r"(?i)nvrtc", r.stderr) and re.search(
+                r"(?i)not found|unavailable|no such file|cannot (open|load)",
+                r.stderr):
+            print("SKIP deviceless compile: NVRTC is missing here:",
+                  r.stderr.strip()[-300:])
+            return None
+        return f"exit {r.returncode}: {r.stderr.strip()[-2000:]}"
+    # The compile's table: fusion, kind, shape, config, ...
+    fusions = {}
+    for line in (r.stdout + r.stderr).splitlines():
+        cols = line.split()
+        if len(cols) >= 4 and re.match(r"^[a-z_]+:", cols[3]) and \
+                cols[0] != "fusion":
+            fusions[cols[0]] = cols[3]
+    if not fusions:
+        return "no fusion table in the output: " + r.stderr[-500:]
+    cubins = os.listdir(kernels) if os.path.isdir(kernels) else []
+    missing = [f for f, config in fusions.items()
+               if not config.startswith("cuda_cublaslt") and
+               f + ".cubin" not in cubins]
+    if missing:
+        return f"no cubin for {', '.join(sorted(missing))}"
+    return None
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("xtune")
@@ -67,6 +106,10 @@ def main():
     p.add_argument("--backends", default="interpreter,cpu,cuda_emulator")
     p.add_argument("--bench", type=int, default=0)
     p.add_argument("--only", default="")
+    p.add_argument("--deviceless", default="h200",
+                   help="GPU target of a deviceless `xtune compile "
+                        "--backend=cuda` that must write a cubin for every "
+                        "fusion; empty: none")
     a = p.parse_args()
 
     import jax
@@ -128,6 +171,14 @@ def main():
                     print("FAIL", name, backend)
                 else:
                     print("PASS", name, backend, f"({len(want)} outputs)")
+            if a.deviceless:
+                error = check_deviceless(a.xtune, exact, a.deviceless,
+                                         os.path.join(d, "kernels"))
+                if error:
+                    failures.append(f"{name} deviceless {a.deviceless}: {error}")
+                    print("FAIL", name, "deviceless", a.deviceless)
+                else:
+                    print("PASS", name, "deviceless", a.deviceless)
             if a.bench and "cpu" in a.backends.split(","):
                 r = subprocess.run(
                     [a.xtune, "run", module, "--backend=cpu",
