@@ -315,6 +315,19 @@ TEST_F(CacheCliTest, CacheSubcommandsOnXlasFile) {
       explain.output,
       HasSubstr("miss; the nearest stored key differs in device, text"));
   EXPECT_THAT(explain.output, HasSubstr("- stored, + this fusion"));
+  // The deviceless target names the device, as for `xtune compile`: XLA's
+  // entry is an A100's.
+  explain = RunXtune("cache explain " + model + " --cache=" + xla_file +
+                     " --backend=cuda --xtune_gpu_target=a100");
+  EXPECT_THAT(explain.output,
+              HasSubstr("miss; the nearest stored key differs in text\n"));
+  kept = RunXtune("cache prune " + xla_file +
+                  " --this_device --backend=cuda --xtune_gpu_target=a100 --out=" +
+                  dir_ + "/a100.pb");
+  EXPECT_THAT(kept.output, HasSubstr("kept 1 entries, removed 0"));
+  Result bad = RunXtune("cache stats " + xla_file + " --xtune_gpu_target=a100");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.output, HasSubstr("unknown flag '--xtune_gpu_target'"));
   EXPECT_EQ(RunXtune("cache frob").exit_code, 1);
   EXPECT_EQ(RunXtune("cache stats " + dir_ + "/none.pb").exit_code, 1);
 }

@@ -66,6 +66,9 @@ subcommands:
                                 exit 1 when any fusion misses
 
 --device=TEXT (show, prune) matches every device string that contains TEXT.
+--backend=cuda with --xtune_gpu_target=NAME or
+--xla_gpu_target_config_filename=FILE (prune --this_device, explain) takes
+that GPU's device string, as a deviceless `xtune compile` does.
 convert, merge and prune refuse to write a file with no entries (exit 1,
 saying what would be removed) unless given --allow_empty.
 
@@ -80,7 +83,19 @@ namespace {
 // backend puts it in cache keys (for the CPU without a compiler: these
 // commands only read files).
 absl::StatusOr<std::string> ThisDevice(const ParsedArgs& args) {
-  return BackendDevice(args.Get("backend", "cpu"));
+  BackendOptions options;
+  for (const ParsedArgs::XlaFlag& f : args.xla) {
+    if (f.name == "xtune_gpu_target") options.gpu_target = f.value;
+    if (f.name == "xla_gpu_target_config_filename") {
+      options.gpu_target_config_file = f.value;
+    }
+  }
+  if (!options.gpu_target.empty() && !options.gpu_target_config_file.empty()) {
+    return absl::InvalidArgumentError(
+        "give --xtune_gpu_target or --xla_gpu_target_config_filename, not "
+        "both");
+  }
+  return BackendDevice(args.Get("backend", "cpu"), options);
 }
 
 // A results file, or a per-fusion directory (its keyed files).
@@ -452,6 +467,24 @@ int CacheCommand(const std::vector<std::string>& argv) {
   if (args.ok() && args->Has("help")) {
     std::cout << kCacheHelp;
     return kExitOk;
+  }
+  // The GPU target flags name the device of prune --this_device and
+  // explain; no subcommand takes another XLA or xtune flag.
+  if (args.ok()) {
+    for (const ParsedArgs::XlaFlag& f : args->xla) {
+      const bool target = f.name == "xtune_gpu_target" ||
+                          f.name == "xla_gpu_target_config_filename";
+      if (!target || (sub != "prune" && sub != "explain")) {
+        args = absl::InvalidArgumentError(absl::StrCat(
+            "unknown flag '--", f.name, "' (see xtune cache --help)"));
+        break;
+      }
+      if (!f.has_value || f.value.empty()) {
+        args = absl::InvalidArgumentError(
+            absl::StrCat("flag '--", f.name, "' needs a value"));
+        break;
+      }
+    }
   }
   int exit_code = kExitOk;
   absl::Status status = args.ok() ? fn(*args, &exit_code) : args.status();
