@@ -493,5 +493,40 @@ TEST_F(CliTest, XlasTritonCacheEntryRunsAsItIs) {
   EXPECT_EQ(h100.exit_code, 1) << h100.output;
 }
 
+// `gemm { algorithm: -1 }` on a fusion key is how XLA records that cuBLAS
+// won the fusion with the library's default algorithm: used as it is
+// (require-complete passes), run in the emulator, and dumped back
+// unchanged.
+TEST_F(CliTest, XlasCublasDefaultAlgorithmEntryRunsAsItIs) {
+  std::string module = std::string(XTUNE_SOURCE_DIR) + "/tests/data/xla_triton_entry.hlo";
+  absl::StatusOr<std::string> xla = ReadFile(
+      std::string(XTUNE_SOURCE_DIR) + "/tests/data/test_autotune_cache.textproto");
+  ASSERT_THAT(xla, IsOk());
+  std::string text = *xla;
+  const size_t at = text.find("    triton {");
+  ASSERT_NE(at, std::string::npos);
+  text = text.substr(0, at) + "    gemm {\n      algorithm: -1\n    }\n  }\n}\n";
+  std::string cache = Write("cublas.textproto", text);
+  std::string dumped = dir_ + "/dumped.textproto";
+  std::string kernels = dir_ + "/kernels";
+  std::string flags = " --xtune_gpu_target=a100 --xla_gpu_load_autotune_results_from=" +
+                      cache + " --xla_gpu_require_complete_aot_autotune_results";
+  Result compiled = RunXtune("compile " + module + " --backend=cuda" + flags +
+                             " --xtune_dump_kernels_to=" + kernels +
+                             " --xla_gpu_dump_autotune_results_to=" + dumped);
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
+  EXPECT_THAT(compiled.output, HasSubstr("1 from the cache"));
+  EXPECT_THAT(compiled.output, HasSubstr("cuda_cublaslt:algorithm=-1"));
+  absl::StatusOr<std::string> manifest = ReadFile(kernels + "/manifest.txt");
+  ASSERT_THAT(manifest, IsOk());
+  EXPECT_THAT(*manifest, HasSubstr("arch=sm_80 config=cuda_cublaslt:algorithm=-1"));
+  absl::StatusOr<std::string> back = ReadFile(dumped);
+  ASSERT_THAT(back, IsOk());
+  EXPECT_THAT(*back, HasSubstr("gemm {\n      algorithm: -1\n    }"));
+  Result run = RunXtune("run " + module + " --backend=cuda_emulator --verify" + flags);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("verify: every output matches"));
+}
+
 }  // namespace
 }  // namespace xtune

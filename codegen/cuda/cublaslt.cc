@@ -239,6 +239,7 @@ absl::Status CublasLt::Gemm(const GemmShape& shape, int algorithm, uint64_t a,
                             uint64_t b, uint64_t c, uint64_t workspace) {
   MutexLock lock(&mu_);
   XTUNE_ASSIGN_OR_RETURN(const Heuristic* h, Algorithms(shape));
+  if (algorithm == kDefaultAlgorithm) algorithm = 0;  // the heuristic's first
   if (algorithm < 0 || algorithm >= static_cast<int>(h->algorithms.size())) {
     return absl::InvalidArgumentError(absl::StrCat(
         "cuBLASLt algorithm ", algorithm, " is not offered for this gemm (",

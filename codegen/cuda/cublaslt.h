@@ -46,9 +46,14 @@ class CublasLt {
   // within kWorkspaceBytes. Internal when it proposes none.
   absl::StatusOr<int> AlgorithmCount(const GemmShape& shape, int max);
 
-  // C = A x B with the heuristic's algorithm number `algorithm`, on the
-  // default stream (asynchronous). `workspace` holds kWorkspaceBytes.
-  // InvalidArgument for an algorithm the heuristic does not offer.
+  // XLA's se::blas::kDefaultAlgorithm: the library's own choice, which for
+  // cuBLASLt is the heuristic's first algorithm.
+  static constexpr int kDefaultAlgorithm = -1;
+
+  // C = A x B with the heuristic's algorithm number `algorithm` (or
+  // kDefaultAlgorithm), on the default stream (asynchronous). `workspace`
+  // holds kWorkspaceBytes. InvalidArgument for an algorithm the heuristic
+  // does not offer.
   absl::Status Gemm(const GemmShape& shape, int algorithm, uint64_t a,
                     uint64_t b, uint64_t c, uint64_t workspace);
 

@@ -230,7 +230,15 @@ TEST(CudaBackendTest, GemmsCompileTheirPackAndEpilogueKernelsAndNoDriverIsUnavai
     EXPECT_TRUE(r.has_triton());
     EXPECT_EQ(r.triton().block_k(), def.Get("block_k", -1));
     EXPECT_EQ(*b->ConfigFromResult(r), def);
+    // -1 is XLA's "the library's default" (gemm { algorithm: -1 }): used as
+    // it is and written back unchanged.
     EXPECT_THAT(b->CheckConfig(*inst, KernelConfig("cuda_cublaslt", {{"algorithm", -1}})),
+                IsOk());
+    ASSERT_THAT(b->ConfigToResult(KernelConfig("cuda_cublaslt", {{"algorithm", -1}}), &r),
+                IsOk());
+    EXPECT_EQ(r.gemm().algorithm(), -1);
+    EXPECT_EQ(b->ConfigFromResult(r)->Get("algorithm", 0), -1);
+    EXPECT_THAT(b->CheckConfig(*inst, KernelConfig("cuda_cublaslt", {{"algorithm", -2}})),
                 StatusIs(absl::StatusCode::kInvalidArgument));
     for (const KernelConfig& c : {def, lib}) {
       absl::StatusOr<std::unique_ptr<Kernel>> k = b->Compile(*inst, c);

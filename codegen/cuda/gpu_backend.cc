@@ -58,10 +58,11 @@ absl::Status GpuBackend::CheckConfig(const Instruction& fusion,
   if (config.kind() == "cuda_cublaslt") {
     XTUNE_RETURN_IF_ERROR(CheckKindAndParameters(fusion, config));
     int64_t a = config.Get("algorithm", 0);
-    if (a < 0 || a >= 64) {
+    if (a < -1 || a >= 64) {
       return absl::InvalidArgumentError(absl::StrCat(
           config.ToString(), ": the algorithm is an index in cuBLASLt's "
-          "heuristic list, from 0 to 63"));
+          "heuristic list, from 0 to 63, or -1 for the library's default "
+          "(XLA's se::blas::kDefaultAlgorithm)"));
     }
     return absl::OkStatus();
   }
