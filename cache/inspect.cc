@@ -104,6 +104,70 @@ std::string ResultConfigText(const xla::AutotuneResult& result) {
   return absl::StrCat(field->name(), " {", m.ShortDebugString(), "}");
 }
 
+std::string ResultMeaning(const xla::AutotuneResult& result) {
+  if (result.has_gemm()) {
+    const int64_t a = result.gemm().algorithm();
+    if (a == -1) {
+      return "the cuBLAS library gemm with the library's default algorithm "
+             "(XLA's -1, se::blas::kDefaultAlgorithm; cuBLASLt: its "
+             "heuristic's first)";
+    }
+    return absl::StrCat("the cuBLAS library gemm, algorithm ", a,
+                        " (cuBLASLt and xtune's cuda_cublaslt: the ", a,
+                        "th of the library's heuristic list for the shape; "
+                        "legacy cuBLAS: cublasGemmAlgo_t ", a, ")");
+  }
+  if (result.has_triton()) {
+    const auto& t = result.triton();
+    return absl::StrCat("a Triton gemm kernel: ", t.block_m(), "x",
+                        t.block_n(), "x", t.block_k(), " tiles (m x n x k), "
+                        "split_k ", t.split_k(), ", ", t.num_stages(),
+                        " pipeline stages, ", t.num_warps(), " warps, ",
+                        t.num_ctas(), " CTAs");
+  }
+  if (result.has_conv()) {
+    return absl::StrCat("cuDNN convolution algorithm ",
+                        result.conv().algorithm(), ", tensor ops ",
+                        result.conv().tensor_ops_enabled() ? "on" : "off",
+                        ": convolutions are not supported yet");
+  }
+  if (result.has_cuda_conv_plan()) {
+    return "a cuDNN execution plan: convolutions are not supported yet";
+  }
+  if (result.has_algorithm()) {
+    return "a cuDNN algorithm: convolutions are not supported yet";
+  }
+  if (result.has_custom_kernel_fusion()) {
+    return absl::StrCat("XLA's custom kernel ",
+                        result.custom_kernel_fusion().kernel_index(),
+                        ": xtune does not run XLA's custom kernels");
+  }
+  if (result.has_cpu_gemm()) {
+    const auto& g = result.cpu_gemm();
+    return absl::StrCat("xtune's generated CPU gemm: blocks ", g.mc(), "x",
+                        g.nc(), "x", g.kc(), " (m x n x k), register tile ",
+                        g.mr(), "x", g.nr(), ", split_k ", g.split_k(), ", ",
+                        g.threads(), " threads");
+  }
+  if (result.has_cpu_library_gemm()) {
+    return absl::StrCat("OpenBLAS sgemm and xtune's epilogue, ",
+                        result.cpu_library_gemm().threads(), " threads");
+  }
+  if (result.has_cpu_streaming()) {
+    const auto& c = result.cpu_streaming();
+    return absl::StrCat("xtune's CPU ",
+                        xla::AutotuneResult::CpuStreamingKey::Kind_Name(c.kind()),
+                        " kernel: vector width ", c.vector_width(), ", unroll ",
+                        c.unroll(), ", ", c.per_task(), " per task, ",
+                        c.threads(), " threads");
+  }
+  if (result.has_other()) {
+    return absl::StrCat("an xtune kernel config (", result.other().name(),
+                        ")");
+  }
+  return "no config";
+}
+
 CacheStats ComputeStats(const xla::AutotuneResults& results) {
   CacheStats s;
   for (const auto& e : results.results()) {
@@ -254,6 +318,7 @@ MissExplanation ExplainMiss(const xla::AutotuneResults& results,
     if (k == key) {
       x.hit = true;
       x.nearest = k;
+      x.result = e.result();
       return x;
     }
     int64_t common = 0;

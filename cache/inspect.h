@@ -26,6 +26,12 @@ std::string SummarizeFusionText(absl::string_view hlo);
 // fields).
 std::string ResultConfigText(const xla::AutotuneResult& result);
 
+// What a result's config stands for, in words: "cuBLAS with the library's
+// default algorithm (XLA's -1)", "Triton gemm: 64x128x32 tiles, ...",
+// "xtune CPU loop kernel: ...", or what xtune does not run ("cuDNN
+// convolution algorithm 3 ...: convolutions are not supported yet").
+std::string ResultMeaning(const xla::AutotuneResult& result);
+
 struct CacheStats {
   int64_t entries = 0;
   std::map<std::string, int64_t> by_device;
@@ -84,6 +90,7 @@ struct MissExplanation {
   bool hit = false;
   bool cache_empty = false;
   AutotuneKey nearest;  // the closest stored key, unless the cache is empty
+  xla::AutotuneResult result;  // the stored result, on a hit
   bool device_differs = false;
   bool version_differs = false;
   bool text_differs = false;

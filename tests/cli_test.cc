@@ -526,6 +526,15 @@ TEST_F(CliTest, XlasCublasDefaultAlgorithmEntryRunsAsItIs) {
   Result run = RunXtune("run " + module + " --backend=cuda_emulator --verify" + flags);
   EXPECT_EQ(run.exit_code, 0) << run.output;
   EXPECT_THAT(run.output, HasSubstr("verify: every output matches"));
+  // The cache tools say what the entry means.
+  Result show = RunXtune("cache show " + cache);
+  EXPECT_THAT(show.output, HasSubstr("means:   the cuBLAS library gemm with the "
+                                     "library's default algorithm (XLA's -1"));
+  Result explain = RunXtune("cache explain " + module + " --cache=" + cache +
+                            " --backend=cuda --xtune_gpu_target=a100");
+  EXPECT_EQ(explain.exit_code, 0) << explain.output;
+  EXPECT_THAT(explain.output, HasSubstr("hit: gemm {algorithm: -1}\n  means: "
+                                        "the cuBLAS library gemm"));
 }
 
 }  // namespace

@@ -200,6 +200,7 @@ absl::Status Show(const ParsedArgs& args, int*) {
               << "\n"
               << "  fusion:  " << SummarizeFusionText(e.hlo()) << "\n"
               << "  config:  " << ResultConfigText(e.result()) << "\n"
+              << "  means:   " << ResultMeaning(e.result()) << "\n"
               << "  time:    " << Seconds(e.result()) << "\n";
     if (e.result().has_failure()) {
       std::cout << "  failure: " << e.result().failure().ShortDebugString()
@@ -377,7 +378,8 @@ absl::Status Explain(const ParsedArgs& args, int* exit_code) {
     MissExplanation x = ExplainMiss(r, key, kCodegenVersion);
     std::cout << i->name() << " (" << SummarizeFusionText(key.hlo) << "): ";
     if (x.hit) {
-      std::cout << "hit\n";
+      std::cout << "hit: " << ResultConfigText(x.result) << "\n  means: "
+                << ResultMeaning(x.result) << "\n";
       continue;
     }
     *exit_code = kExitUserError;  // a miss, as CI wants to know
