@@ -23,10 +23,36 @@ bool SameResult(const xla::AutotuneResult& a, const xla::AutotuneResult& b) {
   return google::protobuf::util::MessageDifferencer::Equals(a, b);
 }
 
+bool IsXlaResultKind(const xla::AutotuneResult& result) {
+  if (result.has_other()) {
+    // xtune's own BackendConfigKeys are named "kind:params"; XLA's
+    // backends are upper-case names ("CUBLAS_FISSION", "NATIVE_EMITTER").
+    return result.other().name().find(':') == std::string::npos;
+  }
+  return result.has_triton() || result.has_gemm() || result.has_conv() ||
+         result.has_cuda_conv_plan() || result.has_algorithm() ||
+         result.has_custom_kernel_fusion();
+}
+
+absl::string_view KeyDevice(absl::string_view device,
+                            const xla::AutotuneResult& result) {
+  const bool cudnn = result.has_conv() || result.has_cuda_conv_plan() ||
+                     result.has_algorithm();
+  if (cudnn) return device;
+  constexpr absl::string_view kDnn = ", DNN version: ";
+  const size_t at = device.rfind(kDnn);
+  return at == absl::string_view::npos ? device : device.substr(0, at);
+}
+
+int KeyVersion(const xla::AutotuneResults::Entry& e, int current_version) {
+  return e.version() == 0 || IsXlaResultKind(e.result()) ? current_version
+                                                          : e.version();
+}
+
 AutotuneKey KeyOfEntry(const xla::AutotuneResults::Entry& e,
                        int current_version) {
-  return AutotuneKey{e.device(), e.hlo(),
-                     e.version() == 0 ? current_version : e.version()};
+  return AutotuneKey{std::string(KeyDevice(e.device(), e.result())), e.hlo(),
+                     KeyVersion(e, current_version)};
 }
 
 void SortEntries(xla::AutotuneResults* results) {
@@ -69,14 +95,14 @@ absl::StatusOr<int64_t> InMemoryAutotuneCache::Load(
   MutexLock lock(&mu_);
   for (int i = 0; i < results.results_size(); ++i) {
     const auto& e = results.results(i);
-    int version = e.version() == 0 ? current_version : e.version();
+    const int version = KeyVersion(e, current_version);
     if (absl::Status s = ValidateResult(e.result()); !s.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat(source, ": entry ", i + 1, ": ", s.message(), " for ",
                        KeyOfEntry(e, current_version).ToString()));
     }
-    auto [it, inserted] =
-        incoming.emplace(View(e.device(), e.hlo(), version), i);
+    auto [it, inserted] = incoming.emplace(
+        View(KeyDevice(e.device(), e.result()), e.hlo(), version), i);
     const xla::AutotuneResult* before =
         inserted ? nullptr : &results.results(it->second).result();
     if (before == nullptr && !entries_.empty()) {
@@ -97,12 +123,13 @@ absl::StatusOr<int64_t> InMemoryAutotuneCache::Load(
   entries_.reserve(entries_.size() + incoming.size());
   for (const auto& [view, index] : incoming) {
     const auto& e = results.results(index);
-    auto [it, inserted] = entries_.try_emplace(
-        AutotuneKey{e.device(), e.hlo(), std::get<2>(view)});
+    auto [it, inserted] = entries_.try_emplace(AutotuneKey{
+        std::string(std::get<0>(view)), e.hlo(), std::get<2>(view)});
     if (inserted) {
       it->second.result =
           std::make_shared<const xla::AutotuneResult>(e.result());
       it->second.file_version = e.version();
+      if (e.device() != std::get<0>(view)) it->second.file_device = e.device();
       ++added;
     }
     it->second.loaded = true;
@@ -138,9 +165,11 @@ xla::AutotuneResults InMemoryAutotuneCache::Dump() const {
   out.mutable_results()->Reserve(static_cast<int>(sorted.size()));
   for (const auto& [key, stored] : sorted) {
     auto* e = out.add_results();
-    e->set_device(key->device);
+    e->set_device(stored->file_device.empty() ? key->device
+                                              : stored->file_device);
     e->set_hlo(key->hlo);
-    // As it was loaded: an XLA entry without a version stays without one.
+    // As it was loaded: an XLA entry without a version stays without one,
+    // one with XLA's version keeps it.
     if (stored->file_version != 0) e->set_version(stored->file_version);
     *e->mutable_result() = *stored->result;
   }

@@ -118,6 +118,8 @@ class InMemoryAutotuneCache : public AutotuneCache {
     std::shared_ptr<const xla::AutotuneResult> result;
     int file_version = 0;  // written by Dump(): as loaded (0 = none), else
                            // the key's
+    std::string file_device;  // written by Dump() when not the key's (an
+                              // XLA entry's device with its DNN version)
     bool loaded = false;   // came from Load()
     bool used = false;     // looked up
   };
@@ -125,7 +127,18 @@ class InMemoryAutotuneCache : public AutotuneCache {
   absl::flat_hash_map<AutotuneKey, Stored> entries_ ABSL_GUARDED_BY(mu_);
 };
 
-// The key of a file entry (version 0 read as `current_version`).
+// Whether a result is one of XLA's kinds (triton, gemm, conv, cuDNN plans
+// and algorithms, custom kernels, `other` keys of XLA's backends) rather
+// than xtune's own (the CPU keys, `other` keys named "kind:params").
+bool IsXlaResultKind(const xla::AutotuneResult& result);
+
+// The key of a file entry. Version 0, and any version of XLA's result kinds
+// (XLA's entries carry XLA's cache-key version, not xtune's codegen
+// version; the config means the same to xtune whatever XLA's version), read
+// as `current_version`. The device drops XLA's ", DNN version: X" suffix
+// except for cuDNN results: the cuDNN version matters to convolutions, not
+// to gemms. Dump() writes entries back with the device and version they
+// were loaded with.
 AutotuneKey KeyOfEntry(const xla::AutotuneResults::Entry& e,
                        int current_version);
 

@@ -230,8 +230,8 @@ xla::AutotuneResults PruneCache(const xla::AutotuneResults& in,
     if (options.keep_device && !DeviceMatches(e.device(), *options.keep_device)) {
       keep = false;
     }
-    if (options.keep_version && e.version() != 0 &&
-        e.version() != *options.keep_version) {
+    if (options.keep_version &&
+        KeyOfEntry(e, *options.keep_version).version != *options.keep_version) {
       keep = false;
     }
     if (keep) {

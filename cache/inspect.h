@@ -67,7 +67,8 @@ struct PruneOptions {
   std::optional<std::set<std::string>> keep_hlo;
   // Keep only entries whose device matches this (DeviceMatches).
   std::optional<std::string> keep_device;
-  // Keep only entries of this codegen version (0 or absent counts as it).
+  // Keep only entries of this codegen version (0 or absent counts as it,
+  // as does any version of XLA's result kinds: KeyOfEntry).
   std::optional<int> keep_version;
 };
 // The entries of `in` that `options` keep, in order; `removed` (when not

@@ -23,8 +23,8 @@ xla::AutotuneResults::Entry Entry(const std::string& device,
   e.set_device(device);
   e.set_hlo(hlo);
   e.set_version(version);
-  auto* t = e.mutable_result()->mutable_triton();
-  t->set_block_m(block_m);
+  // An xtune result kind: its version is xtune's codegen version.
+  e.mutable_result()->mutable_cpu_gemm()->set_mc(block_m);
   e.mutable_result()->mutable_run_time()->set_nanos(nanos);
   return e;
 }
@@ -42,7 +42,7 @@ TEST(InspectTest, SummarizesXtuneAndXlaText) {
 
 TEST(InspectTest, ConfigTextNamesTheKeyType) {
   xla::AutotuneResults::Entry e = Entry("d", kGemm, 1, 64, 5);
-  EXPECT_EQ(ResultConfigText(e.result()), "triton {block_m: 64}");
+  EXPECT_EQ(ResultConfigText(e.result()), "cpu_gemm {mc: 64}");
   EXPECT_EQ(ResultConfigText(xla::AutotuneResult()), "(no config)");
 }
 
@@ -61,14 +61,14 @@ TEST(InspectTest, StatsDiffAndPrune) {
   EXPECT_EQ(s.entries, 3);
   EXPECT_EQ(s.by_device["gpu"], 2);
   EXPECT_EQ(s.by_version[0], 1);
-  EXPECT_EQ(s.by_key_type["triton"], 3);
+  EXPECT_EQ(s.by_key_type["cpu_gemm"], 3);
 
   CacheDiff d = DiffCaches(a, b, /*current_version=*/1);
   ASSERT_EQ(d.added.size(), 1u);
   EXPECT_EQ(d.added[0].device, "tpu");
   ASSERT_EQ(d.removed.size(), 1u);
   ASSERT_EQ(d.changed.size(), 1u);
-  EXPECT_EQ(d.changed[0].after.triton().block_m(), 128);
+  EXPECT_EQ(d.changed[0].after.cpu_gemm().mc(), 128);
   ASSERT_EQ(d.retimed.size(), 1u);
   EXPECT_EQ(d.retimed[0].key.device, "cpu");
 
@@ -91,6 +91,36 @@ TEST(InspectTest, StatsDiffAndPrune) {
   PruneOptions by_version;
   by_version.keep_version = 1;  // keeps 0 and 1, drops 2
   EXPECT_EQ(PruneCache(a, by_version, &removed).results_size(), 2);
+}
+
+// XLA's entries carry XLA's cache-key version and, lately, the cuDNN
+// version in the device: neither keeps a gemm or Triton result from
+// matching; both are written back as they were.
+TEST(InspectTest, XlaEntriesMatchWhateverXlasVersionAndDnnVersion) {
+  xla::AutotuneResults r;
+  xla::AutotuneResults::Entry e =
+      Entry("CUDA: 9.0, Cores: 132, DNN version: 9.10.0", kGemm, 23, 1, 5);
+  e.mutable_result()->clear_cpu_gemm();
+  e.mutable_result()->mutable_gemm()->set_algorithm(-1);
+  *r.add_results() = e;
+  EXPECT_EQ(KeyOfEntry(e, 2), (AutotuneKey{"CUDA: 9.0, Cores: 132", kGemm, 2}));
+  EXPECT_TRUE(ExplainMiss(r, {"CUDA: 9.0, Cores: 132", kGemm, 2}, 2).hit);
+  // cuDNN results keep the DNN version: it changes their meaning.
+  e.mutable_result()->mutable_conv()->set_algorithm(3);
+  EXPECT_EQ(KeyOfEntry(e, 2).device, "CUDA: 9.0, Cores: 132, DNN version: 9.10.0");
+  // xtune's own kinds keep their version.
+  EXPECT_EQ(KeyOfEntry(Entry("cpu", kGemm, 1, 64, 5), 2).version, 1);
+  // Loaded, then dumped: the device and version as they were.
+  InMemoryAutotuneCache cache;
+  ASSERT_TRUE(cache.Load(r, "xla.textproto", 2).ok());
+  xla::AutotuneResults back = cache.Dump();
+  ASSERT_EQ(back.results_size(), 1);
+  EXPECT_EQ(back.results(0).device(), "CUDA: 9.0, Cores: 132, DNN version: 9.10.0");
+  EXPECT_EQ(back.results(0).version(), 23);
+  PruneOptions current;
+  current.keep_version = 2;
+  int64_t kept = PruneCache(r, current, nullptr).results_size();
+  EXPECT_EQ(kept, 1);
 }
 
 TEST(InspectTest, LineDiffShowsChangesWithContext) {
