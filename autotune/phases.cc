@@ -49,7 +49,8 @@ std::optional<KernelConfig> FromCache(const Backend& backend,
   }
   std::optional<CacheHit>& hit = *looked_up;
   if (!hit) return std::nullopt;
-  absl::StatusOr<KernelConfig> config = backend.ConfigFromResult(*hit->result);
+  absl::StatusOr<KernelConfig> config =
+      backend.ConfigFromResultFor(fusion, *hit->result);
   if (!config.ok()) {
     std::cerr << "xtune: warning: the cached result of fusion '"
               << fusion.name() << "' is not usable ("

@@ -1,5 +1,6 @@
 #include "cache/inspect.h"
 
+
 #include <algorithm>
 
 #include "absl/container/flat_hash_map.h"
@@ -11,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "cache/config_proto.h"
+#include "google/protobuf/text_format.h"
 
 namespace xtune {
 namespace {
@@ -101,7 +103,15 @@ std::string ResultConfigText(const xla::AutotuneResult& result) {
       result.GetReflection()->GetOneofFieldDescriptor(result, oneof);
   if (field == nullptr) return "(no config)";
   const auto& m = result.GetReflection()->GetMessage(result, field);
-  return absl::StrCat(field->name(), " {", m.ShortDebugString(), "}");
+  // Any payloads stay bytes (XLA's config types are not linked in), as in
+  // XLA's files, and nothing is logged about them.
+  google::protobuf::TextFormat::Printer printer;
+  printer.SetSingleLineMode(true);
+  printer.SetExpandAny(false);
+  std::string body;
+  printer.PrintToString(m, &body);
+  return absl::StrCat(field->name(), " {",
+                      absl::StripTrailingAsciiWhitespace(body), "}");
 }
 
 std::string ResultMeaning(const xla::AutotuneResult& result) {
@@ -162,8 +172,23 @@ std::string ResultMeaning(const xla::AutotuneResult& result) {
                         c.threads(), " threads");
   }
   if (result.has_other()) {
-    return absl::StrCat("an xtune kernel config (", result.other().name(),
-                        ")");
+    const std::string& name = result.other().name();
+    if (name == "CUBLAS" || name == "CUBLASLT" || name == "CUBLAS_FISSION" ||
+        name == "CUBLASLT_FISSION") {
+      xla::AutotuneResult gemm;
+      if (result.other().config().UnpackTo(gemm.mutable_gemm())) {
+        return absl::StrCat("XLA's ", name, ": ", ResultMeaning(gemm));
+      }
+      return absl::StrCat("XLA's ", name, " without a GemmKey");
+    }
+    if (name == "NATIVE_EMITTER") {
+      return "XLA's NATIVE_EMITTER: the compiler's own kernel, not Triton "
+             "(xtune: the fusion's default generated kernel)";
+    }
+    if (name.find(':') == std::string::npos) {
+      return absl::StrCat("XLA's ", name, " backend: not run by xtune");
+    }
+    return absl::StrCat("an xtune kernel config (", name, ")");
   }
   return "no config";
 }

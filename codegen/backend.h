@@ -197,6 +197,15 @@ class Backend {
   virtual absl::StatusOr<KernelConfig> ConfigFromResult(
       const xla::AutotuneResult& result) const;
 
+  // The config a stored result stands for on `fusion`: results that name
+  // no config of their own (XLA's NATIVE_EMITTER: "not Triton, the
+  // compiler's own kernel") take the fusion's. Default:
+  // ConfigFromResult(result).
+  virtual absl::StatusOr<KernelConfig> ConfigFromResultFor(
+      const Instruction& fusion, const xla::AutotuneResult& result) const {
+    return ConfigFromResult(result);
+  }
+
   // --xla_gpu_override_gemm_autotuner: the config that the textproto (XLA's
   // TritonGemmKey fields, or the backend's own key) stands for on `fusion`,
   // a gemm fusion. Every field is mapped or rejected. InvalidArgument for

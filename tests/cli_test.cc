@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/npy.h"
@@ -17,6 +18,7 @@ namespace xtune {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 using ::xtune::testing::IsOk;
 
@@ -535,6 +537,51 @@ TEST_F(CliTest, XlasCublasDefaultAlgorithmEntryRunsAsItIs) {
   EXPECT_EQ(explain.exit_code, 0) << explain.output;
   EXPECT_THAT(explain.output, HasSubstr("hit: gemm {algorithm: -1}\n  means: "
                                         "the cuBLAS library gemm"));
+}
+
+// XLA's newer autotuner (tests/data/xla_gpu_compiler_test_autotune_db.
+// textproto, an H100's): `other { name: "CUBLASLT_FISSION" }` with a packed
+// GemmKey, devices that end in the cuDNN version, and entries that carry
+// XLA's cache-key version. The fission entry is used for its fusion
+// (require-complete passes deviceless); a dump writes every entry back as
+// it was loaded; the tools say what each one means.
+TEST_F(CliTest, XlasNewerAutotunerEntriesRunAsTheyAre) {
+  const std::string data = std::string(XTUNE_SOURCE_DIR) + "/tests/data/";
+  std::string module = data + "xla_cublas_fission_entry.hlo";
+  absl::StatusOr<std::string> xla =
+      ReadFile(data + "xla_gpu_compiler_test_autotune_db.textproto");
+  ASSERT_THAT(xla, IsOk());
+  // The same file as XLA writes it today: each entry with its version.
+  std::string versioned = absl::StrReplaceAll(
+      *xla, {{"\n  result {", "\n  version: 23\n  result {"}});
+  for (const std::string& text : {*xla, versioned}) {
+    std::string cache = Write("xla.textproto", text);
+    std::string dumped = dir_ + "/dumped.textproto";
+    std::filesystem::remove(dumped);
+    Result compiled = RunXtune(
+        "compile " + module + " --backend=cuda --xtune_gpu_target=h100"
+        " --xla_gpu_require_complete_aot_autotune_results"
+        " --xla_gpu_load_autotune_results_from=" + cache +
+        " --xla_gpu_dump_autotune_results_to=" + dumped);
+    ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
+    EXPECT_THAT(compiled.output, HasSubstr("1 from the cache"));
+    EXPECT_THAT(compiled.output, HasSubstr("cuda_cublaslt:algorithm=-1"));
+    absl::StatusOr<std::string> back = ReadFile(dumped);
+    ASSERT_THAT(back, IsOk());
+    EXPECT_THAT(*back, HasSubstr("L2 cache: 50 MB, DNN version: 9.10.0\""));
+    EXPECT_THAT(*back, HasSubstr("name: \"CUBLASLT_FISSION\""));
+    EXPECT_THAT(*back, HasSubstr("value: \"\\010\\377"));
+    if (text == versioned) EXPECT_THAT(*back, HasSubstr("version: 23"));
+    Result diff = RunXtune("cache diff " + cache + " " + dumped);
+    EXPECT_THAT(diff.output, HasSubstr("0 added, 0 removed, 0 changed config"))
+        << diff.output;
+  }
+  Result show = RunXtune("cache show " + data +
+                         "xla_gpu_compiler_test_autotune_db.textproto");
+  EXPECT_THAT(show.output, HasSubstr("means:   XLA's CUBLASLT_FISSION: the cuBLAS "
+                                     "library gemm with the library's default"));
+  EXPECT_THAT(show.output, HasSubstr("means:   XLA's NATIVE_EMITTER"));
+  EXPECT_THAT(show.output, Not(HasSubstr("WARNING")));
 }
 
 }  // namespace

@@ -191,7 +191,34 @@ absl::StatusOr<KernelConfig> GpuBackend::ConfigFromResult(
     return KernelConfig("cuda_cublaslt",
                         {{"algorithm", result.gemm().algorithm()}});
   }
+  if (result.has_other()) {
+    // XLA's autotuner infrastructure names its backends: the cuBLAS ones
+    // (and their "fission" forms for fusions) carry a GemmKey.
+    const std::string& name = result.other().name();
+    if (name == "CUBLAS" || name == "CUBLASLT" || name == "CUBLAS_FISSION" ||
+        name == "CUBLASLT_FISSION") {
+      xla::AutotuneResult::GemmKey gemm;
+      if (!result.other().config().UnpackTo(&gemm)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "XLA's ", name, " result does not hold a GemmKey (",
+            result.other().config().type_url(), ")"));
+      }
+      return KernelConfig("cuda_cublaslt", {{"algorithm", gemm.algorithm()}});
+    }
+    if (name.find(':') == std::string::npos) {
+      return absl::UnimplementedError(absl::StrCat(
+          "XLA's ", name, " results have no meaning for xtune's CUDA backend"));
+    }
+  }
   return Backend::ConfigFromResult(result);
+}
+
+absl::StatusOr<KernelConfig> GpuBackend::ConfigFromResultFor(
+    const Instruction& fusion, const xla::AutotuneResult& result) const {
+  if (result.has_other() && result.other().name() == "NATIVE_EMITTER") {
+    return DefaultConfig(fusion);
+  }
+  return ConfigFromResult(result);
 }
 
 }  // namespace xtune::cuda

@@ -39,6 +39,10 @@ class GpuBackend : public Backend {
                               xla::AutotuneResult* result) const override;
   absl::StatusOr<KernelConfig> ConfigFromResult(
       const xla::AutotuneResult& result) const override;
+  // XLA's NATIVE_EMITTER result: the fusion's default generated kernel.
+  absl::StatusOr<KernelConfig> ConfigFromResultFor(
+      const Instruction& fusion,
+      const xla::AutotuneResult& result) const override;
 
   // The generated kernel (body after the prelude). InvalidArgument for a
   // config CheckConfig rejects; Unimplemented for gemm fusions (see
