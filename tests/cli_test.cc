@@ -539,14 +539,16 @@ TEST_F(CliTest, XlasCublasDefaultAlgorithmEntryRunsAsItIs) {
                                         "the cuBLAS library gemm"));
 }
 
-// XLA's newer autotuner (tests/data/xla_gpu_compiler_test_autotune_db.
+// XLA's newer autotuner (tests/xla_compat/xla_gpu_compiler_test_autotune_db.
 // textproto, an H100's): `other { name: "CUBLASLT_FISSION" }` with a packed
 // GemmKey, devices that end in the cuDNN version, and entries that carry
 // XLA's cache-key version. The fission entry is used for its fusion
 // (require-complete passes deviceless); a dump writes every entry back as
 // it was loaded; the tools say what each one means.
 TEST_F(CliTest, XlasNewerAutotunerEntriesRunAsTheyAre) {
-  const std::string data = std::string(XTUNE_SOURCE_DIR) + "/tests/data/";
+  // Not in tests/data: the module's shapes are a real model's (GiBs), for
+  // deviceless compiles only.
+  const std::string data = std::string(XTUNE_SOURCE_DIR) + "/tests/xla_compat/";
   std::string module = data + "xla_cublas_fission_entry.hlo";
   absl::StatusOr<std::string> xla =
       ReadFile(data + "xla_gpu_compiler_test_autotune_db.textproto");
