@@ -6,6 +6,7 @@
 #include "cache/config_proto.h"
 #include "codegen/cpu/cpu_backend.h"
 #include "autotune/autotune_test_util.h"
+#include "autotune/phases.h"
 #include "codegen/fake_backend.h"
 #include "fusion/fusion_pass.h"
 #include "gmock/gmock.h"
@@ -282,6 +283,54 @@ TEST(AutotunerTest, CachedConfigOutsideTheSearchSpaceIsTunedInstead) {
   ASSERT_THAT(r, IsOk());
   EXPECT_EQ(r->stats.cache_hits, 2);
   EXPECT_EQ(r->fusions[0].config, C(2));
+}
+
+// XLA leaves a fusion's called computations (the reducer) out of its key:
+// an entry under that form is used when xtune's own key misses.
+TEST(AutotunerTest, EntriesUnderXlasKeyFormAreUsed) {
+  absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(R"hlo(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[8,16] parameter(0)
+  e = f32[8,16] exponential(x)
+  zero = f32[] constant(0)
+  ROOT r = f32[8] reduce(e, zero), dimensions={1}, to_apply=add
+})hlo");
+  ASSERT_THAT(m, IsOk());
+  absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
+  ASSERT_THAT(fused, IsOk());
+  const Instruction* fusion = FusionsOf(**fused).at(0);
+  FakeBackend backend({{C(1)}, {C(2)}});
+  const AutotuneKey xtune_key = KeyOf(backend, *fusion);
+  std::optional<AutotuneKey> xla_key = XlaFormKeyOf(xtune_key, *fusion);
+  ASSERT_TRUE(xla_key.has_value());
+  EXPECT_THAT(xtune_key.hlo, HasSubstr("to_apply="));
+  EXPECT_THAT(xla_key->hlo, ::testing::Not(HasSubstr("to_apply")));
+  EXPECT_THAT(xla_key->hlo, HasSubstr("dimensions={1}\n}"));
+  xla::AutotuneResult stored;
+  ASSERT_THAT(backend.ConfigToResult(C(2), &stored), IsOk());
+  InMemoryAutotuneCache cache;
+  ASSERT_THAT(cache.Insert(*xla_key, stored), IsOk());
+  FakeProfiler profiler;
+  Autotuner tuner(&backend, &cache, &profiler, Options());
+  absl::StatusOr<TuningResult> r = tuner.Tune(**fused);
+  ASSERT_THAT(r, IsOk());
+  EXPECT_EQ(r->stats.cache_hits, 1);
+  EXPECT_EQ(r->fusions[0].source, ConfigSource::kCache);
+  EXPECT_EQ(r->fusions[0].config, C(2));
+  // A fusion that calls nothing has one form.
+  absl::StatusOr<std::unique_ptr<Module>> plain = ParseModule(
+      "HloModule p\nENTRY e {\n  x = f32[4] parameter(0)\n"
+      "  ROOT n = f32[4] negate(x)\n}");
+  ASSERT_THAT(plain, IsOk());
+  absl::StatusOr<std::unique_ptr<Module>> plain_fused = FuseModule(**plain);
+  ASSERT_THAT(plain_fused, IsOk());
+  const Instruction* negate = FusionsOf(**plain_fused).at(0);
+  EXPECT_FALSE(XlaFormKeyOf(KeyOf(backend, *negate), *negate).has_value());
 }
 
 TEST(AutotunerTest, OverrideForcesGemmConfigs) {

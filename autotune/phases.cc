@@ -71,6 +71,20 @@ std::optional<KernelConfig> FromCache(const Backend& backend,
   return *config;
 }
 
+// FromCache with xtune's key, then with XLA's form of it (XlaFormKeyOf).
+std::optional<KernelConfig> FromCacheInEitherForm(
+    const Backend& backend, AutotuneCache& cache, const AutotuneKey& key,
+    const Instruction& fusion, TuningStats* stats,
+    std::optional<double>* seconds) {
+  if (std::optional<KernelConfig> hit =
+          FromCache(backend, cache, key, fusion, stats, seconds)) {
+    return hit;
+  }
+  std::optional<AutotuneKey> xla = XlaFormKeyOf(key, fusion);
+  if (!xla.has_value()) return std::nullopt;
+  return FromCache(backend, cache, *xla, fusion, stats, seconds);
+}
+
 void UpdateMedians(Trial& trial, const std::vector<size_t>& which) {
   for (size_t c : which) {
     if (trial.failed[c] || trial.timed[c].seconds.empty()) continue;
@@ -87,6 +101,19 @@ AutotuneKey KeyOf(const Backend& backend, const Instruction& fusion) {
   return AutotuneKey{backend.DeviceDescription(),
                      CanonicalText(*fusion.called_computations()[0]),
                      kCodegenVersion};
+}
+
+std::optional<AutotuneKey> XlaFormKeyOf(const AutotuneKey& key,
+                                        const Instruction& fusion) {
+  const Computation& fused = *fusion.called_computations()[0];
+  bool calls = false;
+  for (const auto& inst : fused.instructions()) {
+    calls |= !inst->called_computations().empty();
+  }
+  if (!calls) return std::nullopt;
+  CanonicalOptions xla_form;
+  xla_form.print_called_computations = false;
+  return AutotuneKey{key.device, CanonicalText(fused, xla_form), key.version};
 }
 
 std::vector<KeyGroup> GroupFusions(
@@ -135,7 +162,7 @@ absl::StatusOr<Decision> Decide(const Backend& backend, AutotuneCache& cache,
     d.config = backend.DefaultConfig(f);
     d.source = ConfigSource::kDefault;
     ++stats->defaults;
-  } else if (std::optional<KernelConfig> hit = FromCache(
+  } else if (std::optional<KernelConfig> hit = FromCacheInEitherForm(
                  backend, cache, group.key, f, stats, &d.seconds)) {
     d.config = *hit;
     d.source = ConfigSource::kCache;

@@ -40,6 +40,15 @@ namespace xtune {
 // The cache key of a fusion on `backend`.
 AutotuneKey KeyOf(const Backend& backend, const Instruction& fusion);
 
+// XLA's form of `key` (KeyOf(fusion)) when it differs from xtune's: XLA
+// prints no called computation (reducer, comparator, scatter combiner) in
+// a fusion's key, so a max-reduce and a sum-reduce share it; xtune's keys
+// print them. A fusion whose xtune key misses is looked up in this form,
+// so XLA's entries for such fusions are used too. nullopt when the fused
+// computation calls nothing (the forms are the same).
+std::optional<AutotuneKey> XlaFormKeyOf(const AutotuneKey& key,
+                                        const Instruction& fusion);
+
 // 1. Identical fusions (one key) form a group, tuned once. (Not
 // fusion/planner.h's FusionGroup, the fusion pass's own.)
 struct KeyGroup {

@@ -3,6 +3,7 @@
 // prefixes), bad cache files, the cache report, `xtune cache`, and many
 // processes sharing one cache at once.
 #include <filesystem>
+#include <regex>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -480,6 +481,51 @@ TEST_F(CacheCliTest, EightProcessesShareOneCacheFileAndDirectory) {
   }
   EXPECT_EQ(files, 8);
   EXPECT_TRUE(std::filesystem::is_empty(dir_ + "/dir/tmp"));
+}
+
+// XLA's key for a fusion that calls a computation (a reducer) leaves the
+// computation out: an entry in that form is used by compile and named by
+// explain.
+TEST_F(CacheCliTest, EntriesUnderXlasKeyFormAreUsedAndExplained) {
+  std::string model = Write("reduce.hlo", R"hlo(HloModule r
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[8,16] parameter(0)
+  e = f32[8,16] exponential(x)
+  zero = f32[] constant(0)
+  ROOT r = f32[8] reduce(e, zero), dimensions={1}, to_apply=add
+})hlo");
+  std::string ours = dir_ + "/ours.textproto";
+  ASSERT_EQ(RunXtune("compile " + model + kQuick +
+                     " --xla_gpu_dump_autotune_results_to=" + ours)
+                .exit_code,
+            0);
+  absl::StatusOr<std::string> text = ReadFile(ours);
+  ASSERT_THAT(text, ::xtune::testing::IsOk());
+  // The reducer's body, as xtune's key prints it, removed: XLA's form.
+  std::string xla_form = std::regex_replace(
+      *text, std::regex(R"(, to_apply=\\n  \{.*?\\n  \})"), "");
+  ASSERT_NE(xla_form, *text);
+  ASSERT_THAT(xla_form, Not(HasSubstr("to_apply")));
+  // Without xtune's header and check: as XLA would write it.
+  std::string body = std::regex_replace(
+      xla_form.substr(xla_form.find("version: 3")),
+      std::regex("# xtune-check:[^\n]*\n"), "");
+  std::string cache = Write("xla_form.textproto", body);
+  Result used = RunXtune("compile " + model + kQuick +
+                         " --xla_gpu_require_complete_aot_autotune_results"
+                         " --xla_gpu_load_autotune_results_from=" + cache);
+  EXPECT_EQ(used.exit_code, 0) << used.output;
+  EXPECT_THAT(used.output, HasSubstr("1 from the cache"));
+  Result explain = RunXtune("cache explain " + model + " --cache=" + cache);
+  EXPECT_EQ(explain.exit_code, 0) << explain.output;
+  EXPECT_THAT(explain.output,
+              HasSubstr("hit in XLA's key form (without the called "
+                        "computations): cpu_streaming {"));
 }
 
 }  // namespace

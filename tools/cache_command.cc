@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "autotune/phases.h"
 #include "cache/config_proto.h"
 #include "cache/directory_cache.h"
 #include "cache/inspect.h"
@@ -376,10 +377,21 @@ absl::Status Explain(const ParsedArgs& args, int* exit_code) {
     AutotuneKey key{device, CanonicalText(*i->called_computations()[0]),
                     kCodegenVersion};
     MissExplanation x = ExplainMiss(r, key, kCodegenVersion);
+    std::string form;
+    if (!x.hit) {
+      // XLA's form of the key leaves called computations out (a reducer).
+      if (std::optional<AutotuneKey> xla = XlaFormKeyOf(key, *i)) {
+        MissExplanation y = ExplainMiss(r, *xla, kCodegenVersion);
+        if (y.hit) {
+          x = y;
+          form = " in XLA's key form (without the called computations)";
+        }
+      }
+    }
     std::cout << i->name() << " (" << SummarizeFusionText(key.hlo) << "): ";
     if (x.hit) {
-      std::cout << "hit: " << ResultConfigText(x.result) << "\n  means: "
-                << ResultMeaning(x.result) << "\n";
+      std::cout << "hit" << form << ": " << ResultConfigText(x.result)
+                << "\n  means: " << ResultMeaning(x.result) << "\n";
       continue;
     }
     *exit_code = kExitUserError;  // a miss, as CI wants to know
