@@ -44,9 +44,26 @@ absl::string_view KeyDevice(absl::string_view device,
   return at == absl::string_view::npos ? device : device.substr(0, at);
 }
 
+namespace {
+
+// The device an entry is written back with when it is not its lookup
+// key's: XLA's device with its ", DNN version" suffix.
+std::string FileDevice(const xla::AutotuneResults::Entry& e) {
+  return KeyDevice(e.device(), e.result()) == e.device() ? std::string()
+                                                         : e.device();
+}
+
+}  // namespace
+
 int KeyVersion(const xla::AutotuneResults::Entry& e, int current_version) {
   return e.version() == 0 || IsXlaResultKind(e.result()) ? current_version
                                                           : e.version();
+}
+
+AutotuneKey FileKeyOfEntry(const xla::AutotuneResults::Entry& e,
+                           int current_version) {
+  return AutotuneKey{e.device(), e.hlo(),
+                     e.version() == 0 ? current_version : e.version()};
 }
 
 AutotuneKey KeyOfEntry(const xla::AutotuneResults::Entry& e,
@@ -81,6 +98,7 @@ absl::Status InMemoryAutotuneCache::Insert(const AutotuneKey& key,
   Stored& stored = entries_[key];
   stored.result = std::make_shared<const xla::AutotuneResult>(result);
   stored.file_version = key.version;
+  stored.file_device.clear();
   return absl::OkStatus();
 }
 
@@ -88,51 +106,81 @@ absl::StatusOr<int64_t> InMemoryAutotuneCache::Load(
     const xla::AutotuneResults& results, absl::string_view source,
     int current_version) {
   // Check everything before changing anything. Entries are indexed by
-  // views of the file's strings; keys are built once, for new entries.
+  // their key as the file writes it (views of the file's strings): the
+  // same key twice with different results is an error.
   using View = std::tuple<absl::string_view, absl::string_view, int>;
   absl::flat_hash_map<View, int> incoming;
   incoming.reserve(results.results_size());
   MutexLock lock(&mu_);
   for (int i = 0; i < results.results_size(); ++i) {
     const auto& e = results.results(i);
-    const int version = KeyVersion(e, current_version);
     if (absl::Status s = ValidateResult(e.result()); !s.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat(source, ": entry ", i + 1, ": ", s.message(), " for ",
-                       KeyOfEntry(e, current_version).ToString()));
+                       FileKeyOfEntry(e, current_version).ToString()));
     }
-    auto [it, inserted] = incoming.emplace(
-        View(KeyDevice(e.device(), e.result()), e.hlo(), version), i);
+    const int version = e.version() == 0 ? current_version : e.version();
+    auto [it, inserted] =
+        incoming.emplace(View(e.device(), e.hlo(), version), i);
     const xla::AutotuneResult* before =
         inserted ? nullptr : &results.results(it->second).result();
     if (before == nullptr && !entries_.empty()) {
+      // An entry loaded before with the same key as written.
       auto old = entries_.find(KeyOfEntry(e, current_version));
-      if (old != entries_.end()) before = old->second.result.get();
+      if (old != entries_.end() && old->second.loaded &&
+          old->second.file_device == FileDevice(e) &&
+          old->second.file_version == e.version()) {
+        before = old->second.result.get();
+      }
     }
     if (before != nullptr && !SameResult(*before, e.result())) {
       return absl::InvalidArgumentError(
           absl::StrCat(source, ": entry ", i + 1,
                        ": duplicate autotuning result with a "
                        "different value for ",
-                       KeyOfEntry(e, current_version).ToString(), " (first: {",
-                       before->ShortDebugString(), "}, now: {",
+                       FileKeyOfEntry(e, current_version).ToString(),
+                       " (first: {", before->ShortDebugString(), "}, now: {",
                        e.result().ShortDebugString(), "})"));
     }
   }
+  // Entries that share a lookup key (XLA's entries of one fusion under two
+  // of XLA's versions or cuDNN versions) keep one for lookups, the newest
+  // XLA version; the others are kept for Dump() only.
+  std::vector<int> order;
+  order.reserve(incoming.size());
+  for (const auto& [view, index] : incoming) order.push_back(index);
+  std::sort(order.begin(), order.end());
   int64_t added = 0;
   entries_.reserve(entries_.size() + incoming.size());
-  for (const auto& [view, index] : incoming) {
+  for (int index : order) {
     const auto& e = results.results(index);
-    auto [it, inserted] = entries_.try_emplace(AutotuneKey{
-        std::string(std::get<0>(view)), e.hlo(), std::get<2>(view)});
-    if (inserted) {
-      it->second.result =
-          std::make_shared<const xla::AutotuneResult>(e.result());
-      it->second.file_version = e.version();
-      if (e.device() != std::get<0>(view)) it->second.file_device = e.device();
-      ++added;
+    auto [it, inserted] = entries_.try_emplace(KeyOfEntry(e, current_version));
+    Stored& stored = it->second;
+    const bool same_as_stored = !inserted && stored.loaded &&
+                                stored.file_device == FileDevice(e) &&
+                                stored.file_version == e.version();
+    if (same_as_stored) continue;  // the same result again
+    if (!inserted) {
+      // Another entry holds the lookup key: xtune's own (inserted) wins,
+      // else the newer of XLA's versions.
+      const bool take = stored.loaded && e.version() > stored.file_version;
+      if (!take) {
+        shadows_.push_back(e);
+        continue;
+      }
+      xla::AutotuneResults::Entry old;
+      old.set_device(stored.file_device.empty() ? it->first.device
+                                                : stored.file_device);
+      old.set_hlo(it->first.hlo);
+      if (stored.file_version != 0) old.set_version(stored.file_version);
+      *old.mutable_result() = *stored.result;
+      shadows_.push_back(std::move(old));
     }
-    it->second.loaded = true;
+    stored.result = std::make_shared<const xla::AutotuneResult>(e.result());
+    stored.file_version = e.version();
+    stored.file_device = FileDevice(e);
+    stored.loaded = true;
+    ++added;
   }
   return added;
 }
@@ -173,6 +221,8 @@ xla::AutotuneResults InMemoryAutotuneCache::Dump() const {
     if (stored->file_version != 0) e->set_version(stored->file_version);
     *e->mutable_result() = *stored->result;
   }
+  for (const auto& e : shadows_) *out.add_results() = e;
+  SortEntries(&out);
   return out;
 }
 

@@ -93,9 +93,12 @@ class InMemoryAutotuneCache : public AutotuneCache {
 
   // Adds every entry of a results file (`source` names it in errors); entry
   // version 0 means `current_version`. All or nothing: InvalidArgument
-  // naming the source and key for an invalid config (XLA's rule) or a key
-  // present twice with different results (in the file, or already here);
-  // the same result twice is accepted. Returns the number of entries added.
+  // naming the source and key for an invalid config (XLA's rule) or a key,
+  // as the file writes it, present twice with different results (in the
+  // file, or loaded before); the same result twice is accepted. Entries
+  // are looked up by KeyOfEntry; when several share one, an entry inserted
+  // here (tuned) keeps it, else the one of the newest version; the others
+  // are only dumped. Returns the number of entries that took a lookup key.
   absl::StatusOr<int64_t> Load(const xla::AutotuneResults& results,
                                absl::string_view source, int current_version);
 
@@ -125,6 +128,10 @@ class InMemoryAutotuneCache : public AutotuneCache {
   };
   mutable Mutex mu_;
   absl::flat_hash_map<AutotuneKey, Stored> entries_ ABSL_GUARDED_BY(mu_);
+  // Loaded entries whose lookup key another entry holds (XLA's entries of
+  // one fusion under several XLA or cuDNN versions): written by Dump() as
+  // they were loaded, never looked up.
+  std::vector<xla::AutotuneResults::Entry> shadows_ ABSL_GUARDED_BY(mu_);
 };
 
 // Whether a result is one of XLA's kinds (triton, gemm, conv, cuDNN plans
@@ -141,6 +148,12 @@ bool IsXlaResultKind(const xla::AutotuneResult& result);
 // were loaded with.
 AutotuneKey KeyOfEntry(const xla::AutotuneResults::Entry& e,
                        int current_version);
+
+// The key as the file writes it (version 0 read as `current_version`):
+// what merge, diff and a dump's bookkeeping compare, so that XLA's entries
+// of one fusion under two XLA or cuDNN versions stay two entries.
+AutotuneKey FileKeyOfEntry(const xla::AutotuneResults::Entry& e,
+                           int current_version);
 
 // Sorts entries by key: (device, hlo, version).
 void SortEntries(xla::AutotuneResults* results);

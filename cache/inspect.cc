@@ -209,9 +209,9 @@ CacheDiff DiffCaches(const xla::AutotuneResults& a,
                      const xla::AutotuneResults& b, int current_version) {
   absl::flat_hash_map<AutotuneKey, const xla::AutotuneResult*> in_a, in_b;
   for (const auto& e : a.results())
-    in_a[KeyOfEntry(e, current_version)] = &e.result();
+    in_a[FileKeyOfEntry(e, current_version)] = &e.result();
   for (const auto& e : b.results())
-    in_b[KeyOfEntry(e, current_version)] = &e.result();
+    in_b[FileKeyOfEntry(e, current_version)] = &e.result();
   CacheDiff d;
   for (const auto& [key, ra] : in_a) {
     auto it = in_b.find(key);

@@ -121,6 +121,40 @@ TEST(InspectTest, XlaEntriesMatchWhateverXlasVersionAndDnnVersion) {
   current.keep_version = 2;
   int64_t kept = PruneCache(r, current, nullptr).results_size();
   EXPECT_EQ(kept, 1);
+  // One fusion under two of XLA's versions and another cuDNN version, with
+  // different results: all load (they are different keys in the file), the
+  // newest version answers lookups, and a dump writes all three back.
+  xla::AutotuneResults both = r;
+  xla::AutotuneResults::Entry newer = both.results(0);
+  newer.set_version(36);
+  auto* t = newer.mutable_result()->mutable_triton();
+  t->set_block_m(64);
+  t->set_block_n(32);
+  t->set_block_k(32);
+  t->set_split_k(1);
+  t->set_num_stages(1);
+  t->set_num_warps(4);
+  t->set_num_ctas(1);
+  *both.add_results() = newer;
+  xla::AutotuneResults::Entry other_dnn = both.results(0);
+  other_dnn.set_device("CUDA: 9.0, Cores: 132, DNN version: 9.1.0");
+  *both.add_results() = other_dnn;
+  InMemoryAutotuneCache three;
+  absl::StatusOr<int64_t> loaded = three.Load(both, "xla.textproto", 2);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  absl::StatusOr<std::optional<CacheHit>> hit =
+      three.Lookup({"CUDA: 9.0, Cores: 132", kGemm, 2});
+  ASSERT_TRUE(hit.ok() && hit->has_value());
+  EXPECT_EQ((*hit)->result->triton().block_m(), 64);
+  EXPECT_EQ(three.Dump().results_size(), 3);
+  // The same key as written, twice with different results, is still an
+  // error.
+  xla::AutotuneResults twice = r;
+  xla::AutotuneResults::Entry changed = r.results(0);
+  changed.mutable_result()->mutable_gemm()->set_algorithm(3);
+  *twice.add_results() = changed;
+  InMemoryAutotuneCache bad;
+  EXPECT_FALSE(bad.Load(twice, "xla.textproto", 2).ok());
 }
 
 TEST(InspectTest, LineDiffShowsChangesWithContext) {

@@ -52,10 +52,10 @@ absl::Status MergeResults(xla::AutotuneResults* base,
   MergeStats local;
   absl::flat_hash_map<AutotuneKey, int> index;
   for (int i = 0; i < out.results_size(); ++i) {
-    index.emplace(KeyOfEntry(out.results(i), current_version), i);
+    index.emplace(FileKeyOfEntry(out.results(i), current_version), i);
   }
   for (const auto& e : incoming.results()) {
-    AutotuneKey key = KeyOfEntry(e, current_version);
+    AutotuneKey key = FileKeyOfEntry(e, current_version);
     auto it = index.find(key);
     if (it == index.end()) {
       index.emplace(key, out.results_size());

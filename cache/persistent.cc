@@ -159,10 +159,10 @@ absl::StatusOr<AutotuneCacheSession::DumpReport> AutotuneCacheSession::Dump() {
       if (old.ok()) {
         absl::flat_hash_set<AutotuneKey> keep;
         for (const auto& e : results.results()) {
-          keep.insert(KeyOfEntry(e, current_version_));
+          keep.insert(FileKeyOfEntry(e, current_version_));
         }
         for (const auto& e : old->results()) {
-          report.dropped += !keep.contains(KeyOfEntry(e, current_version_));
+          report.dropped += !keep.contains(FileKeyOfEntry(e, current_version_));
         }
       }
     }

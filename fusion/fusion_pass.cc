@@ -110,7 +110,8 @@ class ModuleBuilder {
   const Module& src_;
   std::unique_ptr<Module> out_;
   absl::flat_hash_map<const Computation*, Computation*> copies_;
-  Module inlined_{"inlined"};  // flattened computations with calls, copied from
+  // Flattened copies of computations with calls; Copy() copies from them.
+  Module inlined_{"inlined"};
   absl::flat_hash_set<std::string> taken_;
   absl::flat_hash_map<std::string, int> next_suffix_;
 };

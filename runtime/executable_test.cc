@@ -156,6 +156,8 @@ TEST(ExecutableTest, DynamicUpdateSlicesOfDyingOperandsRunInPlace) {
   }
 }
 
+// (A constant never reaches an in-place fusion as an operand: the planner
+// copies constants into the fusions that use them, as `b` shows.)
 TEST(ExecutableTest, DynamicUpdateSlicesNeverWriteIntoArgumentsOrConstants) {
   absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(R"hlo(HloModule m
 ENTRY e {

@@ -326,6 +326,10 @@ TEST_F(CacheCliTest, CacheSubcommandsOnXlasFile) {
                   " --this_device --backend=cuda --xtune_gpu_target=a100 --out=" +
                   dir_ + "/a100.pb");
   EXPECT_THAT(kept.output, HasSubstr("kept 1 entries, removed 0"));
+  Result cpu_target = RunXtune("cache explain " + model + " --cache=" +
+                              xla_file + " --xtune_gpu_target=a100");
+  EXPECT_EQ(cpu_target.exit_code, 1);
+  EXPECT_THAT(cpu_target.output, HasSubstr("not of --backend=cpu"));
   Result bad = RunXtune("cache stats " + xla_file + " --xtune_gpu_target=a100");
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_THAT(bad.output, HasSubstr("unknown flag '--xtune_gpu_target'"));

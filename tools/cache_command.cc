@@ -83,7 +83,23 @@ namespace {
 // This machine's device string for --backend (default cpu), exactly as the
 // backend puts it in cache keys (for the CPU without a compiler: these
 // commands only read files).
+bool HasTargetFlag(const ParsedArgs& args) {
+  for (const ParsedArgs::XlaFlag& f : args.xla) {
+    if (f.name == "xtune_gpu_target" ||
+        f.name == "xla_gpu_target_config_filename") {
+      return true;
+    }
+  }
+  return false;
+}
+
 absl::StatusOr<std::string> ThisDevice(const ParsedArgs& args) {
+  const std::string backend = args.Get("backend", "cpu");
+  if (HasTargetFlag(args) && backend != "cuda" && backend != "cuda_emulator") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--xtune_gpu_target and --xla_gpu_target_config_filename name the GPU "
+        "of --backend=cuda or cuda_emulator, not of --backend=", backend));
+  }
   BackendOptions options;
   for (const ParsedArgs::XlaFlag& f : args.xla) {
     if (f.name == "xtune_gpu_target") options.gpu_target = f.value;
@@ -96,7 +112,7 @@ absl::StatusOr<std::string> ThisDevice(const ParsedArgs& args) {
         "give --xtune_gpu_target or --xla_gpu_target_config_filename, not "
         "both");
   }
-  return BackendDevice(args.Get("backend", "cpu"), options);
+  return BackendDevice(backend, options);
 }
 
 // A results file, or a per-fusion directory (its keyed files).
@@ -331,6 +347,9 @@ absl::Status Prune(const ParsedArgs& args, int*) {
   if (args.Has("device")) options.keep_device = args.Get("device", "");
   if (args.Has("this_device")) {
     XTUNE_ASSIGN_OR_RETURN(options.keep_device, ThisDevice(args));
+  } else if (HasTargetFlag(args)) {
+    return absl::InvalidArgumentError(
+        "a GPU target names this device only with --this_device");
   }
   if (args.Has("current_version")) options.keep_version = kCodegenVersion;
   if (!options.keep_hlo && !options.keep_device && !options.keep_version) {
@@ -366,6 +385,11 @@ absl::Status Explain(const ParsedArgs& args, int* exit_code) {
                          ParseModuleFile(args.positional[0]));
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> fused, FuseModule(*module));
   std::string device = args.Get("device", "");
+  if (!device.empty() && HasTargetFlag(args)) {
+    return absl::InvalidArgumentError(
+        "give --device or a GPU target (--xtune_gpu_target, "
+        "--xla_gpu_target_config_filename), not both");
+  }
   if (device.empty()) {
     XTUNE_ASSIGN_OR_RETURN(device, ThisDevice(args));
   }

@@ -202,8 +202,6 @@ ENTRY e {
   EXPECT_GT(checked, 10);
 }
 
-// A NaN constant keeps its sign in the generated code: TOTALORDER puts
-// -nan below nan (the elemental emitter once printed both as nan).
 // An in-place dynamic-update-slice fusion (fusion/in_place.h), every
 // exhaustive candidate: into a fresh output (the kernel copies the operand
 // first) and into the operand's own buffer, with clamped starts.
@@ -251,6 +249,8 @@ ENTRY e {
   }
 }
 
+// A NaN constant keeps its sign in the generated code: TOTALORDER puts
+// -nan below nan (the elemental emitter once printed both as nan).
 TEST(CpuBackendTest, NanConstantsKeepTheirSign) {
   absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(R"hlo(HloModule m
 ENTRY e {

@@ -8,6 +8,7 @@
 #include "codegen/cpu/gemm_analysis.h"
 #include "codegen/cpu/reduction_analysis.h"
 #include "codegen/cpu/sort_fusion.h"
+#include "fusion/in_place.h"
 #include "util/status_macros.h"
 
 namespace xtune::cpu {
@@ -78,9 +79,14 @@ Streaming AnalyzeStreaming(const Computation& fused, CpuKernelKind kind) {
     s.work = f->slices * f->n * 16;  // n log n comparisons, roughly
     s.vectorizable = false;
   } else {
-    int64_t inner =
-        out.IsTuple() || out.rank() == 0 ? 1 : out.dim(out.minor_to_major()[0]);
-    int64_t total = out.IsTuple() ? 1 : out.ElementCount();
+    // An in-place dynamic-update-slice walks its update, not the output.
+    const Shape& walked = InPlaceDusParameter(fused).has_value()
+                              ? fused.root()->operand(1)->shape()
+                              : out;
+    int64_t inner = walked.IsTuple() || walked.rank() == 0
+                        ? 1
+                        : walked.dim(out.minor_to_major()[0]);
+    int64_t total = walked.IsTuple() ? 1 : walked.ElementCount();
     s.units = inner == 0 ? 0 : total / inner;
     s.work = total;
     s.vectorizable =

@@ -83,19 +83,21 @@ absl::Status CheckCommon(int64_t block, int64_t width, int64_t unroll) {
 // ---- Loop fusions.
 
 // An in-place dynamic-update-slice fusion (fusion/in_place.h): the threads
-// walk the update in the output's physical order, `per_thread` consecutive
-// elements each, and store them at the clamped start plus their index.
-// GpuKernel (and the emulator) copy the operand into the output first when
-// the buffers differ.
+// walk the update in the output's physical order as LoopKernel walks an
+// output (unroll groups of `width` consecutive elements; consecutive
+// threads take consecutive groups, so stores coalesce) and store each
+// element at the clamped start plus its index. GpuKernel (and the
+// emulator) copy the operand into the output first when the buffers
+// differ.
 absl::StatusOr<CudaKernelSource> InPlaceDusKernel(
-    const Computation& fused, int64_t param, int64_t block,
-    int64_t per_thread, const CudaKernelOptions& options) {
+    const Computation& fused, int64_t param, int64_t block, int64_t width,
+    int64_t unroll, const CudaKernelOptions& options) {
   const Instruction* dus = fused.root();
   const Instruction* update = dus->operand(1);
   const Shape& shape = dus->shape();
   const std::vector<int64_t> strides = shape.PhysicalStrides();
   const int64_t n = update->shape().ElementCount();
-  const int64_t per_block = block * per_thread;
+  const int64_t per_block = block * width * unroll;
   Frame frame = MakeFrame(fused, static_cast<int>(block));
   ElementalEmitter emitter = MakeEmitter("xt_const");
   std::vector<std::pair<int64_t, int64_t>> physical;  // major to minor
@@ -109,10 +111,11 @@ absl::StatusOr<CudaKernelSource> InPlaceDusKernel(
       std::vector<std::string> starts,
       emitter.EmitClampedStarts(dus, 2, update->shape(), &body));
   body.Linef("const int64_t xt_base = (int64_t)xt_bid() * ", per_block, ";");
-  for (int64_t u = 0; u < per_thread; ++u) {
+  for (int64_t g = 0; g < width * unroll; ++g) {
+    const int64_t u = g / width, v = g % width;
     body.Open("");
-    body.Linef("const int64_t xt_lin = xt_base + (int64_t)xt_tid() * ",
-               per_thread, " + ", u, ";");
+    body.Linef("const int64_t xt_lin = xt_base + ((int64_t)", u * block,
+               " + xt_tid()) * ", width, " + ", v, ";");
     body.Open(absl::StrCat("if (xt_lin < ", n, ")"));
     Decompose("xt_lin", "xt_i", physical, &body);
     std::vector<IndexExpr> index;
@@ -148,7 +151,7 @@ absl::StatusOr<CudaKernelSource> LoopKernel(const Computation& fused,
   int64_t unroll = config.Get("unroll", 1);
   XTUNE_RETURN_IF_ERROR(CheckCommon(block, width, unroll));
   if (std::optional<int64_t> param = InPlaceDusParameter(fused)) {
-    return InPlaceDusKernel(fused, *param, block, width * unroll, options);
+    return InPlaceDusKernel(fused, *param, block, width, unroll, options);
   }
   const int64_t n = shape.ElementCount();
   const int64_t per_block = block * width * unroll;

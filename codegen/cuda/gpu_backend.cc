@@ -203,7 +203,12 @@ absl::StatusOr<KernelConfig> GpuBackend::ConfigFromResult(
             "XLA's ", name, " result does not hold a GemmKey (",
             result.other().config().type_url(), ")"));
       }
-      return KernelConfig("cuda_cublaslt", {{"algorithm", gemm.algorithm()}});
+      // Legacy cuBLAS numbers its algorithms as cublasGemmAlgo_t, which
+      // name nothing in cuBLASLt's list: its choice runs as the library's
+      // default. cuBLASLt's are indices in the heuristic's list, as ours.
+      const bool lt = name == "CUBLASLT" || name == "CUBLASLT_FISSION";
+      return KernelConfig("cuda_cublaslt",
+                          {{"algorithm", lt ? gemm.algorithm() : -1}});
     }
     if (name.find(':') == std::string::npos) {
       return absl::UnimplementedError(absl::StrCat(
