@@ -165,8 +165,8 @@ std::string ResultMeaning(const xla::AutotuneResult& result) {
   }
   if (result.has_cpu_streaming()) {
     const auto& c = result.cpu_streaming();
-    return absl::StrCat("xtune's CPU ",
-                        xla::AutotuneResult::CpuStreamingKey::Kind_Name(c.kind()),
+    using StreamingKey = xla::AutotuneResult::CpuStreamingKey;
+    return absl::StrCat("xtune's CPU ", StreamingKey::Kind_Name(c.kind()),
                         " kernel: vector width ", c.vector_width(), ", unroll ",
                         c.unroll(), ", ", c.per_task(), " per task, ",
                         c.threads(), " threads");

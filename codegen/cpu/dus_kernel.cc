@@ -83,7 +83,8 @@ absl::StatusOr<std::string> InPlaceDusKernelSource(const Computation& fused,
   };
   auto store = [&](const std::string& j) -> absl::Status {
     body.Open("");
-    XTUNE_ASSIGN_OR_RETURN(std::string v, emitter.Emit(update, index_at(j), &body));
+    XTUNE_ASSIGN_OR_RETURN(std::string v,
+                           emitter.Emit(update, index_at(j), &body));
     body.Linef("xt_out[xt_base + ", j, "] = ",
                ElementalEmitter::ToStorage(v, shape.dtype()), ";");
     body.Close();
@@ -106,7 +107,8 @@ absl::StatusOr<std::string> InPlaceDusKernelSource(const Computation& fused,
   body.Close();  // xt_task
 
   std::string src = KernelHeader(1);
-  src += "struct XtArgs { const void* const* in; void* out; int64_t rows_per_task; };\n";
+  src += "struct XtArgs { const void* const* in; void* out; "
+         "int64_t rows_per_task; };\n";
   src += emitter.globals();
   src += body.text();
   // config: vector_width, unroll, rows_per_task, threads

@@ -125,15 +125,16 @@ absl::StatusOr<CudaKernelSource> InPlaceDusKernel(
       absl::StrAppend(&offset, " + (xt_i", d, " + ", starts[d], ") * ",
                       strides[d]);
     }
-    XTUNE_ASSIGN_OR_RETURN(std::string value, emitter.Emit(update, index, &body));
+    XTUNE_ASSIGN_OR_RETURN(std::string value,
+                           emitter.Emit(update, index, &body));
     body.Line(Store(shape, offset, value));
     body.Close();
     body.Close();
   }
   body.Close();
-  CudaKernelSource source = Assemble(options, frame, emitter, body,
-                                     std::max<int64_t>(1, CeilDiv(n, per_block)),
-                                     block);
+  const int64_t grid = std::max<int64_t>(1, CeilDiv(n, per_block));
+  CudaKernelSource source =
+      Assemble(options, frame, emitter, body, grid, block);
   source.in_place_input = static_cast<int>(param);
   return source;
 }

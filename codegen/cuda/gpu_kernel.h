@@ -47,10 +47,11 @@ class GpuKernel : public QueuedKernel {
   ~GpuKernel() override;
 
   // Launches the kernel and waits for it; an in-place kernel's input is
-  // first copied into the output when the two buffers differ. InvalidArgument for the wrong
-  // number of buffers or an image the driver refuses; Internal naming the
-  // fusion for a launch that failed or faulted (the driver's error, e.g.
-  // CUDA_ERROR_ILLEGAL_ADDRESS; the process's context is then unusable).
+  // first copied into the output when the two buffers differ.
+  // InvalidArgument for the wrong number of buffers or an image the driver
+  // refuses; Internal naming the fusion for a launch that failed or faulted
+  // (the driver's error, e.g. CUDA_ERROR_ILLEGAL_ADDRESS; the process's
+  // context is then unusable).
   absl::Status Run(absl::Span<const DeviceBuffer> inputs,
                    DeviceBuffer output) override;
   absl::Status Enqueue(absl::Span<const DeviceBuffer> inputs,

@@ -75,7 +75,8 @@ inline bool DecodeGpuSetup(const std::string& bytes, GpuWorkerSetup* s) {
     k.block = r.Int();
     k.in_place_input = r.Int();
     if (k.grid < 1 || k.grid > 0x7fffffff || k.block < 1 || k.block > 1024 ||
-        k.in_place_input < -1 || k.in_place_input >= static_cast<int64_t>(s->layout.inputs.size())) {
+        k.in_place_input < -1 ||
+        k.in_place_input >= static_cast<int64_t>(s->layout.inputs.size())) {
       return false;
     }
     s->kernels.push_back(std::move(k));
