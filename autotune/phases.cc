@@ -54,7 +54,7 @@ std::optional<KernelConfig> FromCache(const Backend& backend,
   if (!config.ok()) {
     std::cerr << "xtune: warning: the cached result of fusion '"
               << fusion.name() << "' is not usable ("
-              << config.status().message() << "); tuning it\n";
+              << config.status().message() << "); not using it\n";
     return std::nullopt;
   }
   // A stored file may hold anything (an edited or damaged XLA-format file
@@ -62,7 +62,7 @@ std::optional<KernelConfig> FromCache(const Backend& backend,
   if (absl::Status s = backend.CheckConfig(fusion, *config); !s.ok()) {
     std::cerr << "xtune: warning: the cached config of fusion '"
               << fusion.name() << "' cannot be used (" << s.message()
-              << "); tuning it\n";
+              << "); not using it\n";
     return std::nullopt;
   }
   ++stats->cache_hits;
