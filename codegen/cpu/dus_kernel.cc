@@ -111,20 +111,9 @@ absl::StatusOr<std::string> InPlaceDusKernelSource(const Computation& fused,
          "int64_t rows_per_task; };\n";
   src += emitter.globals();
   src += body.text();
-  // config: vector_width, unroll, rows_per_task, threads
-  absl::StrAppend(
-      &src,
-      "extern \"C\" void xtune_kernel(const void* const* in, void* out, "
-      "const int64_t* config, const XtContext* ctx) {\n"
-      "  if (out != in[", *param, "]) memcpy(out, in[", *param, "], ",
-      shape.ByteSize(), ");\n"
-      "  int64_t rows_per_task = config[2] > 0 ? config[2] : 1;\n"
-      "  XtArgs args = {in, out, rows_per_task};\n"
-      "  int64_t tasks = (", rows, " + rows_per_task - 1) / rows_per_task;\n"
-      "  if (tasks == 0) return;\n"
-      "  if (tasks == 1) { xt_task(&args, 0); return; }\n"
-      "  ctx->parallel_for(ctx->pool, tasks, config[3], xt_task, &args);\n"
-      "}\n");
+  src += RowTasksEntry(
+      rows, absl::StrCat("  if (out != in[", *param, "]) memcpy(out, in[",
+                         *param, "], ", shape.ByteSize(), ");\n"));
   return src;
 }
 

@@ -29,6 +29,10 @@ absl::StatusOr<std::string> LoopKernelSource(const Computation& fused,
 // copying the operand into the output when the two buffers differ.
 absl::StatusOr<std::string> InPlaceDusKernelSource(const Computation& fused,
                                                    const KernelConfig& config);
+// The exported entry of both: `prologue` (C++ statements), then `rows` rows
+// split into tasks of config[2] rows on config[3] threads, each running
+// `xt_task` on an `XtArgs {in, out, rows_per_task}`.
+std::string RowTasksEntry(int64_t rows, const std::string& prologue);
 
 // Row reductions with their epilogues (softmax, layer norm):
 // config "cpu_row_reduce" {vector_width, unroll, rows_per_task, threads}.

@@ -165,17 +165,23 @@ absl::StatusOr<std::string> LoopKernelSource(const Computation& fused,
   src += scalar_emitter.globals();
   src += body.text();
   // config: vector_width, unroll, rows_per_task, threads
-  absl::StrAppend(
-      &src,
+  src += RowTasksEntry(rows, "");
+  return src;
+}
+
+std::string RowTasksEntry(int64_t rows, const std::string& prologue) {
+  // config: vector_width, unroll, rows_per_task, threads
+  return absl::StrCat(
       "extern \"C\" void xtune_kernel(const void* const* in, void* out, "
-      "const int64_t* config, const XtContext* ctx) {\n"
+      "const int64_t* config, const XtContext* ctx) {\n",
+      prologue,
       "  int64_t rows_per_task = config[2] > 0 ? config[2] : 1;\n"
       "  XtArgs args = {in, out, rows_per_task};\n"
       "  int64_t tasks = (", rows, " + rows_per_task - 1) / rows_per_task;\n"
+      "  if (tasks == 0) return;\n"
       "  if (tasks == 1) { xt_task(&args, 0); return; }\n"
       "  ctx->parallel_for(ctx->pool, tasks, config[3], xt_task, &args);\n"
       "}\n");
-  return src;
 }
 
 }  // namespace xtune::cpu

@@ -129,6 +129,36 @@ TEST(CudaBackendTest, EveryDefaultKernelCompilesForSm80AndSm90a) {
   }
 }
 
+// The in-place dynamic-update-slice kernel (fusion/in_place.h), every
+// candidate, compiles for both targets within their limits.
+TEST(CudaBackendTest, InPlaceDynamicUpdateSliceCompilesForSm80AndSm90a) {
+  absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(R"hlo(HloModule m
+ENTRY e {
+  x = f32[5,7,33]{1,2,0} parameter(0)
+  u = bf16[2,7,9] parameter(1)
+  i = s32[] parameter(2)
+  j = s32[] constant(-3)
+  ue = bf16[2,7,9] exponential(u)
+  uf = f32[2,7,9] convert(ue)
+  ROOT d = f32[5,7,33]{1,2,0} dynamic-update-slice(x, uf, i, j, i)
+})hlo");
+  ASSERT_THAT(m, IsOk());
+  absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
+  ASSERT_THAT(fused, IsOk());
+  const Instruction& inst = *(*fused)->entry()->root();
+  for (const char* target : {"a100", "h200"}) {
+    std::unique_ptr<CudaBackend> b = Make(target);
+    ASSERT_NE(b, nullptr);
+    for (const KernelConfig& c : b->Candidates(inst, false)) {
+      SCOPED_TRACE(absl::StrCat(target, " ", c.ToString()));
+      absl::StatusOr<CudaKernelSource> kernel = b->Source(inst, c);
+      ASSERT_THAT(kernel, IsOk());
+      EXPECT_GE(kernel->in_place_input, 0);
+      ExpectKernelWithinLimits(*b, inst.name(), c, *kernel);
+    }
+  }
+}
+
 // Every candidate of the layer norm, the column sums and some gemm fusions
 // (XLA's Triton configs for the shape, and the cuBLASLt candidate's
 // kernels) compiles for both targets within their limits (gemms: spills

@@ -61,6 +61,18 @@ void Decompose(const std::string& lin, const std::string& prefix,
   }
 }
 
+// (dimension, size) pairs from major to minor in `layout`'s physical order,
+// the sizes from `dims` (an output's, or an update's laid out like it).
+std::vector<std::pair<int64_t, int64_t>> PhysicalOrder(
+    const Shape& layout, const std::vector<int64_t>& dims) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (auto it = layout.minor_to_major().rbegin();
+       it != layout.minor_to_major().rend(); ++it) {
+    out.push_back({*it, dims[*it]});
+  }
+  return out;
+}
+
 std::string Store(const Shape& shape, const std::string& offset,
                   const std::string& v) {
   return absl::StrCat("XT_G(xt_out)[", offset, "] = ",
@@ -100,11 +112,7 @@ absl::StatusOr<CudaKernelSource> InPlaceDusKernel(
   const int64_t per_block = block * width * unroll;
   Frame frame = MakeFrame(fused, static_cast<int>(block));
   ElementalEmitter emitter = MakeEmitter("xt_const");
-  std::vector<std::pair<int64_t, int64_t>> physical;  // major to minor
-  for (auto it = shape.minor_to_major().rbegin();
-       it != shape.minor_to_major().rend(); ++it) {
-    physical.push_back({*it, update->shape().dim(*it)});
-  }
+  const auto physical = PhysicalOrder(shape, update->shape().dims());
   CodeBuffer body;
   body.Open(frame.signature);
   XTUNE_ASSIGN_OR_RETURN(
@@ -158,11 +166,7 @@ absl::StatusOr<CudaKernelSource> LoopKernel(const Computation& fused,
   const int64_t per_block = block * width * unroll;
   Frame frame = MakeFrame(fused, static_cast<int>(block));
   ElementalEmitter emitter = MakeEmitter("xt_const");
-  std::vector<std::pair<int64_t, int64_t>> physical;  // major to minor
-  for (auto it = shape.minor_to_major().rbegin();
-       it != shape.minor_to_major().rend(); ++it) {
-    physical.push_back({*it, shape.dim(*it)});
-  }
+  const auto physical = PhysicalOrder(shape, shape.dims());
   CodeBuffer body;
   body.Open(frame.signature);
   body.Linef("const int64_t xt_base = (int64_t)xt_bid() * ", per_block, ";");
