@@ -11,6 +11,7 @@
 #include "codegen/codegen_version.h"
 #include "eval/evaluator.h"
 #include "fusion/fusion_pass.h"
+#include "ir/library_call.h"
 #include "ir/printer.h"
 #include "runtime/compare.h"
 #include "runtime/random_inputs.h"
@@ -98,6 +99,10 @@ void UpdateMedians(Trial& trial, const std::vector<size_t>& which) {
 }  // namespace
 
 AutotuneKey KeyOf(const Backend& backend, const Instruction& fusion) {
+  if (std::optional<LibraryFusion> call = LibraryFusionOf(fusion)) {
+    // XLA's gemm algorithm picker's key for the custom-call.
+    return AutotuneKey{backend.DeviceDescription(), call->key, kCodegenVersion};
+  }
   return AutotuneKey{backend.DeviceDescription(),
                      CanonicalText(*fusion.called_computations()[0]),
                      kCodegenVersion};
@@ -105,6 +110,7 @@ AutotuneKey KeyOf(const Backend& backend, const Instruction& fusion) {
 
 std::optional<AutotuneKey> XlaFormKeyOf(const AutotuneKey& key,
                                         const Instruction& fusion) {
+  if (LibraryFusionOf(fusion).has_value()) return std::nullopt;
   const Computation& fused = *fusion.called_computations()[0];
   bool calls = false;
   for (const auto& inst : fused.instructions()) {

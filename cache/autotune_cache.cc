@@ -1,6 +1,7 @@
 #include "cache/autotune_cache.h"
 
-#include <google/protobuf/util/message_differencer.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <algorithm>
 #include <tuple>
@@ -19,8 +20,25 @@ bool AutotuneKey::operator<(const AutotuneKey& o) const {
   return std::tie(device, hlo, version) < std::tie(o.device, o.hlo, o.version);
 }
 
+namespace {
+
+std::string DeterministicBytes(const google::protobuf::Message& m) {
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    m.SerializeToCodedStream(&coded);
+  }
+  return bytes;
+}
+
+}  // namespace
+
 bool SameResult(const xla::AutotuneResult& a, const xla::AutotuneResult& b) {
-  return google::protobuf::util::MessageDifferencer::Equals(a, b);
+  // Bytes, not MessageDifferencer: that one unpacks `Any` payloads (XLA's
+  // backend configs), logging for each type it does not know.
+  return DeterministicBytes(a) == DeterministicBytes(b);
 }
 
 bool IsXlaResultKind(const xla::AutotuneResult& result) {

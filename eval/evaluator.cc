@@ -4,6 +4,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "eval/dot.h"
+#include "eval/library_call.h"
 #include "eval/elementwise.h"
 #include "eval/indexing.h"
 #include "eval/control_flow.h"
@@ -256,6 +257,8 @@ class Evaluator {
         return *ops[0];
       case Opcode::kRngBitGenerator:
         return EvalRngBitGenerator(inst, *ops[0]);
+      case Opcode::kCustomCall:
+        return EvalLibraryCall(inst, ops, out, options_.tf32_dots);
       case Opcode::kAfterAll: {
         Tensor t;  // a token: an empty tuple
         t.shape = out;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/clone.h"
 #include "fusion/hlo_builder.h"
+#include "fusion/library_call_expander.h"
 #include "fusion/rng_expander.h"
 #include "ir/collectives.h"
 
@@ -15,7 +16,7 @@ namespace {
 
 class Flattener {
  public:
-  explicit Flattener(Computation* out) : out_(out) {}
+  Flattener(Computation* out, Module* module) : out_(out), module_(module) {}
 
   // Copies `c` into out_ with its parameters bound to `args`; returns the
   // value of its root.
@@ -57,6 +58,13 @@ class Flattener {
             continue;
           }
           break;
+        case Opcode::kCustomCall: {
+          absl::StatusOr<Instruction*> expanded = ExpandLibraryCall(
+              *inst, operands, prefix, out_, module_);
+          if (!expanded.ok()) break;  // the verifier reports it
+          value[inst] = *expanded;
+          continue;
+        }
         case Opcode::kAfterAll:
           // A token orders side effects; xtune runs none: an empty tuple.
           value[inst] = Add(*inst, prefix, {}, /*as_tuple=*/true);
@@ -231,6 +239,7 @@ class Flattener {
   }
 
   Computation* out_;
+  Module* module_;  // where expanded library calls' computations go
 };
 
 }  // namespace
@@ -242,7 +251,7 @@ Computation* FlattenEntry(const Module& src, Module* scratch) {
 Computation* FlattenComputation(const Computation& src, Module* scratch) {
   // First pass: inline everything into a temporary computation.
   auto full = std::make_unique<Computation>(src.name());
-  Flattener flattener(full.get());
+  Flattener flattener(full.get(), scratch);
   Instruction* root = flattener.Inline(src, {}, "");
   // Second pass: keep what the root uses, and every parameter.
   absl::flat_hash_set<const Instruction*> live;

@@ -35,6 +35,35 @@ Instruction* HloBuilder::Constant(DType t, int64_t v) {
   return c;
 }
 
+Instruction* HloBuilder::FloatConstant(DType t, double v) {
+  Shape s(t, {});
+  Literal value(s);
+  value.SetDouble(0, v);
+  Instruction* c = Append(Opcode::kConstant, s, {});
+  c->mutable_attrs()->literal = std::move(value);
+  return c;
+}
+
+Instruction* HloBuilder::Broadcast(Instruction* x,
+                                   const std::vector<int64_t>& dims,
+                                   const std::vector<int64_t>& dimensions) {
+  Instruction* b =
+      Append(Opcode::kBroadcast, Shape(x->shape().dtype(), dims), {x});
+  b->mutable_attrs()->dimensions = dimensions;
+  return b;
+}
+
+Instruction* HloBuilder::Unary(Opcode op, Instruction* x) {
+  return Append(op, Shape(x->shape().dtype(), x->shape().dims()), {x});
+}
+
+Instruction* HloBuilder::Dot(Instruction* a, Instruction* b,
+                             const DotDimensions& d, const Shape& out) {
+  Instruction* dot = Append(Opcode::kDot, out, {a, b});
+  dot->mutable_attrs()->dot = d;
+  return dot;
+}
+
 Instruction* HloBuilder::Iota(DType t, const std::vector<int64_t>& dims,
                               int64_t dimension) {
   Instruction* i = Append(Opcode::kIota, Shape(t, dims), {});

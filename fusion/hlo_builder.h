@@ -22,11 +22,23 @@ class HloBuilder {
 
   // A scalar constant of type `t` holding `v` (integers: its low bits).
   Instruction* Constant(DType t, int64_t v);
+  // A scalar constant of float type `t` holding `v` (rounded to `t`).
+  Instruction* FloatConstant(DType t, double v);
   Instruction* Iota(DType t, const std::vector<int64_t>& dims,
                     int64_t dimension);
   // `x` (a scalar) broadcast to `dims`; `x` itself when `dims` is empty.
   Instruction* Splat(Instruction* x, const std::vector<int64_t>& dims);
+  // `x` broadcast to `dims`, its dimensions landing on `dimensions`.
+  Instruction* Broadcast(Instruction* x, const std::vector<int64_t>& dims,
+                         const std::vector<int64_t>& dimensions);
+  Instruction* Unary(Opcode op, Instruction* x);
   Instruction* Binary(Opcode op, Instruction* a, Instruction* b);
+  Instruction* Multiply(Instruction* a, Instruction* b) {
+    return Binary(Opcode::kMultiply, a, b);
+  }
+  // dot(a, b) with dimension numbers `d`, producing `out`.
+  Instruction* Dot(Instruction* a, Instruction* b, const DotDimensions& d,
+                   const Shape& out);
   Instruction* Add(Instruction* a, Instruction* b) {
     return Binary(Opcode::kAdd, a, b);
   }

@@ -6,33 +6,52 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "ir/library_call.h"
 
 namespace xtune {
 
-bool DotAllowsTf32(const Instruction& dot) {
-  if (dot.opcode() != Opcode::kDot || dot.operand_count() != 2) return false;
-  if (dot.operand(0)->shape().dtype() != DType::kF32 ||
-      dot.operand(1)->shape().dtype() != DType::kF32) {
-    return false;
-  }
-  for (const RawAttribute& a : dot.attrs().other) {
-    if (a.name == "algorithm") return false;
-    if (a.name != "operand_precision") continue;
-    absl::string_view v = absl::StripAsciiWhitespace(a.value);
-    absl::ConsumePrefix(&v, "{");
-    absl::ConsumeSuffix(&v, "}");
-    for (absl::string_view p : absl::StrSplit(v, ',')) {
-      std::string level = absl::AsciiStrToLower(absl::StripAsciiWhitespace(p));
-      if (level != "default" && !level.empty()) return false;
-    }
+namespace {
+
+// Whether an operand_precision value ("{default,highest}") is all DEFAULT.
+bool AllDefault(absl::string_view precision) {
+  absl::string_view v = absl::StripAsciiWhitespace(precision);
+  absl::ConsumePrefix(&v, "{");
+  absl::ConsumeSuffix(&v, "}");
+  for (absl::string_view p : absl::StrSplit(v, ',')) {
+    std::string level = absl::AsciiStrToLower(absl::StripAsciiWhitespace(p));
+    if (level != "default" && !level.empty()) return false;
   }
   return true;
+}
+
+bool F32Operands(const Instruction& inst) {
+  return inst.operand_count() >= 2 &&
+         inst.operand(0)->shape().dtype() == DType::kF32 &&
+         inst.operand(1)->shape().dtype() == DType::kF32;
+}
+
+}  // namespace
+
+bool DotAllowsTf32(const Instruction& dot) {
+  if (dot.opcode() != Opcode::kDot || dot.operand_count() != 2) return false;
+  if (!F32Operands(dot)) return false;
+  for (const RawAttribute& a : dot.attrs().other) {
+    if (a.name == "algorithm") return false;
+    if (a.name == "operand_precision" && !AllDefault(a.value)) return false;
+  }
+  return true;
+}
+
+bool LibraryCallAllowsTf32(const Instruction& call) {
+  if (call.opcode() != Opcode::kCustomCall || !F32Operands(call)) return false;
+  absl::StatusOr<GemmCall> gemm = ReadGemmCall(call);
+  return gemm.ok() && AllDefault(gemm->operand_precision);
 }
 
 bool AnyDotAllowsTf32(const Module& module) {
   for (const auto& c : module.computations()) {
     for (const auto& inst : c->instructions()) {
-      if (DotAllowsTf32(*inst)) return true;
+      if (DotAllowsTf32(*inst) || LibraryCallAllowsTf32(*inst)) return true;
     }
   }
   return false;

@@ -17,7 +17,12 @@ namespace xtune {
 // True for a dot (opcode kDot) that allows TF32 products as above.
 bool DotAllowsTf32(const Instruction& dot);
 
-// Whether any computation of `module` has such a dot.
+// The same for a library gemm custom-call (ir/library_call.h) on f32
+// operands whose config asks for DEFAULT precision (cuBLAS runs it in TF32
+// when XLA allows it).
+bool LibraryCallAllowsTf32(const Instruction& call);
+
+// Whether any computation of `module` has such a dot or library call.
 bool AnyDotAllowsTf32(const Module& module);
 
 // The f32 tolerance of a comparison whose computation ran TF32 dots: ten

@@ -90,7 +90,8 @@ namespace xtune {
   V(kMap, "map", kOther)                              \
   V(kAfterAll, "after-all", kOther)                   \
   V(kRngBitGenerator, "rng-bit-generator", kOther)    \
-  V(kAddDependency, "add-dependency", kOther)
+  V(kAddDependency, "add-dependency", kOther)      \
+  V(kCustomCall, "custom-call", kOther)
 
 enum class Opcode {
 #define XTUNE_DECLARE_OPCODE(enum_name, text, kind) enum_name,

@@ -113,6 +113,9 @@ absl::Status CheckRequiredAttributes(
     case Opcode::kTopK:
       required = {"k"};
       break;
+    case Opcode::kCustomCall:
+      required = {"custom_call_target"};
+      break;
     case Opcode::kReducePrecision:
       required = {"exponent_bits", "mantissa_bits"};
       break;

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "ir/computation.h"
 #include "ir/rng.h"
+#include "ir/library_call.h"
 #include "ir/shape_inference_internal.h"
 #include "util/status_macros.h"
 
@@ -649,6 +650,12 @@ absl::StatusOr<Shape> InferShape(const Instruction& inst) {
       return InferOptimizationBarrier(inst);
     case Opcode::kRngBitGenerator:
       return InferRngBitGenerator(inst);
+    case Opcode::kCustomCall: {
+      // Library calls (ir/library_call.h): the declared shape, checked.
+      absl::StatusOr<GemmCall> call = ReadGemmCall(inst);
+      if (!call.ok()) return call.status();
+      return declared;
+    }
     case Opcode::kAfterAll:
       // As XLA's verifier: any operands (they only order), a token out.
       return Shape::Token();

@@ -1,0 +1,59 @@
+#include "eval/library_call.h"
+
+#include <algorithm>
+
+#include "eval/dot.h"
+#include "ir/dot_precision.h"
+#include "ir/library_call.h"
+
+namespace xtune {
+namespace {
+
+Tensor Tf32(const Tensor& t) {
+  Tensor r = t;
+  for (double& v : r.f) v = RoundToTf32(static_cast<float>(v));
+  return r;
+}
+
+}  // namespace
+
+absl::StatusOr<Tensor> EvalLibraryCall(const Instruction& inst,
+                                       const std::vector<const Tensor*>& ops,
+                                       const Shape& out, bool tf32) {
+  absl::StatusOr<GemmCall> call = ReadGemmCall(inst);
+  if (!call.ok()) return call.status();
+  const Tensor& a = *ops[0];
+  const Tensor& b = *ops[1];
+  const bool f64 = a.shape.dtype() == DType::kF64 ||
+                   b.shape.dtype() == DType::kF64 ||
+                   call->result.dtype() == DType::kF64;
+  const Shape acc_shape(f64 ? DType::kF64 : DType::kF32, call->result.dims());
+  const bool use_tf32 = tf32 && LibraryCallAllowsTf32(inst);
+  Tensor acc = use_tf32 ? EvalDot(Tf32(a), Tf32(b), call->dot, acc_shape)
+                        : EvalDot(a, b, call->dot, acc_shape);
+  const Shape& d_shape = out.IsTuple() ? out.tuple_shapes()[0] : out;
+  Tensor d(d_shape);
+  Tensor aux;
+  if (call->aux_index >= 0) aux = Tensor(out.tuple_shapes()[call->aux_index]);
+  const int64_t n = call->result.rank() == 0 ? 1 : call->result.dims().back();
+  for (int64_t k = 0; k < acc.size(); ++k) {
+    double v = call->alpha * acc.f[k];
+    if (call->c_operand >= 0) v += call->beta * ops[call->c_operand]->GetDouble(k);
+    if (call->bias_operand >= 0) v += ops[call->bias_operand]->GetDouble(k % n);
+    if (call->aux_index >= 0) aux.f[k] = RoundToType(v, aux.shape.dtype());
+    if (EpilogueHasRelu(call->epilogue)) v = std::max(v, 0.0);
+    if (EpilogueHasGelu(call->epilogue)) v = Gelu(v);
+    d.f[k] = RoundToType(v, d_shape.dtype());
+  }
+  if (!out.IsTuple()) return d;
+  Tensor t;
+  t.shape = out;
+  t.tuple.push_back(std::move(d));
+  if (call->aux_index >= 0) t.tuple.push_back(std::move(aux));
+  if (call->workspace_index >= 0) {
+    t.tuple.push_back(Tensor(out.tuple_shapes()[call->workspace_index]));
+  }
+  return t;
+}
+
+}  // namespace xtune
