@@ -1,6 +1,7 @@
 #include "eval/library_call.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "eval/dot.h"
 #include "ir/dot_precision.h"
@@ -36,13 +37,35 @@ absl::StatusOr<Tensor> EvalLibraryCall(const Instruction& inst,
   Tensor aux;
   if (call->aux_index >= 0) aux = Tensor(out.tuple_shapes()[call->aux_index]);
   const int64_t n = call->result.rank() == 0 ? 1 : call->result.dims().back();
+  // cuBLASLt's epilogue runs in its compute type: every step rounds to it
+  // (the fused expansion's f32 ops round alike).
+  const DType acc_type = acc_shape.dtype();
+  auto r = [acc_type](double x) { return RoundToType(x, acc_type); };
+  const double alpha = r(call->alpha), beta = r(call->beta);
+  const double c1 = r(kGeluSqrt2OverPi), c2 = r(kGeluCubic);
   for (int64_t k = 0; k < acc.size(); ++k) {
-    double v = call->alpha * acc.f[k];
-    if (call->c_operand >= 0) v += call->beta * ops[call->c_operand]->GetDouble(k);
-    if (call->bias_operand >= 0) v += ops[call->bias_operand]->GetDouble(k % n);
+    double v = acc.f[k];
+    if (call->alpha != 1) v = r(alpha * v);
+    if (call->c_operand >= 0) {
+      double c = ops[call->c_operand]->GetDouble(k);
+      if (call->beta != 1) c = r(beta * c);
+      v = r(v + c);
+    }
+    if (call->bias_operand >= 0) {
+      v = r(v + ops[call->bias_operand]->GetDouble(k % n));
+    }
     if (call->aux_index >= 0) aux.f[k] = RoundToType(v, aux.shape.dtype());
     if (EpilogueHasRelu(call->epilogue)) v = std::max(v, 0.0);
-    if (EpilogueHasGelu(call->epilogue)) v = Gelu(v);
+    if (EpilogueHasGelu(call->epilogue)) {
+      // Gelu(v) = 0.5 v (1 + tanh(c1 (v + c2 v^3))), step by step.
+      double inner = r(v + r(r(r(v * v) * v) * c2));
+      // tanh in the compute type, as the evaluator's elementwise tanh.
+      const double z = r(inner * c1);
+      const double th = acc_type == DType::kF64
+                            ? std::tanh(z)
+                            : std::tanh(static_cast<float>(z));
+      v = r(r(v * 0.5) * r(th + 1));
+    }
     d.f[k] = RoundToType(v, d_shape.dtype());
   }
   if (!out.IsTuple()) return d;

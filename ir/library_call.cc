@@ -155,10 +155,6 @@ bool EpilogueHasAux(GemmEpilogue e) {
   return e == GemmEpilogue::kGeluAux || e == GemmEpilogue::kBiasGeluAux;
 }
 
-double Gelu(double x) {
-  return 0.5 * x * (1 + std::tanh(kGeluSqrt2OverPi * (x + kGeluCubic * x * x * x)));
-}
-
 std::optional<std::string> CustomCallTarget(const Instruction& inst) {
   if (inst.opcode() != Opcode::kCustomCall) return std::nullopt;
   for (const RawAttribute& a : inst.attrs().other) {

@@ -10,7 +10,7 @@
 // C the third operand (present exactly when beta != 0, same shape as D),
 // bias the next operand when the epilogue has BIAS: a vector of D's last
 // dimension, added to every row; act RELU (max(x, 0)) or GELU (XLA's tanh
-// approximation, Gelu() below) or none. *_AUX epilogues also return the
+// approximation, kGelu* below) or none. *_AUX epilogues also return the
 // value before the activation as tuple element 1. The last tuple element is
 // cuBLAS's s8 workspace, whose contents are undefined. alpha_imag must be
 // 0 (no complex types).
@@ -44,10 +44,10 @@ bool EpilogueHasRelu(GemmEpilogue e);
 bool EpilogueHasGelu(GemmEpilogue e);
 bool EpilogueHasAux(GemmEpilogue e);
 
-// XLA's GELU epilogue: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+// XLA's GELU epilogue: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))),
+// computed in the gemm's compute type (f32, or f64 for f64).
 inline constexpr double kGeluSqrt2OverPi = 0.7978845608028654;
 inline constexpr double kGeluCubic = 0.044715;
-double Gelu(double x);
 
 // One library gemm, read and checked against its operands and result.
 struct GemmCall {

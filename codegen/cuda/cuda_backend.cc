@@ -248,8 +248,10 @@ absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::CompileWith(
 std::vector<KernelConfig> CudaBackend::Candidates(const Instruction& fusion,
                                                   bool exhaustive) const {
   std::vector<KernelConfig> out = GpuBackend::Candidates(fusion, exhaustive);
-  if (cublaslt_ == nullptr || out.empty() || out.back().kind() != "cuda_cublaslt") {
-    return out;
+  if (cublaslt_ == nullptr || out.empty() ||
+      out.back().kind() != "cuda_cublaslt" ||
+      out.back().Get("algorithm", 0) != 0) {
+    return out;  // no library candidate, or the library's default only
   }
   // The heuristic needs only the shape, not the pack and epilogue kernels.
   absl::StatusOr<GemmShape> shape =

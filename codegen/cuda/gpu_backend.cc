@@ -5,6 +5,7 @@
 #include "codegen/config_codec.h"
 #include "codegen/cuda/cuda_candidates.h"
 #include "fusion/precision.h"
+#include "ir/library_call.h"
 #include "util/sha256.h"
 #include "util/status_macros.h"
 
@@ -15,6 +16,14 @@ const Computation& Fused(const Instruction& fusion) {
   return *fusion.called_computations()[0];
 }
 
+// A library call's one config: legacy cuBLAS (__cublas$gemm) runs the
+// library's default, as XLA does from Ampere on (its picker no longer
+// tunes it); cuBLASLt the heuristic's first, the start of its candidates.
+KernelConfig LibraryCallConfig(const LibraryFusion& call) {
+  return KernelConfig("cuda_cublaslt",
+                      {{"algorithm", call.target == kCublasGemmTarget ? -1 : 0}});
+}
+
 }  // namespace
 
 std::string GpuBackend::DeviceDescription() const {
@@ -23,10 +32,18 @@ std::string GpuBackend::DeviceDescription() const {
 
 std::vector<KernelConfig> GpuBackend::Candidates(const Instruction& fusion,
                                                  bool exhaustive) const {
+  // XLA's library calls stay library calls (CudaBackend adds the
+  // heuristic's other algorithms to a cuBLASLt call's algorithm 0).
+  if (std::optional<LibraryFusion> call = LibraryFusionOf(fusion)) {
+    return {LibraryCallConfig(*call)};
+  }
   return CudaCandidates(Fused(fusion), device_, exhaustive);
 }
 
 KernelConfig GpuBackend::DefaultConfig(const Instruction& fusion) const {
+  if (std::optional<LibraryFusion> call = LibraryFusionOf(fusion)) {
+    return LibraryCallConfig(*call);
+  }
   return CudaDefaultConfig(Fused(fusion), device_);
 }
 
@@ -55,6 +72,12 @@ absl::Status GpuBackend::CheckKindAndParameters(
 
 absl::Status GpuBackend::CheckConfig(const Instruction& fusion,
                                      const KernelConfig& config) const {
+  if (std::optional<LibraryFusion> call = LibraryFusionOf(fusion);
+      call.has_value() && config.kind() != "cuda_cublaslt") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "fusion '", fusion.name(), "' is XLA's ", call->target,
+        " call: it takes cuda_cublaslt configs, not ", config.kind()));
+  }
   if (config.kind() == "cuda_cublaslt") {
     XTUNE_RETURN_IF_ERROR(CheckKindAndParameters(fusion, config));
     int64_t a = config.Get("algorithm", 0);
@@ -222,6 +245,13 @@ absl::StatusOr<KernelConfig> GpuBackend::ConfigFromResultFor(
     const Instruction& fusion, const xla::AutotuneResult& result) const {
   if (result.has_other() && result.other().name() == "NATIVE_EMITTER") {
     return DefaultConfig(fusion);
+  }
+  std::optional<LibraryFusion> call = LibraryFusionOf(fusion);
+  if (call.has_value() && call->target == kCublasGemmTarget &&
+      result.has_gemm()) {
+    // XLA's picker numbers legacy cuBLAS algorithms as cublasGemmAlgo_t,
+    // which name nothing in cuBLASLt's list: the library's default.
+    return KernelConfig("cuda_cublaslt", {{"algorithm", -1}});
   }
   return ConfigFromResult(result);
 }
