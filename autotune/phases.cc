@@ -98,13 +98,15 @@ void UpdateMedians(Trial& trial, const std::vector<size_t>& which) {
 
 }  // namespace
 
-AutotuneKey KeyOf(const Backend& backend, const Instruction& fusion) {
+std::string KeyTextOf(const Instruction& fusion) {
   if (std::optional<LibraryFusion> call = LibraryFusionOf(fusion)) {
-    // XLA's gemm algorithm picker's key for the custom-call.
-    return AutotuneKey{backend.DeviceDescription(), call->key, kCodegenVersion};
+    return call->key;
   }
-  return AutotuneKey{backend.DeviceDescription(),
-                     CanonicalText(*fusion.called_computations()[0]),
+  return CanonicalText(*fusion.called_computations()[0]);
+}
+
+AutotuneKey KeyOf(const Backend& backend, const Instruction& fusion) {
+  return AutotuneKey{backend.DeviceDescription(), KeyTextOf(fusion),
                      kCodegenVersion};
 }
 

@@ -37,6 +37,11 @@
 
 namespace xtune {
 
+// The `hlo` of a fusion's cache key: its fused computation's canonical text
+// (ir/printer.h) or, for XLA's library calls (ir/library_call.h), the
+// call's text as XLA's gemm algorithm picker keys it.
+std::string KeyTextOf(const Instruction& fusion);
+
 // The cache key of a fusion on `backend`.
 AutotuneKey KeyOf(const Backend& backend, const Instruction& fusion);
 

@@ -1,5 +1,7 @@
 #include "cache/inspect.h"
 
+#include <cstring>
+
 
 #include <algorithm>
 
@@ -70,6 +72,23 @@ int64_t Lcs(const std::vector<absl::string_view>& a,
 // A tolerant line scan rather than ir/parser: XLA's files hold fusions with
 // ops outside xtune's HLO subset, and a summary must not fail on them.
 std::string SummarizeFusionText(absl::string_view hlo) {
+  // A library call's key (XLA's gemm algorithm picker's): one instruction,
+  // "shape custom-call(operand shapes), custom_call_target=\"...\", ...".
+  const size_t call = hlo.find(" custom-call(");
+  if (!absl::StartsWith(hlo, "{") && call != absl::string_view::npos) {
+    const size_t open = call + std::strlen(" custom-call(");
+    const size_t close = hlo.find("), ", open);
+    std::string target = "?";
+    const size_t t = hlo.find("custom_call_target=\"");
+    if (t != absl::string_view::npos) {
+      const size_t start = t + std::strlen("custom_call_target=\"");
+      target = std::string(hlo.substr(start, hlo.find('"', start) - start));
+    }
+    return absl::StrCat(
+        "custom-call ", target, " ", hlo.substr(0, call), " <- ",
+        close == absl::string_view::npos ? "?"
+                                         : hlo.substr(open, close - open));
+  }
   std::vector<std::string> params;
   std::string root_shape, root_op, last_shape, last_op;
   int ops = 0;

@@ -5,6 +5,7 @@
 #include "eval/evaluator.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ir/library_call.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
@@ -150,6 +151,50 @@ ENTRY e {
   EXPECT_EQ(g->operand(0)->name(), "a");
   EXPECT_EQ(CountOps(*fused, "gemm_fusion", Opcode::kConvert), 1);
   EXPECT_EQ(CountOps(*fused, "gemm_fusion", Opcode::kTranspose), 1);
+}
+
+// XLA's cuBLAS custom-calls (ir/library_call.h) become one gemm fusion
+// each, whatever surrounds them, keyed by the call; an unread workspace
+// costs nothing; an aux output is a second gemm fusion.
+TEST(FusionPassTest, LibraryCallsBecomeTheirOwnGemmFusions) {
+  auto m = Parse(R"hlo(HloModule m
+ENTRY e {
+  x = f32[4,8] parameter(0)
+  y = f32[8,6] parameter(1)
+  bias = f32[6] parameter(2)
+  nx = f32[4,8] negate(x)
+  g = (f32[4,6], f32[4,6], s8[64]) custom-call(nx, y, bias), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"]},"epilogue":"BIAS_GELU_AUX"}}
+  d = f32[4,6] get-tuple-element(g), index=0
+  aux = f32[4,6] get-tuple-element(g), index=1
+  e = f32[4,6] exponential(d)
+  ROOT t = (f32[4,6], f32[4,6]) tuple(e, aux)
+}
+)hlo");
+  ASSERT_NE(m, nullptr);
+  auto fused = Fuse(*m);
+  ASSERT_NE(fused, nullptr);
+  EXPECT_THAT(Summary(*fused),
+              ElementsAre("loop:negate", "gemm:multiply", "gemm:add",
+                          "loop:exponential"))
+      << ToString(*fused);
+  const Instruction* g = FindFusion(*fused, "g");
+  ASSERT_NE(g, nullptr);
+  std::optional<LibraryFusion> call = LibraryFusionOf(*g);
+  ASSERT_TRUE(call.has_value());
+  EXPECT_EQ(call->target, "__cublas$lt$matmul");
+  EXPECT_EQ(call->key, *LibraryCallKeyText(*m->entry()->FindInstruction("g")));
+  EXPECT_EQ(CountOps(*fused, "g", Opcode::kTanh), 1);
+  const Instruction* aux = FindFusion(*fused, "g.aux");
+  ASSERT_NE(aux, nullptr);
+  EXPECT_FALSE(LibraryFusionOf(*aux).has_value());
+  EXPECT_EQ(CountOps(*fused, "g.aux", Opcode::kTanh), 0);
+  // The printed fused module reads back with the call's key.
+  absl::StatusOr<std::unique_ptr<Module>> again = ParseModule(ToString(*fused));
+  ASSERT_THAT(again, IsOk());
+  std::optional<LibraryFusion> reread =
+      LibraryFusionOf(*FindFusion(**again, "g"));
+  ASSERT_TRUE(reread.has_value());
+  EXPECT_EQ(reread->key, call->key);
 }
 
 // The fused module computes exactly what the original does.

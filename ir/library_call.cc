@@ -30,9 +30,9 @@ constexpr EpilogueName kEpilogues[] = {
     {GemmEpilogue::kBiasGeluAux, "BIAS_GELU_AUX"},
 };
 
-absl::Status Bad(const Instruction& inst, absl::string_view what) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("custom-call '", inst.name(), "': ", what));
+// The verifier names the instruction; the message says what is wrong.
+absl::Status Bad(const Instruction& /*inst*/, absl::string_view what) {
+  return absl::InvalidArgumentError(what);
 }
 
 absl::StatusOr<std::vector<int64_t>> IntList(const JsonValue* v,
@@ -176,8 +176,8 @@ absl::StatusOr<GemmCall> ReadGemmCall(const Instruction& inst) {
   if (!target.has_value()) return Bad(inst, "no custom_call_target");
   if (!IsLibraryCallTarget(*target)) {
     return absl::UnimplementedError(absl::StrCat(
-        "custom-call '", inst.name(), "' calls '", *target,
-        "', which xtune does not run (it runs ", kCublasGemmTarget, " and ",
+        "the custom_call_target '", *target,
+        "' is not one xtune runs (it runs ", kCublasGemmTarget, " and ",
         kCublasLtMatmulTarget, ")"));
   }
   GemmCall call;
@@ -220,8 +220,8 @@ absl::StatusOr<GemmCall> ReadGemmCall(const Instruction& inst) {
   }();
   if (!read.ok()) {
     if (read.code() == absl::StatusCode::kUnimplemented) {
-      return absl::UnimplementedError(absl::StrCat(
-          "custom-call '", inst.name(), "' has ", read.message()));
+      return absl::UnimplementedError(
+          absl::StrCat("xtune does not run ", read.message()));
     }
     return Bad(inst, read.message());
   }
@@ -235,8 +235,8 @@ absl::StatusOr<GemmCall> ReadGemmCall(const Instruction& inst) {
     }
     if (!found) {
       return absl::UnimplementedError(absl::StrCat(
-          "custom-call '", inst.name(), "' has the epilogue '", e->text,
-          "', which xtune does not run (it runs DEFAULT, BIAS, RELU, "
+          "the epilogue '", e->text,
+          "' is not one xtune runs (it runs DEFAULT, BIAS, RELU, "
           "BIAS_RELU, GELU, GELU_AUX, BIAS_GELU, BIAS_GELU_AUX)"));
     }
   }

@@ -63,10 +63,15 @@ class Verifier {
   absl::Status Check(const Instruction& inst) {
     absl::StatusOr<Shape> inferred = InferShape(inst);
     if (!inferred.ok()) {
-      return ErrorAt(inst.location(),
-                     absl::StrCat(OpcodeName(inst.opcode()), " '",
-                                  inst.name(), "': ",
-                                  inferred.status().message()));
+      absl::Status error = ErrorAt(
+          inst.location(), absl::StrCat(OpcodeName(inst.opcode()), " '",
+                                        inst.name(), "': ",
+                                        inferred.status().message()));
+      // What xtune does not run (a library call it lacks) stays Unimplemented.
+      if (inferred.status().code() == absl::StatusCode::kUnimplemented) {
+        return absl::UnimplementedError(error.message());
+      }
+      return error;
     }
     if (!inferred->Compatible(inst.shape())) {
       return ErrorAt(

@@ -11,7 +11,8 @@
 
 namespace xtune {
 
-// Returns OK or InvalidArgument "source:line:col: instruction 'name': ...".
+// Returns OK or InvalidArgument "source:line:col: instruction 'name': ..."
+// (Unimplemented, with the same form, for what xtune does not run).
 // `source_text`, when given, is the text the module was parsed from; the
 // error then also shows the offending line.
 absl::Status VerifyModule(const Module& module,

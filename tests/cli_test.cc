@@ -586,5 +586,41 @@ TEST_F(CliTest, XlasNewerAutotunerEntriesRunAsTheyAre) {
   EXPECT_THAT(show.output, Not(HasSubstr("WARNING")));
 }
 
+// XLA's __cublas$gemm entry (the same H100 file) is keyed by the
+// custom-call as XLA's gemm algorithm picker keys it: a module holding
+// that call (as XLA's optimized dump does) finds it, a require-complete
+// deviceless compile passes, and the dump writes it back unchanged.
+TEST_F(CliTest, XlasCublasCustomCallEntryIsUsedAsItIs) {
+  const std::string data = std::string(XTUNE_SOURCE_DIR) + "/tests/xla_compat/";
+  const std::string module = data + "xla_cublas_gemm_entry.hlo";
+  const std::string cache = data + "xla_gpu_compiler_test_autotune_db.textproto";
+  std::string dumped = dir_ + "/dumped.textproto";
+  Result compiled = RunXtune(
+      "compile " + module + " --backend=cuda --xtune_gpu_target=h100"
+      " --xla_gpu_require_complete_aot_autotune_results"
+      " --xla_gpu_load_autotune_results_from=" + cache +
+      " --xla_gpu_dump_autotune_results_to=" + dumped);
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
+  EXPECT_THAT(compiled.output, HasSubstr("1 from the cache"));
+  EXPECT_THAT(compiled.output, HasSubstr("cuda_cublaslt:algorithm=-1"));
+  Result diff = RunXtune("cache diff " + cache + " " + dumped);
+  EXPECT_THAT(diff.output, HasSubstr("0 added, 0 removed, 0 changed config"))
+      << diff.output;
+  EXPECT_THAT(diff.output, Not(HasSubstr("libprotobuf")));
+  Result explain = RunXtune("cache explain " + module + " --cache=" + cache +
+                            " --backend=cuda --xtune_gpu_target=h100");
+  EXPECT_EQ(explain.exit_code, 0) << explain.output;
+  EXPECT_THAT(explain.output, HasSubstr("hit: gemm {algorithm: -1}"));
+  // A target xtune does not run is refused by name, exit 1.
+  std::string other = Write(
+      "other.hlo",
+      "HloModule m\nENTRY e {\n  p = f32[4,4] parameter(0)\n"
+      "  ROOT c = f32[4,4] custom-call(p), custom_call_target=\"my_kernel\"\n}\n");
+  Result refused = RunXtune("run " + other + " --backend=cpu");
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_THAT(refused.output, HasSubstr("the custom_call_target 'my_kernel' is "
+                                        "not one xtune runs"));
+}
+
 }  // namespace
 }  // namespace xtune

@@ -322,7 +322,7 @@ absl::Status CollectFusionTexts(const std::string& module_path,
                          ParseModuleFile(module_path));
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> fused, FuseModule(*module));
   for (const Instruction* i : FusionsOf(*fused)) {
-    texts->insert(CanonicalText(*i->called_computations()[0]));
+    texts->insert(KeyTextOf(*i));
   }
   return absl::OkStatus();
 }
@@ -398,8 +398,7 @@ absl::Status Explain(const ParsedArgs& args, int* exit_code) {
   for (const Instruction* i : FusionsOf(*fused)) {
     if (!only.empty() && i->name() != only) continue;
     found = true;
-    AutotuneKey key{device, CanonicalText(*i->called_computations()[0]),
-                    kCodegenVersion};
+    AutotuneKey key{device, KeyTextOf(*i), kCodegenVersion};
     MissExplanation x = ExplainMiss(r, key, kCodegenVersion);
     std::string form;
     if (!x.hit) {

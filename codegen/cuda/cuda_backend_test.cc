@@ -14,6 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "codegen/cuda/test_source_dir.h"
+#include "ir/library_call.h"
 #include "ir/parser.h"
 #include "util/file.h"
 #include "util/status_matchers.h"
@@ -22,6 +23,7 @@
 namespace xtune::cuda {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::xtune::testing::IsOk;
 using ::xtune::testing::StatusIs;
@@ -292,6 +294,42 @@ TEST(CudaBackendTest, GemmsCompileTheirPackAndEpilogueKernelsAndNoDriverIsUnavai
                 StatusIs(absl::StatusCode::kUnavailable,
                          HasSubstr("--xtune_gpu_target")));
   }
+}
+
+// XLA's cuBLAS custom-calls stay library calls: cuBLASLt only, legacy
+// cuBLAS at the library's default (XLA's picker numbers its algorithms as
+// cublasGemmAlgo_t, which name nothing in cuBLASLt's list).
+TEST(CudaBackendTest, LibraryCallsRunAsCuBlasLtOnly) {
+  std::unique_ptr<CudaBackend> b = Make("h100");
+  ASSERT_NE(b, nullptr);
+  std::unique_ptr<Module> m = Fused("tests/numpy/cases/cublas_calls.hlo");
+  int calls = 0;
+  for (const Instruction* inst : FusionsOf(*m)) {
+    std::optional<LibraryFusion> call = LibraryFusionOf(*inst);
+    if (!call.has_value()) continue;
+    ++calls;
+    SCOPED_TRACE(inst->name());
+    const bool legacy = call->target == "__cublas$gemm";
+    const KernelConfig only("cuda_cublaslt", {{"algorithm", legacy ? -1 : 0}});
+    EXPECT_THAT(b->Candidates(*inst, true), ElementsAre(only));
+    EXPECT_EQ(b->DefaultConfig(*inst), only);
+    EXPECT_THAT(b->CheckConfig(*inst, KernelConfig("triton_gemm", {})),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         HasSubstr("is XLA's " + call->target +
+                                   " call: it takes cuda_cublaslt configs")));
+    xla::AutotuneResult r;
+    r.mutable_gemm()->set_algorithm(5);
+    absl::StatusOr<KernelConfig> from = b->ConfigFromResultFor(*inst, r);
+    ASSERT_THAT(from, IsOk());
+    EXPECT_EQ(from->Get("algorithm", 0), legacy ? -1 : 5);
+    absl::StatusOr<std::unique_ptr<Kernel>> k = b->Compile(*inst, only);
+    ASSERT_THAT(k, IsOk());
+  }
+  EXPECT_EQ(calls, 5);
+  // The aux output of BIAS_GELU_AUX is an ordinary gemm fusion.
+  const Instruction* aux = FindFusion(*m, "gelu.aux");
+  ASSERT_NE(aux, nullptr);
+  EXPECT_EQ(b->DefaultConfig(*aux).kind(), "triton_gemm");
 }
 
 // NVRTC's outputs are kept by content: the second compile of a kernel is a
