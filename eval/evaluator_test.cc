@@ -639,7 +639,7 @@ ENTRY e {
   ROOT m = f32[3] map(a), dimensions={0}, to_apply=twice
 })hlo",
                         {MakeLiteral(DType::kF32, {3}, {1, 2, 3})}),
-              StatusIs(absl::StatusCode::kInvalidArgument,
+              StatusIs(absl::StatusCode::kUnimplemented,
                        HasSubstr("map's to_apply 'twice' uses 'broadcast'")));
 }
 
