@@ -28,7 +28,9 @@ Tensor Tf32(const Tensor& t) {
   return r;
 }
 
-bool IsLowFloat(DType t) { return t == DType::kF16 || t == DType::kBF16; }
+bool IsLowFloat(DType t) {
+  return t == DType::kF16 || t == DType::kBF16 || IsFp8(t);
+}
 
 // `s` with f16/bf16 widened to f32 (arrays; tuples element by element).
 Shape Widened(const Shape& s) {

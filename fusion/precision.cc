@@ -9,7 +9,7 @@ namespace xtune {
 bool MayExceedPrecision(const Instruction& inst) {
   if (inst.shape().IsTuple()) return false;
   DType t = inst.shape().dtype();
-  if (t != DType::kF16 && t != DType::kBF16) return false;
+  if (t != DType::kF16 && t != DType::kBF16 && !IsFp8(t)) return false;
   switch (inst.opcode()) {
     case Opcode::kDot:
       return true;

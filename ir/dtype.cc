@@ -18,6 +18,10 @@ constexpr DTypeInfo kDTypes[] = {
     {DType::kS16, "s16", 2},   {DType::kU16, "u16", 2}, {DType::kU64, "u64", 8},
     {DType::kF16, "f16", 2},   {DType::kBF16, "bf16", 2},
     {DType::kF32, "f32", 4},   {DType::kF64, "f64", 8},
+    {DType::kF8E4M3FN, "f8e4m3fn", 1}, {DType::kF8E5M2, "f8e5m2", 1},
+    {DType::kF8E4M3FNUZ, "f8e4m3fnuz", 1},
+    {DType::kF8E5M2FNUZ, "f8e5m2fnuz", 1},
+    {DType::kF8E4M3B11FNUZ, "f8e4m3b11fnuz", 1},
 };
 
 }  // namespace
@@ -45,7 +49,20 @@ int64_t DTypeByteSize(DType t) {
 
 bool IsFloat(DType t) {
   return t == DType::kF16 || t == DType::kBF16 || t == DType::kF32 ||
-         t == DType::kF64;
+         t == DType::kF64 || IsFp8(t);
+}
+
+bool IsFp8(DType t) { return Fp8FormatOf(t).has_value(); }
+
+std::optional<Fp8Format> Fp8FormatOf(DType t) {
+  switch (t) {
+    case DType::kF8E4M3FN: return kF8E4M3FN;
+    case DType::kF8E5M2: return kF8E5M2;
+    case DType::kF8E4M3FNUZ: return kF8E4M3FNUZ;
+    case DType::kF8E5M2FNUZ: return kF8E5M2FNUZ;
+    case DType::kF8E4M3B11FNUZ: return kF8E4M3B11FNUZ;
+    default: return std::nullopt;
+  }
 }
 
 bool IsInteger(DType t) {
@@ -73,6 +90,7 @@ double RoundToDType(double v, DType t) {
     case DType::kF32:
       return RoundToF32(v);
     default:
+      if (std::optional<Fp8Format> f = Fp8FormatOf(t)) return RoundToFp8(v, *f);
       return v;
   }
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include "absl/strings/string_view.h"
+#include "util/float_formats.h"
 
 namespace xtune {
 
@@ -22,6 +23,13 @@ enum class DType {
   kBF16,
   kF32,
   kF64,
+  // 8-bit floats (ml_dtypes' formats, util/float_formats.h): stored as one
+  // byte, computed in f32 like f16/bf16.
+  kF8E4M3FN,
+  kF8E5M2,
+  kF8E4M3FNUZ,
+  kF8E5M2FNUZ,
+  kF8E4M3B11FNUZ,
   kTuple,  // not an element type: the type of a tuple shape
 };
 
@@ -34,7 +42,10 @@ std::optional<DType> DTypeFromName(absl::string_view name);
 // Size of one element in bytes (pred is one byte). 0 for kTuple.
 int64_t DTypeByteSize(DType t);
 
-bool IsFloat(DType t);     // f16 bf16 f32 f64
+bool IsFloat(DType t);     // f16 bf16 f32 f64 and the 8-bit floats
+bool IsFp8(DType t);       // f8e4m3fn f8e5m2 f8e4m3fnuz f8e5m2fnuz f8e4m3b11fnuz
+// The format of an 8-bit float type; nullopt for other types.
+std::optional<Fp8Format> Fp8FormatOf(DType t);
 bool IsInteger(DType t);   // s8 s16 s32 s64 u8 u16 u32 (not pred)
 bool IsSigned(DType t);    // s8 s16 s32 s64 and the floats
 bool IsUnsigned(DType t);  // u8 u16 u32

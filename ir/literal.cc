@@ -43,6 +43,7 @@ std::string FormatFloat(double v, DType type) {
       first = fallback = 4;
       break;
     default:
+      if (IsFp8(type)) first = fallback = 3;  // at most 4 significant bits
       break;
   }
   char buf[64];
@@ -115,6 +116,11 @@ double Literal::GetDouble(int64_t i) const {
       return Load<double>(p);
     case DType::kTuple:
       break;
+    default:
+      if (std::optional<Fp8Format> f = Fp8FormatOf(shape_.dtype())) {
+        return Fp8FromBits(*p, *f);
+      }
+      break;
   }
   return 0;
 }
@@ -162,6 +168,13 @@ void Literal::SetDouble(int64_t i, double v) {
       return;
     case DType::kF32:
       Store<float>(p, static_cast<float>(v));
+      return;
+    case DType::kF8E4M3FN:
+    case DType::kF8E5M2:
+    case DType::kF8E4M3FNUZ:
+    case DType::kF8E5M2FNUZ:
+    case DType::kF8E4M3B11FNUZ:
+      *p = Fp8ToBits(v, *Fp8FormatOf(shape_.dtype()));
       return;
     case DType::kF64:
       Store<double>(p, v);

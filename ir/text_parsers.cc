@@ -43,7 +43,8 @@ absl::StatusOr<Shape> ParseShapeText(TextCursor& cursor, int depth) {
     return cursor.ErrorAt(
         pos, absl::StrCat("unsupported element type '", type_name,
                           "' (supported: pred s8 s16 s32 s64 u8 u16 u32 u64 "
-                          "f16 bf16 f32 f64 token)"));
+                          "f16 bf16 f32 f64 f8e4m3fn f8e5m2 f8e4m3fnuz "
+                          "f8e5m2fnuz f8e4m3b11fnuz token)"));
   }
   if (cursor.PeekRaw() != '[') {
     return cursor.Error(absl::StrCat("expected '[' after '", type_name,

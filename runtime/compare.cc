@@ -50,6 +50,11 @@ absl::Status CompareLiterals(const Literal& expected, const Literal& actual,
   DType t = expected.shape().dtype();
   double tol = (t == DType::kF16 || t == DType::kBF16) ? options.f16_tolerance
                                                        : options.f32_tolerance;
+  // 8-bit floats: one step of their mantissa (2^-3 for e4m3, 2^-2 for e5m2),
+  // the most an f32 accumulation order can move a rounded result.
+  if (std::optional<Fp8Format> f = Fp8FormatOf(t)) {
+    tol = std::ldexp(1.0, -f->mantissa_bits);
+  }
   int64_t n = expected.element_count();
   int64_t mismatches = 0, worst = -1;
   double worst_error = 0;

@@ -70,7 +70,10 @@ std::optional<std::string> DictValue(absl::string_view header,
 
 std::string EncodeNpy(const Literal& literal) {
   const Shape& shape = literal.shape();
-  DType out_type = shape.dtype() == DType::kBF16 ? DType::kF32 : shape.dtype();
+  // bf16 and the 8-bit floats (no NumPy type) as f32 holding their values.
+  DType out_type = shape.dtype() == DType::kBF16 || IsFp8(shape.dtype())
+                       ? DType::kF32
+                       : shape.dtype();
   const char* descr = "<f4";
   for (const DescrInfo& d : kDescrs) {
     if (d.type == out_type) descr = d.descr;
@@ -220,7 +223,8 @@ absl::StatusOr<Literal> NpyToParameter(const Literal& npy, const Shape& shape,
   }
   DType got = npy.shape().dtype();
   DType want = shape.dtype();
-  bool bf16_from_f32 = want == DType::kBF16 && got == DType::kF32;
+  bool bf16_from_f32 =
+      (want == DType::kBF16 || IsFp8(want)) && got == DType::kF32;
   if (got != want && !bf16_from_f32) {
     return absl::InvalidArgumentError(
         absl::StrCat(what, " holds ", DTypeName(got), " but the parameter is ",

@@ -86,4 +86,93 @@ double BF16FromBits(uint16_t bits) {
   return f;
 }
 
+double Fp8Max(const Fp8Format& f) {
+  const int top = (1 << f.exponent_bits) - 1;  // the top exponent field
+  const int m = (1 << f.mantissa_bits) - 1;
+  int exp_field = top, mant = m;
+  switch (f.kind) {
+    case Fp8Format::Kind::kIeee: exp_field = top - 1; break;  // top: inf/NaN
+    case Fp8Format::Kind::kFn: mant = m - 1; break;           // all ones: NaN
+    case Fp8Format::Kind::kFnuz: break;                       // all finite
+  }
+  return std::ldexp(1.0 + std::ldexp(mant, -f.mantissa_bits),
+                    exp_field - f.bias);
+}
+
+double RoundToFp8(double v, const Fp8Format& f) {
+  if (std::isnan(v)) return v;
+  const bool has_inf = f.kind == Fp8Format::Kind::kIeee;
+  if (std::isinf(v)) {
+    return has_inf ? v : std::numeric_limits<double>::quiet_NaN();
+  }
+  if (v == 0.0) {
+    return f.kind == Fp8Format::Kind::kFnuz ? 0.0 : v;
+  }
+  int e;
+  std::frexp(v, &e);
+  int lead = e - 1;
+  const int min_exp = 1 - f.bias;
+  if (lead < min_exp) lead = min_exp;
+  const double quantum = std::ldexp(1.0, lead - f.mantissa_bits);
+  double r = std::nearbyint(v / quantum) * quantum;
+  if (std::fabs(r) > Fp8Max(f)) {
+    return has_inf ? std::copysign(std::numeric_limits<double>::infinity(), v)
+                   : std::numeric_limits<double>::quiet_NaN();
+  }
+  if (r == 0.0) return f.kind == Fp8Format::Kind::kFnuz ? 0.0 : std::copysign(0.0, v);
+  return r;
+}
+
+uint8_t Fp8ToBits(double v, const Fp8Format& f) {
+  const int top = (1 << f.exponent_bits) - 1;
+  const uint8_t nan = f.kind == Fp8Format::Kind::kFnuz
+                          ? 0x80
+                          : static_cast<uint8_t>(0x7f);  // positive, all ones
+  const double r = RoundToFp8(v, f);
+  if (std::isnan(r)) return nan;
+  const uint8_t sign = std::signbit(r) ? 0x80 : 0;
+  const double a = std::fabs(r);
+  if (std::isinf(a)) return sign | static_cast<uint8_t>(top << f.mantissa_bits);
+  if (a == 0.0) return sign;
+  int e;
+  const double m = std::frexp(a, &e);
+  const int lead = e - 1;
+  if (lead < 1 - f.bias) {  // subnormal: a = frac * 2^(1 - bias - mbits)
+    return sign |
+           static_cast<uint8_t>(std::ldexp(a, f.bias - 1 + f.mantissa_bits));
+  }
+  const int exp_field = lead + f.bias;
+  const int frac = static_cast<int>(std::ldexp(m * 2.0 - 1.0, f.mantissa_bits));
+  return sign | static_cast<uint8_t>((exp_field << f.mantissa_bits) | frac);
+}
+
+double Fp8FromBits(uint8_t bits, const Fp8Format& f) {
+  const int top = (1 << f.exponent_bits) - 1;
+  const int mmask = (1 << f.mantissa_bits) - 1;
+  const bool negative = (bits & 0x80) != 0;
+  const int exp_field = (bits >> f.mantissa_bits) & top;
+  const int mant = bits & mmask;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  switch (f.kind) {
+    case Fp8Format::Kind::kFnuz:
+      if (bits == 0x80) return nan;
+      break;
+    case Fp8Format::Kind::kFn:
+      if (exp_field == top && mant == mmask) return negative ? -nan : nan;
+      break;
+    case Fp8Format::Kind::kIeee:
+      if (exp_field == top) {
+        if (mant != 0) return negative ? -nan : nan;
+        return negative ? -std::numeric_limits<double>::infinity()
+                        : std::numeric_limits<double>::infinity();
+      }
+      break;
+  }
+  double a = exp_field == 0
+                 ? std::ldexp(mant, 1 - f.bias - f.mantissa_bits)
+                 : std::ldexp(1.0 + std::ldexp(mant, -f.mantissa_bits),
+                              exp_field - f.bias);
+  return negative ? -a : a;
+}
+
 }  // namespace xtune

@@ -79,5 +79,71 @@ TEST(FloatFormatsTest, F16MatchesFloatToHalfViaF32ForF32Inputs) {
   }
 }
 
+// Known values of the 8-bit formats, as ml_dtypes (XLA's) defines them.
+TEST(FloatFormatsTest, Fp8KnownValues) {
+  struct Known {
+    const Fp8Format* f;
+    double max;
+    uint8_t max_bits, one_bits;
+    double min_subnormal;
+  };
+  const Known known[] = {
+      {&kF8E4M3FN, 448, 0x7e, 0x38, 0x1p-9},
+      {&kF8E5M2, 57344, 0x7b, 0x3c, 0x1p-16},
+      {&kF8E4M3FNUZ, 240, 0x7f, 0x40, 0x1p-10},
+      {&kF8E5M2FNUZ, 57344, 0x7f, 0x40, 0x1p-17},
+      {&kF8E4M3B11FNUZ, 30, 0x7f, 0x58, 0x1p-13},
+  };
+  for (const Known& k : known) {
+    SCOPED_TRACE(k.max);
+    EXPECT_EQ(Fp8Max(*k.f), k.max);
+    EXPECT_EQ(Fp8ToBits(k.max, *k.f), k.max_bits);
+    EXPECT_EQ(Fp8ToBits(1.0, *k.f), k.one_bits);
+    EXPECT_EQ(Fp8FromBits(0x01, *k.f), k.min_subnormal);
+    EXPECT_EQ(Fp8FromBits(k.one_bits, *k.f), 1.0);
+    // Half the smallest subnormal is a tie: to even, zero.
+    EXPECT_EQ(RoundToFp8(k.min_subnormal / 2, *k.f), 0.0);
+    EXPECT_EQ(RoundToFp8(k.min_subnormal * 0.75, *k.f), k.min_subnormal);
+  }
+  // Overflow: infinity where the format has one, NaN where it has none.
+  EXPECT_TRUE(std::isnan(RoundToFp8(1000, kF8E4M3FN)));
+  EXPECT_EQ(Fp8ToBits(1000, kF8E4M3FN), 0x7f);
+  EXPECT_EQ(RoundToFp8(464, kF8E4M3FN), 448);  // the tie rounds to even 448
+  EXPECT_TRUE(std::isnan(RoundToFp8(465, kF8E4M3FN)));
+  EXPECT_TRUE(std::isinf(RoundToFp8(1e6, kF8E5M2)));
+  EXPECT_EQ(Fp8ToBits(-1e6, kF8E5M2), 0xfc);
+  EXPECT_TRUE(std::isnan(RoundToFp8(INFINITY, kF8E4M3FN)));
+  EXPECT_EQ(Fp8ToBits(INFINITY, kF8E4M3FNUZ), 0x80);
+  EXPECT_TRUE(std::isnan(RoundToFp8(300, kF8E4M3FNUZ)));
+  // -0: kept where it exists, +0 in the fnuz formats (0x80 is their NaN).
+  EXPECT_EQ(Fp8ToBits(-0.0, kF8E4M3FN), 0x80);
+  EXPECT_EQ(Fp8ToBits(-0.0, kF8E4M3FNUZ), 0x00);
+  EXPECT_TRUE(std::isnan(Fp8FromBits(0x80, kF8E5M2FNUZ)));
+  // 3 mantissa bits: 1.0625 is a tie between 1 and 1.125, to even 1;
+  // 1.1875 to even 1.25.
+  EXPECT_EQ(RoundToFp8(1.0625, kF8E4M3FN), 1.0);
+  EXPECT_EQ(RoundToFp8(1.1875, kF8E4M3FN), 1.25);
+}
+
+// Every code that is not a NaN decodes and encodes back to itself.
+TEST(FloatFormatsTest, AllFp8BitPatternsRoundTrip) {
+  for (const Fp8Format* f :
+       {&kF8E4M3FN, &kF8E5M2, &kF8E4M3FNUZ, &kF8E5M2FNUZ, &kF8E4M3B11FNUZ}) {
+    int nans = 0;
+    for (int c = 0; c < 256; ++c) {
+      double v = Fp8FromBits(static_cast<uint8_t>(c), *f);
+      if (std::isnan(v)) {
+        ++nans;
+        continue;
+      }
+      EXPECT_EQ(Fp8ToBits(v, *f), c) << "code " << c << " value " << v;
+    }
+    const int want = f->kind == Fp8Format::Kind::kFnuz ? 1
+                     : f->kind == Fp8Format::Kind::kFn ? 2
+                                                       : 6;  // e5m2
+    EXPECT_EQ(nans, want) << f->bias;
+  }
+}
+
 }  // namespace
 }  // namespace xtune

@@ -110,6 +110,12 @@ std::vector<std::string> Modules() {
       }
     }
   }
+  // The NumPy-checked cases of the newest types and operations too: the
+  // 8-bit floats and XLA's cuBLAS library calls.
+  for (const char* rel : {"/tests/numpy/cases/fp8.hlo",
+                          "/tests/numpy/cases/cublas_calls.hlo"}) {
+    files.push_back(Root() + rel);
+  }
   std::sort(files.begin(), files.end());
   return files;
 }

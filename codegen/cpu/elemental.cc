@@ -1,5 +1,7 @@
 #include "codegen/cpu/elemental.h"
 
+#include "codegen/kernel_text.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -30,7 +32,7 @@ std::string Key(const Instruction* inst, const std::vector<IndexExpr>& index) {
 }
 
 bool IsFloatCompute(DType t) {
-  return t == DType::kF16 || t == DType::kBF16 || t == DType::kF32;
+  return t == DType::kF16 || t == DType::kBF16 || t == DType::kF32 || IsFp8(t);
 }
 
 
@@ -98,7 +100,7 @@ std::string ElementalEmitter::StorageType(DType t) {
     case DType::kBF16: return "uint16_t";
     case DType::kF32: return "float";
     case DType::kF64: return "double";
-    default: return "void";
+    default: return IsFp8(t) ? "uint8_t" : "void";
   }
 }
 
@@ -107,7 +109,9 @@ std::string ElementalEmitter::ToStorage(const std::string& v, DType t) {
     case DType::kF16: return absl::StrCat("xt_f2h(", v, ")");
     case DType::kBF16: return absl::StrCat("xt_f2bf(", v, ")");
     case DType::kPred: return absl::StrCat("(uint8_t)((", v, ") ? 1 : 0)");
-    default: return absl::StrCat("(", StorageType(t), ")(", v, ")");
+    default:
+      if (IsFp8(t)) return Fp8Call("xt_f2f8", v, t);
+      return absl::StrCat("(", StorageType(t), ")(", v, ")");
   }
 }
 
@@ -120,8 +124,17 @@ std::string ElementalEmitter::FromStorage(const std::string& p,
     case DType::kPred: return absl::StrCat("(", e, " != 0)");
     case DType::kF32:
     case DType::kF64: return e;
-    default: return absl::StrCat("(int64_t)", e);
+    default:
+      if (IsFp8(t)) return Fp8Call("xt_f82f", e, t);
+      return absl::StrCat("(int64_t)", e);
   }
+}
+
+std::string ElementalEmitter::RoundTo(const std::string& f, DType t) {
+  if (t == DType::kF16) return absl::StrCat("xt_round_h(", f, ")");
+  if (t == DType::kBF16) return absl::StrCat("xt_round_bf(", f, ")");
+  if (IsFp8(t)) return Fp8Call("xt_round_f8", f, t);
+  return f;
 }
 
 std::string ElementalEmitter::Literal(double v, DType t) {
@@ -255,7 +268,9 @@ absl::StatusOr<std::string> ElementalEmitter::EmitParameterLoad(
       case DType::kPred: return absl::StrCat("(", e, " != 0)");
       case DType::kF32:
       case DType::kF64: return e;
-      default: return absl::StrCat("(int64_t)", e);
+      default:
+        if (IsFp8(t)) return Fp8Call("xt_f82f", e, t);
+        return absl::StrCat("(int64_t)", e);
     }
   };
   std::string v = out->Fresh();
@@ -270,7 +285,7 @@ absl::StatusOr<std::string> ElementalEmitter::EmitParameterLoad(
     }
     return v;
   }
-  if (off.lane_stride == 1 && t != DType::kPred) {
+  if (off.lane_stride == 1 && t != DType::kPred && !IsFp8(t)) {
     const char* fn = t == DType::kF16 ? "xt_load_h"
                      : t == DType::kBF16 ? "xt_load_bf" : "xt_load";
     out->Linef("const xt_vf ", v, " = ", fn, "(", pointer, " + ", off.base,
@@ -364,8 +379,7 @@ absl::StatusOr<std::string> ElementalEmitter::EmitUncached(
       if (width_ == 1) {
         if (IsFloat(t)) {
           std::string conv = absl::StrCat("(", ScalarType(t), ")(", e.base, ")");
-          if (t == DType::kF16) conv = absl::StrCat("xt_round_h(", conv, ")");
-          if (t == DType::kBF16) conv = absl::StrCat("xt_round_bf(", conv, ")");
+          conv = RoundTo(conv, t);
           out->Linef("const auto ", v, " = ", conv, ";");
         } else {
           out->Linef("const auto ", v, " = ", WrapInteger(e.base, t), ";");
@@ -373,8 +387,7 @@ absl::StatusOr<std::string> ElementalEmitter::EmitUncached(
       } else {
         out->Linef("xt_vf ", v, ";");
         std::string conv = absl::StrCat("(float)(", e.base, " + l * ", e.lane_stride, ")");
-        if (t == DType::kF16) conv = absl::StrCat("xt_round_h(", conv, ")");
-        if (t == DType::kBF16) conv = absl::StrCat("xt_round_bf(", conv, ")");
+        conv = RoundTo(conv, t);
         out->Linef("for (int l = 0; l < XT_W; ++l) ", v, "[l] = ", conv, ";");
       }
       return v;

@@ -78,6 +78,9 @@ class ElementalEmitter {
   // C++ type of an element in memory: float, uint16_t, int8_t, ...
   static std::string StorageType(DType t);
   // Expression converting register value `v` of type `t` to storage.
+  // `f` (a float expression) rounded to float type `t` (f16, bf16 or an
+  // 8-bit float; `f` itself for f32 and f64).
+  static std::string RoundTo(const std::string& f, DType t);
   static std::string ToStorage(const std::string& v, DType t);
   // `e` (an int64_t expression) wrapped to integer type `t`, as int64_t
   // (pred: a bool).

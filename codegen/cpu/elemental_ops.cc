@@ -4,13 +4,14 @@
 #include <optional>
 
 #include "codegen/cpu/elemental.h"
+#include "codegen/kernel_text.h"
 #include "util/status_macros.h"
 
 namespace xtune::cpu {
 namespace {
 
 bool IsF32Family(DType t) {
-  return t == DType::kF16 || t == DType::kBF16 || t == DType::kF32;
+  return t == DType::kF16 || t == DType::kBF16 || t == DType::kF32 || IsFp8(t);
 }
 
 int64_t MinOf(DType t) {
@@ -99,6 +100,9 @@ absl::StatusOr<std::string> ElementalEmitter::EmitElementwise(
                "[l]", arity == 2 ? absl::StrCat(", ", b, "[l]") : "", ");");
     return v;
   };
+  if (op == Opcode::kReducePrecision && IsFp8(t)) {
+    return absl::UnimplementedError("reduce-precision of an 8-bit float");
+  }
   if (op == Opcode::kReducePrecision) {
     // A rounding point: f16/bf16 values are rounded to their type and
     // reduced on their own format, as the evaluator does.
@@ -125,13 +129,18 @@ absl::StatusOr<std::string> ElementalEmitter::EmitElementwise(
       if (vec) {
         if (t == DType::kF16) return lanewise("xt_round_h", 1);
         if (t == DType::kBF16) return lanewise("xt_round_bf", 1);
-        e = a;  // f16/bf16 -> f32: already exact in float
+        if (IsFp8(t)) {
+          std::string v = out->Fresh();
+          out->Linef("xt_vf ", v, ";");
+          out->Linef("for (int l = 0; l < XT_W; ++l) ", v, "[l] = ",
+                     RoundTo(absl::StrCat(a, "[l]"), t), ";");
+          return v;
+        }
+        e = a;  // f16/bf16/f8 -> f32: already exact in float
       } else if (t == DType::kF64) {
         e = absl::StrCat("(double)(", a, ")");
       } else {
-        std::string f = absl::StrCat("(float)(", a, ")");
-        e = t == DType::kF16 ? absl::StrCat("xt_round_h(", f, ")")
-            : t == DType::kBF16 ? absl::StrCat("xt_round_bf(", f, ")") : f;
+        e = RoundTo(absl::StrCat("(float)(", a, ")"), t);
       }
     } else if (in == DType::kPred && IsFloat(t)) {
       e = vec ? absl::StrCat("xt_sel(", a, ", xt_vsplat(1.0f), xt_vsplat(0.0f))")
@@ -151,8 +160,7 @@ absl::StatusOr<std::string> ElementalEmitter::EmitElementwise(
       std::string f = absl::StrCat("(", ScalarType(t), ")(",
                                    in == DType::kU64 ? "(uint64_t)" : "", a,
                                    ")");
-      e = t == DType::kF16 ? absl::StrCat("xt_round_h(", f, ")")
-          : t == DType::kBF16 ? absl::StrCat("xt_round_bf(", f, ")") : f;
+      e = RoundTo(f, t);
     } else {
       e = WrapInteger(a, t);
     }
@@ -169,6 +177,7 @@ absl::StatusOr<std::string> ElementalEmitter::EmitElementwise(
     std::string load = absl::StrCat(src, "_out");
     if (t == DType::kF16) load = absl::StrCat("xt_h2f(", load, ")");
     if (t == DType::kBF16) load = absl::StrCat("xt_bf2f(", load, ")");
+    if (IsFp8(t)) load = Fp8Call("xt_f82f", load, t);
     if (IsInteger(t)) load = absl::StrCat("(int64_t)", load);
     out->Linef("const auto ", v, " = ", load, ";");
     return v;
@@ -423,6 +432,9 @@ absl::StatusOr<std::string> ElementalEmitter::EmitDot(
     out->Linef("const auto ", v, " = xt_round_h((float)", acc, ");");
   } else if (t == DType::kBF16) {
     out->Linef("const auto ", v, " = xt_round_bf((float)", acc, ");");
+  } else if (IsFp8(t)) {
+    out->Linef("const auto ", v, " = ",
+               RoundTo(absl::StrCat("(float)", acc), t), ";");
   } else {
     out->Linef("const auto ", v, " = (", ScalarType(t), ")", acc, ";");
   }

@@ -79,6 +79,11 @@ absl::Status EmitEpilogueRow(const Computation& fused, const GemmFusion& g,
       case DType::kF16: out->Linef("xt_store_h(xt_out + ", at.base, ", ", v, ");"); break;
       case DType::kBF16: out->Linef("xt_store_bf(xt_out + ", at.base, ", ", v, ");"); break;
       default:
+        if (IsFp8(t)) {
+          out->Linef("for (int l = 0; l < XT_W; ++l) xt_out[", at.base, " + l] = ",
+                     ElementalEmitter::ToStorage(absl::StrCat(v, "[l]"), t), ";");
+          break;
+        }
         out->Linef("for (int l = 0; l < XT_W; ++l) xt_out[", at.base, " + l] = ", v,
                    "[l] ? 1 : 0;");
     }

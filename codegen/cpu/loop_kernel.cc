@@ -49,7 +49,13 @@ void EmitStore(const std::string& v, const std::string& at, DType t, int width,
     case DType::kBF16:
       out->Linef("xt_store_bf(xt_out + ", at, ", ", v, ");");
       break;
-    default:  // pred masks
+    default:
+      if (IsFp8(t)) {
+        out->Linef("for (int l = 0; l < XT_W; ++l) xt_out[", at, " + l] = ",
+                   ElementalEmitter::ToStorage(absl::StrCat(v, "[l]"), t), ";");
+        break;
+      }
+      // pred masks
       out->Linef("for (int l = 0; l < XT_W; ++l) xt_out[", at,
                  " + l] = ", v, "[l] ? 1 : 0;");
   }

@@ -383,7 +383,11 @@ absl::Status RowKernelWriter::EmitRoot(CodeBuffer* body) {
           break;
         default:
           body->Linef("for (int l = 0; l < XT_W; ++l) xt_out[", at, " + l] = ",
-                      v, "[l] ? 1 : 0;");
+                      IsFp8(out_type)
+                          ? ElementalEmitter::ToStorage(absl::StrCat(v, "[l]"),
+                                                        out_type)
+                          : absl::StrCat(v, "[l] ? 1 : 0"),
+                      ";");
       }
       body->Close();
     }

@@ -207,9 +207,7 @@ std::string Combine(const Instruction& reduce, const cpu::SimpleReduction& r,
                     const std::string& a, const std::string& b, bool round) {
   std::string e = absl::StrCat(Combiner(r.op), "(", a, ", ", b, ")");
   DType t = reduce.shape().dtype();
-  if (round && t == DType::kF16) return absl::StrCat("xt_round_h(", e, ")");
-  if (round && t == DType::kBF16) return absl::StrCat("xt_round_bf(", e, ")");
-  return e;
+  return round ? cpu::ElementalEmitter::RoundTo(e, t) : e;
 }
 
 absl::StatusOr<cpu::SimpleReduction> Simple(const Instruction& reduce) {

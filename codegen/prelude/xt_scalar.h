@@ -1,5 +1,5 @@
 // The scalar helpers every generated kernel may call, on every backend
-// (f16/bf16 conversions, XLA's integer and min/max semantics, reduction
+// (f16/bf16/8-bit float conversions, XLA's integer and min/max semantics, reduction
 // combiners): one text, embedded as kXtScalarHelpers (codegen/kernel_text.h)
 // and appended after each backend's prelude, which defines XT_DEVICE, the
 // integer types, memcpy, rintf and xt_f32_bits / xt_bits_f32
@@ -43,6 +43,54 @@ XT_DEVICE uint16_t xt_f2bf(float f) {
   if ((x & 0x7FFFFFFFu) > 0x7F800000u) return (uint16_t)((x >> 16) | 0x40u);
   x += 0x7FFFu + ((x >> 16) & 1u);
   return (uint16_t)(x >> 16);
+}
+
+// 8-bit floats (util/float_formats.h): eb exponent and mb mantissa bits,
+// the bias, and kind 0 (IEEE: infinities), 1 (fn: NaN is all ones, no
+// infinities) or 2 (fnuz: NaN is 0x80, no infinities, no -0). Every
+// generated call passes its type's constants (codegen/kernel_text.h,
+// Fp8Call), so the compiler folds them.
+XT_DEVICE float xt_pow2(int k) { return xt_bits_f32((uint32_t)(k + 127) << 23); }
+XT_DEVICE float xt_f8_max(int eb, int mb, int bias, int kind) {
+  int top = (1 << eb) - 1, mmask = (1 << mb) - 1;
+  int e = kind == 0 ? top - 1 : top, m = kind == 1 ? mmask - 1 : mmask;
+  return (float)((1 << mb) + m) * xt_pow2(e - bias - mb);
+}
+XT_DEVICE float xt_f82f(uint8_t b, int eb, int mb, int bias, int kind) {
+  int top = (1 << eb) - 1, mmask = (1 << mb) - 1;
+  int e = (b >> mb) & top, m = b & mmask;
+  float sign = (b & 0x80u) ? -1.0f : 1.0f;
+  float nan = xt_bits_f32(0x7FC00000u);
+  if (kind == 2 && b == 0x80u) return nan;
+  if (kind == 1 && e == top && m == mmask) return sign * nan;
+  if (kind == 0 && e == top) return m != 0 ? sign * nan : sign * xt_bits_f32(0x7F800000u);
+  if (e == 0) return sign * (float)m * xt_pow2(1 - bias - mb);
+  return sign * (float)((1 << mb) + m) * xt_pow2(e - bias - mb);
+}
+// Round to nearest even; overflow to infinity (kind 0) or NaN.
+XT_DEVICE uint8_t xt_f2f8(float x, int eb, int mb, int bias, int kind) {
+  int top = (1 << eb) - 1, mmask = (1 << mb) - 1;
+  uint32_t u = xt_f32_bits(x);
+  uint8_t sign = (uint8_t)((u >> 24) & 0x80u);
+  uint8_t nan = kind == 2 ? (uint8_t)0x80u : (uint8_t)0x7Fu;
+  uint8_t overflow = kind == 0 ? (uint8_t)(sign | (top << mb)) : nan;
+  u &= 0x7FFFFFFFu;
+  if (u > 0x7F800000u) return nan;
+  if (u == 0x7F800000u) return overflow;
+  if (u == 0) return kind == 2 ? (uint8_t)0 : sign;
+  int lead = (int)(u >> 23) - 127, min_exp = 1 - bias;
+  if (lead < min_exp) lead = min_exp;
+  float q = xt_pow2(lead - mb);
+  float r = rintf(xt_bits_f32(u) / q) * q;  // exact scaling; ties to even
+  if (r > xt_f8_max(eb, mb, bias, kind)) return overflow;
+  if (r == 0.0f) return kind == 2 ? (uint8_t)0 : sign;
+  uint32_t ru = xt_f32_bits(r);
+  int re = (int)(ru >> 23) - 127;
+  if (re < min_exp) return (uint8_t)(sign | (uint32_t)(r / xt_pow2(min_exp - mb)));
+  return (uint8_t)(sign | ((re + bias) << mb) | ((ru >> (23 - mb)) & (uint32_t)mmask));
+}
+XT_DEVICE float xt_round_f8(float x, int eb, int mb, int bias, int kind) {
+  return xt_f82f(xt_f2f8(x, eb, mb, bias, kind), eb, mb, bias, kind);
 }
 
 XT_DEVICE float xt_round_h(float x) { return xt_h2f(xt_f2h(x)); }

@@ -231,7 +231,27 @@ def models():
 
     stack_args = (f32(8, 128), f32(128, 128) * 0.1, f32(128, 8, 128))
 
+    # Per-tensor scaled FP8 as FP8 training recipes write it: activations
+    # and weights quantized to e4m3fn, the product in f32 rescaled, its
+    # amax, a gradient-like output in e5m2, and out-of-range values (NaN in
+    # e4m3fn, infinity in e5m2: XLA's non-saturating converts).
+    def fp8_matmul(x, w, x_scale, w_scale):
+        e4, e5 = jnp.float8_e4m3fn, jnp.float8_e5m2
+        xq = (x / x_scale).astype(e4)
+        wq = (w / w_scale).astype(e4)
+        y = jnp.dot(xq.astype(jnp.float32), wq.astype(jnp.float32),
+                    preferred_element_type=jnp.float32) * (x_scale * w_scale)
+        amax = jnp.max(jnp.abs(y))
+        g = (y / amax * 70000.0).astype(e5)
+        over = (x * 300.0).astype(e4)
+        fnuz = (x * 100.0).astype(jnp.float8_e4m3fnuz)
+        return y, amax, g, xq, over, fnuz, (xq.astype(jnp.bfloat16) * 2).astype(e5)
+
+    fp8_args = (f32(16, 64), f32(64, 32) * 0.5, np.float32(0.05),
+                np.float32(0.02))
+
     return [("bit_ops", bit_ops, bit_args),
+            ("fp8_matmul", fp8_matmul, fp8_args),
             ("rbg_dropout", rbg_dropout, rbg_args),
             ("u64_ops", u64_ops, u64_args),
             ("decode_step", decode_step, decode_args),

@@ -15,7 +15,8 @@ bf16-exact values, f16 as float16), runs
 evaluates the module with the hlo_numpy package on the same inputs and
 compares every output (out_<k>.npy, one per leaf of the result) with XLA's
 rule: an element mismatches iff |a - b| / (max(|a|, |b|) + 1) > tol,
-tol = 1e-3 for f32/f64 and 2e-2 for f16/bf16, exact for integers and pred;
+tol = 1e-3 for f32/f64, 2e-2 for f16/bf16 and one mantissa step (2^-3,
+2^-2) for the 8-bit floats (written as float32 like bf16), exact for integers and pred;
 NaN must meet NaN and infinities must be equal.
 
 Exit status: 0 when every output matches, 1 otherwise (including when xtune
@@ -34,6 +35,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hlo_numpy as H  # noqa: E402
 
 TOLERANCE = {"f32": 1e-3, "f64": 1e-3, "f16": 2e-2, "bf16": 2e-2}
+# 8-bit floats: one step of the mantissa (a rounding flip after f32 work).
+TOLERANCE.update({t: 2.0 ** -H.fp8.mantissa_bits(t) for t in H.fp8.FP8_TYPES})
 
 # What xtune writes for each element type.
 NPY_DTYPE = {"pred": np.bool_, "s8": np.int8, "s32": np.int32,
@@ -41,6 +44,7 @@ NPY_DTYPE = {"pred": np.bool_, "s8": np.int8, "s32": np.int32,
              "s16": np.int16, "u16": np.uint16, "u64": np.uint64,
              "f16": np.float16, "bf16": np.float32, "f32": np.float32,
              "f64": np.float64}
+NPY_DTYPE.update({t: np.float32 for t in H.fp8.FP8_TYPES})  # as bf16
 
 
 def make_input(rng, shape):

@@ -3,11 +3,14 @@ reinterpretation), broadcast, pad and iota."""
 
 import numpy as np
 
+from .fp8 import FP8_TYPES, decode, encode
 from .dtypes import _STORAGE, is_float, round_float, wrap_int
 
 
 def _to_bytes(x, dt):
     x = np.ascontiguousarray(x)
+    if dt in FP8_TYPES:
+        return encode(x, dt).reshape(-1)
     if dt == "bf16":
         raw = (x.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
     elif dt == "pred":
@@ -20,6 +23,8 @@ def _to_bytes(x, dt):
 
 def _from_bytes(raw, dt):
     raw = np.ascontiguousarray(raw, dtype=np.uint8)
+    if dt in FP8_TYPES:
+        return decode(raw, dt)
     if dt == "bf16":
         u = raw.view("<u2").astype(np.uint32) << 16
         return u.astype(np.uint32).view(np.float32)

@@ -4,7 +4,9 @@ results."""
 
 import numpy as np
 
-FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
+from .fp8 import FP8_TYPES, round_fp8
+
+FLOAT_TYPES = ("f16", "bf16", "f32", "f64") + FP8_TYPES
 INT_TYPES = {
     "s8": np.int8, "s16": np.int16, "s32": np.int32, "s64": np.int64,
     "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
@@ -12,9 +14,14 @@ INT_TYPES = {
 _STORAGE = dict(INT_TYPES)
 _STORAGE.update({"pred": np.bool_, "f16": np.float16, "bf16": np.float32,
                  "f32": np.float32, "f64": np.float64})
+for _t in FP8_TYPES:
+    _STORAGE[_t] = np.float32  # values exact in f32
 _BYTE_SIZE = {"pred": 1, "s8": 1, "u8": 1, "f16": 2, "bf16": 2, "s16": 2,
               "u16": 2, "s32": 4,
               "u32": 4, "f32": 4, "s64": 8, "u64": 8, "f64": 8}
+
+
+_BYTE_SIZE.update({t: 1 for t in FP8_TYPES})
 
 
 def byte_size(dt):
@@ -66,6 +73,8 @@ def round_float(v, dt):
             return f.astype(np.float16)
     if dt == "bf16":
         return round_bf16(f)
+    if dt in FP8_TYPES:
+        return round_fp8(f.astype(np.float64), dt)  # computed in f32, as XLA
     raise ValueError(dt)
 
 

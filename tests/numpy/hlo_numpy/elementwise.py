@@ -98,6 +98,8 @@ _FLOAT_FORMATS = {"f16": (16, 5, 10), "bf16": (16, 8, 7), "f32": (32, 8, 23),
 
 def reduce_precision(x, dt, ebits, mbits):
     """XLA's reduce-precision on the bits of dt's own format."""
+    if dt not in _FLOAT_FORMATS:
+        raise NotImplementedError("reduce-precision on " + dt)
     n, se, sm = _FLOAT_FORMATS[dt]
     x = round_float(x.astype(np.float64), dt)
     if dt == "bf16":
@@ -295,5 +297,5 @@ def convert(x, dt_in, dt_out):
             return f
         if dt_out == "f16":
             return v.astype(np.float64).astype(np.float16)
-        return round_bf16(f)
+        return round_float(f.astype(np.float64), dt_out)  # via f32
     return wrap_int(x.astype(np.int64), dt_out)
