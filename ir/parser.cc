@@ -55,6 +55,12 @@ class Parser {
     size_t entry_pos = 0;
     while (!cursor_.AtEnd()) {
       size_t pos = cursor_.pos();
+      if (cursor_.TryConsumeWord("HloModule")) {
+        return cursor_.ErrorAt(
+            pos, "a second HloModule: xtune reads one module a file (XLA's "
+                 "test files hold several, separated by '// -----' lines: "
+                 "split them into files)");
+      }
       bool is_entry = cursor_.TryConsumeWord("ENTRY");
       XTUNE_ASSIGN_OR_RETURN(Computation * c, ParseNamedComputation());
       if (is_entry) {

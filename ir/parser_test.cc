@@ -516,5 +516,23 @@ ENTRY e {
   }
 }
 
+// XLA's FileCheck test files hold several modules separated by
+// '// -----': xtune says so instead of a puzzling syntax error.
+TEST(ParserTest, ASecondModuleIsRefusedWithTheReason) {
+  auto m = ParseModule(R"hlo(HloModule a
+ENTRY e {
+  ROOT p = f32[2] parameter(0)
+}
+// -----
+HloModule b
+ENTRY e {
+  ROOT p = f32[2] parameter(0)
+}
+)hlo", "two.hlo");
+  EXPECT_THAT(m, StatusIs(absl::StatusCode::kInvalidArgument,
+                          AllOf(HasSubstr("two.hlo:6:1: a second HloModule"),
+                                HasSubstr("'// -----'"))));
+}
+
 }  // namespace
 }  // namespace xtune
