@@ -76,6 +76,11 @@ absl::StatusOr<double> Number(const JsonValue& config, absl::string_view field,
 absl::StatusOr<JsonValue> GemmConfigJson(const Instruction& inst,
                                          JsonValue* whole) {
   absl::StatusOr<JsonValue> parsed = ParseJson(inst.attrs().backend_config);
+  // XLA also writes the config as a string holding the JSON
+  // (backend_config="{ \"gemm_backend_config\": ...}").
+  if (parsed.ok() && parsed->kind == JsonValue::Kind::kString) {
+    parsed = ParseJson(parsed->text);
+  }
   if (!parsed.ok()) {
     return Bad(inst, absl::StrCat("its backend_config is not JSON (",
                                   parsed.status().message(), ")"));

@@ -1,7 +1,8 @@
 // XLA's library custom-calls: the cuBLAS gemms XLA's GPU compiler writes into
 // its optimized modules (`__cublas$gemm`, `__cublas$lt$matmul`), read from
 // their `backend_config` (XLA's GemmBackendConfig, as JSON, bare or inside
-// a GpuBackendConfig's "gemm_backend_config").
+// a GpuBackendConfig's "gemm_backend_config", or a string holding that JSON
+// as older XLA modules write it).
 //
 // Semantics (cuBLASLt's, as XLA configures it), for D the custom-call's
 // result (element 0 of its tuple):

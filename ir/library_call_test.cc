@@ -144,6 +144,25 @@ TEST(LibraryCallTest, KeyIsXlasGemmAlgorithmPickerKey) {
   EXPECT_EQ(*key, xla);
 }
 
+// Older XLA modules (its kernel_reuse.hlo test) write the config as a
+// string holding the JSON.
+TEST(LibraryCallTest, ConfigAsAStringHoldingJsonIsRead) {
+  auto m = WithCall(
+      R"(f32[4,6] custom-call(x, y), custom_call_target="__cublas$gemm", )"
+      R"(backend_config="{ \"gemm_backend_config\": {\"alpha_real\":3,)"
+      R"(\"beta\":0,\"dot_dimension_numbers\":{)"
+      R"(\"lhs_contracting_dimensions\":[\"1\"],)"
+      R"(\"rhs_contracting_dimensions\":[\"0\"]}}}")");
+  ASSERT_THAT(m, IsOk());
+  absl::StatusOr<GemmCall> call = ReadGemmCall(*(*m)->entry()->root());
+  ASSERT_THAT(call, IsOk());
+  EXPECT_EQ(call->alpha, 3);
+  absl::StatusOr<std::string> key = LibraryCallKeyText(*(*m)->entry()->root());
+  ASSERT_THAT(key, IsOk());
+  EXPECT_THAT(*key, HasSubstr("backend_config={\"gemm_backend_config\":"
+                              "{\"alpha_real\":3,"));
+}
+
 TEST(LibraryCallTest, KeyLeavesOutTheChosenAlgorithmAndSortsTheConfig) {
   auto a = WithCall(Lt("f32[4,6]", "x, y", R"("beta":0,"selected_algorithm":"3")"));
   auto b = WithCall(Lt("f32[4,6]", "x, y", R"("beta":0)"));
