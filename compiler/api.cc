@@ -68,6 +68,11 @@ constexpr struct {
     {ElementType::kF32, DType::kF32},   {ElementType::kF64, DType::kF64},
     {ElementType::kS16, DType::kS16},   {ElementType::kU16, DType::kU16},
     {ElementType::kU64, DType::kU64},
+    {ElementType::kF8E4M3FN, DType::kF8E4M3FN},
+    {ElementType::kF8E5M2, DType::kF8E5M2},
+    {ElementType::kF8E4M3FNUZ, DType::kF8E4M3FNUZ},
+    {ElementType::kF8E5M2FNUZ, DType::kF8E5M2FNUZ},
+    {ElementType::kF8E4M3B11FNUZ, DType::kF8E4M3B11FNUZ},
 };
 
 DType DTypeOf(ElementType t) {

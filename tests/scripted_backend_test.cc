@@ -4,6 +4,7 @@
 // the compile path the CLI uses — without a line of autotune/, cache/ or
 // compiler/ knowing it. Also the public options, typed arrays and the
 // in-memory cache API.
+#include <cmath>
 #include <filesystem>
 
 #include "cache/fake_store.h"
@@ -171,6 +172,38 @@ ENTRY e {
   EXPECT_EQ(wrong.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(wrong.status().message(), HasSubstr("holds f32"));
   EXPECT_FALSE(out[0].As<double>().ok());
+}
+
+// 8-bit floats through the API: doubles in (rounded to the type), typed
+// one-byte codes out, and codes in with FromBytes.
+TEST(ApiTest, EightBitFloatsInAndOut) {
+  CompilerOptions options;
+  options.backend = "interpreter";
+  options.autotune.print_summary = false;
+  ASSERT_OK_AND_ASSIGN(auto compiler, Compiler::Create(options));
+  ASSERT_OK_AND_ASSIGN(auto program, compiler->CompileText(R"hlo(HloModule m
+ENTRY e {
+  a = f8e4m3fn[4] parameter(0)
+  ROOT n = f8e4m3fn[4] negate(a)
+})hlo"));
+  ASSERT_OK_AND_ASSIGN(std::vector<Array> out,
+                       program->Run({Array({4}, {1.0, 1.0625, 448, 1000})}));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type(), ElementType::kF8E4M3FN);
+  EXPECT_EQ(ElementTypeBytes(out[0].type()), 1);
+  EXPECT_STREQ(ElementTypeName(out[0].type()), "f8e4m3fn");
+  std::vector<double> v = out[0].values();
+  ASSERT_EQ(v.size(), 4u);
+  EXPECT_EQ(v[0], -1.0);
+  EXPECT_EQ(v[1], -1.0);  // 1.0625 is a tie: to even
+  EXPECT_EQ(v[2], -448.0);
+  EXPECT_TRUE(std::isnan(v[3]));  // 1000 overflows to NaN
+  EXPECT_THAT(out[0].bytes(), ElementsAre(0xb8, 0xb8, 0xfe, 0x7f));
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<Array> again,
+      program->Run({Array::FromBytes(ElementType::kF8E4M3FN, {4},
+                                     {0x38, 0x01, 0x7e, 0x80})}));
+  EXPECT_THAT(again[0].bytes(), ElementsAre(0xb8, 0x81, 0xfe, 0x00));
 }
 
 TEST(ApiTest, TheInterpreterTouchesNoCacheFile) {

@@ -39,10 +39,12 @@
 
 namespace xtune {
 
-// The element types of arrays, as HLO spells them (pred, s8, ... f64).
+// The element types of arrays, as HLO spells them (pred, s8, ... f64, and
+// the 8-bit floats f8e4m3fn ... f8e4m3b11fnuz, one byte each: pass their
+// codes with FromBytes, or doubles, which are rounded to the type).
 enum class ElementType {
   kPred, kS8, kS32, kS64, kU8, kU32, kF16, kBF16, kF32, kF64, kS16, kU16,
-  kU64
+  kU64, kF8E4M3FN, kF8E5M2, kF8E4M3FNUZ, kF8E5M2FNUZ, kF8E4M3B11FNUZ
 };
 const char* ElementTypeName(ElementType type);  // "f32", ...
 int ElementTypeBytes(ElementType type);
@@ -60,8 +62,8 @@ class Array {
       : dims_(std::move(dims)), doubles_(std::move(values)) {}
 
   // A typed array of C++ values: T is bool (pred), int8_t, int32_t,
-  // int64_t, uint8_t, uint32_t, float or double. For f16 and bf16 use
-  // FromBytes with the 16-bit patterns.
+  // int64_t, uint8_t, uint32_t, float or double. For f16, bf16 and the
+  // 8-bit floats use FromBytes with their bit patterns.
   template <typename T>
   static Array Of(std::vector<int64_t> dims, const std::vector<T>& values);
   // A typed array of raw little-endian elements (ElementTypeBytes each).
