@@ -105,8 +105,10 @@ class Evaluator {
       absl::StatusOr<Tensor> value = EvalInstruction(inst, operands, args);
       if (!value.ok()) return Annotate(inst, value.status());
       if (options_.excess_precision) {
-        // A fusion's output is stored, so rounded to its type first.
-        if (inst.opcode() == Opcode::kFusion) {
+        // A fusion's (or library call's) output is stored, so rounded to
+        // its type first.
+        if (inst.opcode() == Opcode::kFusion ||
+            inst.opcode() == Opcode::kCustomCall) {
           Narrow(&*value, inst.shape());
         }
         Widen(&*value);
@@ -152,7 +154,8 @@ class Evaluator {
     bool rounds = op == Opcode::kConvert || op == Opcode::kIota ||
                   op == Opcode::kReducePrecision ||
                   op == Opcode::kBitcastConvert || op == Opcode::kParameter ||
-                  op == Opcode::kConstant || op == Opcode::kFusion;
+                  op == Opcode::kConstant || op == Opcode::kFusion ||
+                  op == Opcode::kCustomCall;
     const Shape out = options_.excess_precision && !rounds
                           ? Widened(inst.shape())
                           : inst.shape();

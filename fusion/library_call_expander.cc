@@ -40,6 +40,9 @@ std::unique_ptr<Computation> GemmComputation(const Instruction& inst,
     v->mutable_attrs()->other.push_back(
         {"operand_precision", call.operand_precision});
   }
+  if (!call.algorithm.empty()) {
+    v->mutable_attrs()->other.push_back({"algorithm", call.algorithm});
+  }
   if (call.alpha != 1) v = b.Multiply(v, b.FloatConstant(acc, call.alpha));
   if (call.c_operand >= 0) {
     Instruction* cv = b.Convert(params[call.c_operand], acc);

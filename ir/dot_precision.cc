@@ -45,7 +45,8 @@ bool DotAllowsTf32(const Instruction& dot) {
 bool LibraryCallAllowsTf32(const Instruction& call) {
   if (call.opcode() != Opcode::kCustomCall || !F32Operands(call)) return false;
   absl::StatusOr<GemmCall> gemm = ReadGemmCall(call);
-  return gemm.ok() && AllDefault(gemm->operand_precision);
+  return gemm.ok() && gemm->algorithm.empty() &&
+         AllDefault(gemm->operand_precision);
 }
 
 bool AnyDotAllowsTf32(const Module& module) {

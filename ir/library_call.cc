@@ -259,6 +259,13 @@ absl::StatusOr<GemmCall> ReadGemmCall(const Instruction& inst) {
       }
       call.operand_precision = absl::StrCat("{", absl::StrJoin(levels, ","), "}");
     }
+    if (const JsonValue* alg = p->Find("algorithm");
+        alg != nullptr && alg->kind == JsonValue::Kind::kString &&
+        !alg->text.empty() && alg->text != "ALG_UNSET") {
+      absl::string_view name = alg->text;
+      absl::ConsumePrefix(&name, "ALG_");
+      call.algorithm = absl::AsciiStrToLower(name);
+    }
   }
 
   // Operands: A, B, [C when beta != 0], [bias].
@@ -319,8 +326,9 @@ absl::StatusOr<GemmCall> ReadGemmCall(const Instruction& inst) {
     return Bad(inst, "its aux output must have the result's dimensions");
   }
   if (call.c_operand >= 0 &&
-      inst.operand(call.c_operand)->shape().dims() != call.result.dims()) {
-    return Bad(inst, "its C operand (beta != 0) must have the result's dimensions");
+      (inst.operand(call.c_operand)->shape().dims() != call.result.dims() ||
+       inst.operand(call.c_operand)->shape().dtype() != call.result.dtype())) {
+    return Bad(inst, "its C operand (beta != 0) must have the result's shape");
   }
   if (call.bias_operand >= 0) {
     const Shape& bias = inst.operand(call.bias_operand)->shape();
@@ -329,6 +337,9 @@ absl::StatusOr<GemmCall> ReadGemmCall(const Instruction& inst) {
       return Bad(inst, absl::StrCat("its bias must be a vector of the result's "
                                     "last dimension, got ",
                                     bias.ToString(false)));
+    }
+    if (bias.dtype() == DType::kF64 && call.result.dtype() != DType::kF64) {
+      return Bad(inst, "an f64 bias needs an f64 result");
     }
   }
   return call;

@@ -60,6 +60,9 @@ struct GemmCall {
   // precision_config.operand_precision in HLO's attribute form
   // ("{highest,highest}"); empty when the config names none.
   std::string operand_precision;
+  // precision_config.algorithm in HLO's attribute form ("dot_f32_f32_f32");
+  // empty when unset (ALG_UNSET). A named algorithm rules out TF32.
+  std::string algorithm;
   int64_t c_operand = -1;         // operand index of C, or -1
   int64_t bias_operand = -1;      // operand index of the bias, or -1
   Shape result;                   // D's shape (layout included)

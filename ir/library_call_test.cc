@@ -6,6 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ir/dot_precision.h"
 #include "ir/parser.h"
 #include "util/json.h"
 #include "util/status_matchers.h"
@@ -62,7 +63,24 @@ TEST(LibraryCallTest, ReadsEveryFieldOfXlasGemmConfig) {
   EXPECT_EQ(call->workspace_index, 2);
   EXPECT_EQ(call->selected_algorithm, 7);
   EXPECT_EQ(call->operand_precision, "{highest,default}");
+  EXPECT_EQ(call->algorithm, "");
   EXPECT_EQ(call->result.ToString(false), "f32[4,6]");
+}
+
+// A named dot algorithm (precision_config.algorithm) is kept and rules out
+// TF32, as on a dot.
+TEST(LibraryCallTest, ADotAlgorithmRulesOutTf32) {
+  auto named = WithCall(Lt("f32[4,6]", "x, y",
+                           R"("precision_config":{"algorithm":"ALG_DOT_F32_F32_F32",)"
+                           R"("operand_precision":["DEFAULT","DEFAULT"]})"));
+  auto unset = WithCall(Lt("f32[4,6]", "x, y",
+                           R"("precision_config":{"algorithm":"ALG_UNSET",)"
+                           R"("operand_precision":["DEFAULT","DEFAULT"]})"));
+  ASSERT_THAT(named, IsOk());
+  ASSERT_THAT(unset, IsOk());
+  EXPECT_EQ(ReadGemmCall(*(*named)->entry()->root())->algorithm, "dot_f32_f32_f32");
+  EXPECT_FALSE(LibraryCallAllowsTf32(*(*named)->entry()->root()));
+  EXPECT_TRUE(LibraryCallAllowsTf32(*(*unset)->entry()->root()));
 }
 
 TEST(LibraryCallTest, BadCallsAreRefusedWithWhatIsWrong) {

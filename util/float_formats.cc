@@ -100,11 +100,10 @@ double Fp8Max(const Fp8Format& f) {
 }
 
 double RoundToFp8(double v, const Fp8Format& f) {
+  const double nan = std::copysign(std::numeric_limits<double>::quiet_NaN(), v);
   if (std::isnan(v)) return v;
   const bool has_inf = f.kind == Fp8Format::Kind::kIeee;
-  if (std::isinf(v)) {
-    return has_inf ? v : std::numeric_limits<double>::quiet_NaN();
-  }
+  if (std::isinf(v)) return has_inf ? v : nan;
   if (v == 0.0) {
     return f.kind == Fp8Format::Kind::kFnuz ? 0.0 : v;
   }
@@ -117,7 +116,7 @@ double RoundToFp8(double v, const Fp8Format& f) {
   double r = std::nearbyint(v / quantum) * quantum;
   if (std::fabs(r) > Fp8Max(f)) {
     return has_inf ? std::copysign(std::numeric_limits<double>::infinity(), v)
-                   : std::numeric_limits<double>::quiet_NaN();
+                   : nan;
   }
   if (r == 0.0) return f.kind == Fp8Format::Kind::kFnuz ? 0.0 : std::copysign(0.0, v);
   return r;
@@ -125,12 +124,19 @@ double RoundToFp8(double v, const Fp8Format& f) {
 
 uint8_t Fp8ToBits(double v, const Fp8Format& f) {
   const int top = (1 << f.exponent_bits) - 1;
-  const uint8_t nan = f.kind == Fp8Format::Kind::kFnuz
-                          ? 0x80
-                          : static_cast<uint8_t>(0x7f);  // positive, all ones
   const double r = RoundToFp8(v, f);
-  if (std::isnan(r)) return nan;
   const uint8_t sign = std::signbit(r) ? 0x80 : 0;
+  if (std::isnan(r)) {
+    // ml_dtypes' codes: fnuz's one NaN; fn's all ones; IEEE's quiet NaN
+    // (the top mantissa bit, as f16's NaN truncated). The sign is kept.
+    switch (f.kind) {
+      case Fp8Format::Kind::kFnuz: return 0x80;
+      case Fp8Format::Kind::kFn: return sign | 0x7f;
+      case Fp8Format::Kind::kIeee:
+        return sign | static_cast<uint8_t>((top << f.mantissa_bits) |
+                                           (1 << (f.mantissa_bits - 1)));
+    }
+  }
   const double a = std::fabs(r);
   if (std::isinf(a)) return sign | static_cast<uint8_t>(top << f.mantissa_bits);
   if (a == 0.0) return sign;

@@ -108,6 +108,13 @@ TEST(FloatFormatsTest, Fp8KnownValues) {
   // Overflow: infinity where the format has one, NaN where it has none.
   EXPECT_TRUE(std::isnan(RoundToFp8(1000, kF8E4M3FN)));
   EXPECT_EQ(Fp8ToBits(1000, kF8E4M3FN), 0x7f);
+  // NaN codes as ml_dtypes writes them, signed where the format allows.
+  EXPECT_EQ(Fp8ToBits(-1000, kF8E4M3FN), 0xff);
+  EXPECT_EQ(Fp8ToBits(-NAN, kF8E4M3FN), 0xff);
+  EXPECT_EQ(Fp8ToBits(NAN, kF8E5M2), 0x7e);
+  EXPECT_EQ(Fp8ToBits(-NAN, kF8E5M2), 0xfe);
+  EXPECT_EQ(Fp8ToBits(-NAN, kF8E5M2FNUZ), 0x80);
+  EXPECT_TRUE(std::signbit(Fp8FromBits(0xff, kF8E4M3FN)));
   EXPECT_EQ(RoundToFp8(464, kF8E4M3FN), 448);  // the tie rounds to even 448
   EXPECT_TRUE(std::isnan(RoundToFp8(465, kF8E4M3FN)));
   EXPECT_TRUE(std::isinf(RoundToFp8(1e6, kF8E5M2)));

@@ -60,10 +60,11 @@ XT_DEVICE float xt_f82f(uint8_t b, int eb, int mb, int bias, int kind) {
   int top = (1 << eb) - 1, mmask = (1 << mb) - 1;
   int e = (b >> mb) & top, m = b & mmask;
   float sign = (b & 0x80u) ? -1.0f : 1.0f;
-  float nan = xt_bits_f32(0x7FC00000u);
-  if (kind == 2 && b == 0x80u) return nan;
-  if (kind == 1 && e == top && m == mmask) return sign * nan;
-  if (kind == 0 && e == top) return m != 0 ? sign * nan : sign * xt_bits_f32(0x7F800000u);
+  // NaN with the code's sign (a product with -1 would not keep it).
+  float nan = xt_bits_f32(((uint32_t)(b & 0x80u) << 24) | 0x7FC00000u);
+  if (kind == 2 && b == 0x80u) return xt_bits_f32(0x7FC00000u);
+  if (kind == 1 && e == top && m == mmask) return nan;
+  if (kind == 0 && e == top) return m != 0 ? nan : sign * xt_bits_f32(0x7F800000u);
   if (e == 0) return sign * (float)m * xt_pow2(1 - bias - mb);
   return sign * (float)((1 << mb) + m) * xt_pow2(e - bias - mb);
 }
@@ -72,7 +73,10 @@ XT_DEVICE uint8_t xt_f2f8(float x, int eb, int mb, int bias, int kind) {
   int top = (1 << eb) - 1, mmask = (1 << mb) - 1;
   uint32_t u = xt_f32_bits(x);
   uint8_t sign = (uint8_t)((u >> 24) & 0x80u);
-  uint8_t nan = kind == 2 ? (uint8_t)0x80u : (uint8_t)0x7Fu;
+  // ml_dtypes' NaN codes, signed (util/float_formats.cc Fp8ToBits).
+  uint8_t nan = kind == 2 ? (uint8_t)0x80u
+                : kind == 1 ? (uint8_t)(sign | 0x7Fu)
+                            : (uint8_t)(sign | (top << mb) | (1 << (mb - 1)));
   uint8_t overflow = kind == 0 ? (uint8_t)(sign | (top << mb)) : nan;
   u &= 0x7FFFFFFFu;
   if (u > 0x7F800000u) return nan;

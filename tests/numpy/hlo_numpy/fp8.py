@@ -5,7 +5,9 @@ arithmetic. Values are held in float32 (all are exact there).
 
 Overflow follows ml_dtypes' (XLA's) non-saturating conversion: infinity for
 f8e5m2, NaN for the formats without infinities; the fnuz formats have no -0
-(0x80 is their NaN)."""
+(0x80 is their NaN). NaN codes keep their sign where the format has one."""
+
+import math
 
 import numpy as np
 
@@ -30,12 +32,13 @@ def _value(code, eb, mb, bias, kind):
     sign = -1.0 if code & 0x80 else 1.0
     e = (code >> mb) & top
     m = code & ((1 << mb) - 1)
+    nan = math.copysign(float("nan"), sign)  # NaN codes keep their sign
     if kind == "fnuz" and code == 0x80:
         return float("nan")
     if kind == "fn" and e == top and m == (1 << mb) - 1:
-        return float("nan")
+        return nan
     if kind == "ieee" and e == top:
-        return sign * float("inf") if m == 0 else float("nan")
+        return sign * float("inf") if m == 0 else nan
     if e == 0:
         return sign * m * 2.0 ** (1 - bias - mb)
     return sign * (1 + m / 2.0 ** mb) * 2.0 ** (e - bias)
@@ -76,16 +79,19 @@ def encode(x, dt):
     idx = np.where(finite >= ext[-1], len(ext) - 1, np.where(take_hi, hi, lo))
     code = ext_codes[idx].astype(np.int64)
     overflow = (idx == len(ext) - 1) | np.isinf(a)
-    nan_code = 0x80 if kind == "fnuz" else 0x7F
     inf_code = ((1 << eb) - 1) << mb
+    # NaN codes as ml_dtypes writes them: fnuz's one (0x80); fn's all ones;
+    # the IEEE format's quiet NaN (top mantissa bit). fn and IEEE keep the
+    # sign; overflow gives NaN (inf for the IEEE format) with the sign too.
+    nan_code = {"fnuz": 0x80, "fn": 0x7F,
+                "ieee": inf_code | (1 << (mb - 1))}[kind]
     negative = np.signbit(x)
-    code = np.where(overflow, inf_code if kind == "ieee" else nan_code, code)
-    keep_sign = ~((code == 0) & (kind == "fnuz")) & (
-        (code != nan_code) | (kind == "ieee"))
-    if kind != "ieee":
-        keep_sign &= ~overflow
-    code = np.where(negative & keep_sign, code | 0x80, code)
-    code = np.where(np.isnan(x), nan_code, code)
+    nan = np.isnan(x) | (overflow & (kind != "ieee"))
+    code = np.where(overflow, inf_code, code)
+    code = np.where(nan, nan_code, code)
+    zero = code == 0
+    sign = negative & ~(nan & (kind == "fnuz")) & ~(zero & (kind == "fnuz"))
+    code = np.where(sign, code | 0x80, code)
     return code.astype(np.uint8)
 
 
