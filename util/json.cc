@@ -55,7 +55,7 @@ class JsonReader {
         if (!Consume(':')) return Error("expected ':'");
         absl::StatusOr<JsonValue> member = Read(depth + 1);
         if (!member.ok()) return member;
-        v.members.emplace_back(std::move(*key), std::move(*member));
+        v.members.push_back(JsonMember{std::move(*key), std::move(*member)});
       } while (Consume(','));
       if (!Consume('}')) return Error("expected ',' or '}'");
       return v;
@@ -178,7 +178,7 @@ void Print(const JsonValue& v, bool sort_keys, std::string* out) {
       *out += ']';
       return;
     case JsonValue::Kind::kObject: {
-      std::vector<const std::pair<std::string, JsonValue>*> members;
+      std::vector<const JsonMember*> members;
       for (const auto& m : v.members) members.push_back(&m);
       if (sort_keys) {
         std::stable_sort(members.begin(), members.end(),

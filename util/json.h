@@ -15,6 +15,8 @@
 
 namespace xtune {
 
+struct JsonMember;
+
 struct JsonValue {
   enum class Kind { kNull, kBool, kNumber, kString, kArray, kObject };
   Kind kind = Kind::kNull;
@@ -22,12 +24,18 @@ struct JsonValue {
   // decoded string.
   std::string text;
   std::vector<JsonValue> items;                              // kArray
-  std::vector<std::pair<std::string, JsonValue>> members;    // kObject
+  std::vector<JsonMember> members;                           // kObject
 
   // The member named `key` of an object, or null (also for non-objects).
   const JsonValue* Find(absl::string_view key) const;
   // Removes the member named `key` of an object; false when absent.
   bool Erase(absl::string_view key);
+};
+
+// A member of an object: its key and value.
+struct JsonMember {
+  std::string first;
+  JsonValue second;
 };
 
 // Parses one JSON value (the whole of `text`, surrounding spaces allowed).
