@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "ir/dot_precision.h"
+
 namespace xtune {
 namespace {
 
@@ -93,6 +95,12 @@ Tensor DotIn(const Tensor& lhs, const Tensor& rhs, const DotDimensions& dims,
 }
 
 }  // namespace
+
+Tensor Tf32(const Tensor& t) {
+  Tensor r = t;
+  for (double& v : r.f) v = RoundToTf32(static_cast<float>(v));
+  return r;
+}
 
 Tensor EvalDot(const Tensor& lhs, const Tensor& rhs, const DotDimensions& dims,
                const Shape& out) {

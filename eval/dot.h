@@ -11,6 +11,9 @@
 
 namespace xtune {
 
+// An f32 operand as TF32 tensor cores read it (ir/dot_precision.h).
+Tensor Tf32(const Tensor& t);
+
 Tensor EvalDot(const Tensor& lhs, const Tensor& rhs, const DotDimensions& dims,
                const Shape& out);
 

@@ -21,13 +21,6 @@
 namespace xtune {
 namespace {
 
-// An f32 operand as TF32 tensor cores read it.
-Tensor Tf32(const Tensor& t) {
-  Tensor r = t;
-  for (double& v : r.f) v = RoundToTf32(static_cast<float>(v));
-  return r;
-}
-
 bool IsLowFloat(DType t) {
   return t == DType::kF16 || t == DType::kBF16 || IsFp8(t);
 }

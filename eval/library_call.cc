@@ -8,15 +8,6 @@
 #include "ir/library_call.h"
 
 namespace xtune {
-namespace {
-
-Tensor Tf32(const Tensor& t) {
-  Tensor r = t;
-  for (double& v : r.f) v = RoundToTf32(static_cast<float>(v));
-  return r;
-}
-
-}  // namespace
 
 absl::StatusOr<Tensor> EvalLibraryCall(const Instruction& inst,
                                        const std::vector<const Tensor*>& ops,
