@@ -120,7 +120,9 @@ TEST(CudaBackendTest, EveryDefaultKernelCompilesForSm80AndSm90a) {
                             "tests/data/all_ops.hlo",
                             "tests/data/simple_optimization_test.hlo",
                             "tests/data/rng_bit_generator.hlo",
-                            "tests/golden/column_reduce.hlo"}) {
+                            "tests/golden/column_reduce.hlo",
+                            "tests/numpy/cases/fp8.hlo",
+                            "tests/numpy/cases/cublas_calls.hlo"}) {
       std::unique_ptr<Module> m = Fused(rel);
       for (const auto& inst : m->entry()->instructions()) {
         if (inst->opcode() != Opcode::kFusion) continue;
