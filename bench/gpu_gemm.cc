@@ -90,6 +90,25 @@ ENTRY e {
   t5 = bf16[4096,4096] multiply(x, hb)
   ROOT g = bf16[4096,4096] multiply(t5, t4)
 })hlo"},
+    // XLA's scaled-FP8 pattern (converts and scales around the dot; B is
+    // [N,K] as cuBLASLt's FP8 gemm wants it). Our side: FP8 operands
+    // converted in the loaders; cuBLASLt's candidate: the operands packed to
+    // bf16 first. The JAX twin gives XLA's own time (its FP8 cuBLASLt call).
+    {"f8e4m3_scaled_4096", 4096, 4096, 4096, R"hlo(
+HloModule f8_scaled
+ENTRY e {
+  a = f8e4m3fn[4096,4096] parameter(0)
+  b = f8e4m3fn[4096,4096] parameter(1)
+  sa = bf16[] parameter(2)
+  sb = bf16[] parameter(3)
+  ac = bf16[4096,4096] convert(a)
+  bc = bf16[4096,4096] convert(b)
+  sab = bf16[4096,4096] broadcast(sa), dimensions={}
+  sbb = bf16[4096,4096] broadcast(sb), dimensions={}
+  x = bf16[4096,4096] multiply(ac, sab)
+  y = bf16[4096,4096] multiply(bc, sbb)
+  ROOT d = bf16[4096,4096] dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+})hlo"},
 };
 
 int Main(int argc, char** argv) {

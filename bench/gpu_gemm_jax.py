@@ -37,6 +37,11 @@ def cases():
     yield "f16_x_s8_4096", (4096, 4096, 4096), lambda a, q: a @ q.astype(f16), [u((4096, 4096), f16), q]
     yield ("bf16_4096_bias_gelu", (4096, 4096, 4096), lambda a, b, c: gelu(a @ b + c),
            [u((4096, 4096), bf), u((4096, 4096), bf), u((4096,), bf)])
+    e4 = jnp.float8_e4m3fn
+    yield ("f8e4m3_scaled_4096", (4096, 4096, 4096),
+           lambda a, b, sa, sb: jax.lax.dot_general(a.astype(bf) * sa, b.astype(bf) * sb,
+                                                    (((1,), (1,)), ((), ()))),
+           [u((4096, 4096), e4), u((4096, 4096), e4), jnp.asarray(0.5, bf), jnp.asarray(2.0, bf)])
 
 
 def main():

@@ -201,16 +201,40 @@ class Planner {
     Draft d{FusionKind::kGemm};
     d.added.push_back(dot);
     d.members.insert(dot);
-    // Operand producers: chains of cheap single-user ops.
+    // Operand producers: chains of cheap single-user ops, and scalings by a
+    // broadcast scalar (XLA's scaled-FP8 pattern: convert, multiply by a
+    // broadcast scale, dot), which the loaders apply per element.
+    auto single_use = [&](const Instruction* o, const Instruction* consumer) {
+      return !Owned(o) && o->users().size() == 1 && o->users()[0] == consumer &&
+             o != flat_.root();
+    };
     for (const Instruction* o : dot->operands()) {
       const Instruction* consumer = dot;
-      while (IsGemmProducer(o->opcode()) && !Owned(o) &&
-             o->users().size() == 1 && o->users()[0] == consumer &&
-             o != flat_.root()) {
+      while (single_use(o, consumer)) {
+        const Instruction* next = nullptr;
+        const Instruction* scale = nullptr;
+        if (IsGemmProducer(o->opcode())) {
+          next = o->operand(0);
+        } else if (o->opcode() == Opcode::kMultiply) {
+          for (int s = 0; s < 2 && scale == nullptr; ++s) {
+            const Instruction* b = o->operand(s);
+            if (b->opcode() == Opcode::kBroadcast && b->operand(0)->shape().IsArray() &&
+                b->operand(0)->shape().rank() == 0 && single_use(b, o) &&
+                o->operand(1 - s) != b) {
+              scale = b;
+              next = o->operand(1 - s);
+            }
+          }
+        }
+        if (next == nullptr) break;
         d.added.push_back(o);
         d.members.insert(o);
+        if (scale != nullptr) {
+          d.added.push_back(scale);
+          d.members.insert(scale);
+        }
         consumer = o;
-        o = o->operand(0);
+        o = next;
       }
     }
     // Epilogue: elementwise ops over the dot's result.

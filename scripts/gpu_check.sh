@@ -10,15 +10,25 @@
 #   devices      `xtune devices`: the driver's device string for `cuda`
 #                (the first real run of the driver API), beside the shipped
 #                target's for the same GPU (devices_compare)
+#   env          where the machine's CUDA libraries are (NVRTC, cuBLASLt)
 #   gpu_tests    cuda_gpu_test (CTest label cuda): every example's kernels
 #                run on the GPU against the evaluator and the emulator
 #                (one "gpu-vs-emulator" line per kernel in the log), the
 #                GPU profiler's worker, a faulting kernel failing alone
+#   modules      tests/xla_compat/run_modules.py on `cuda`: the library-call
+#                (cuBLAS custom-call), FP8 and NumPy-case modules and XLA's
+#                own GPU test modules, each run on the GPU with --verify on
+#                default configs; then the library-call and FP8 modules
+#                tuned on the GPU (autotune level 4) and run with --verify
+#   xla_data     with JAX: tests/xla_compat/collect_xla_gpu_dumps.py, XLA's
+#                dumps (text and proto) and autotune results for gemms with
+#                epilogues, scaled FP8 gemms, convolutions, pooling and a
+#                training step on this GPU, packed in OUTDIR/xla_data.tgz
 #   bench        bench/gpu_loop_reduction: each kernel's bandwidth against
 #                a device-to-device copy; with JAX, XLA's for the same
 #                computations (bench_xla), joined in bench_compare.log
 #   bench_gemm   bench/gpu_gemm: the generated gemm's best config against
-#                cuBLASLt's best algorithm on five gemms; with JAX, XLA's
+#                cuBLASLt's best algorithm on six gemms (one scaled FP8); with JAX, XLA's
 #                times (bench_gemm_xla), joined in bench_compare.log
 #   tune         every example tuned by `cuda` on this GPU (its cache
 #                dumped to OUTDIR/tune-<example>.textproto), then run with
@@ -28,13 +38,15 @@
 #                dumped to OUTDIR/kernels-<example>/
 #   emulate      every example run by cuda_emulator with --verify
 #   emulator     cuda_emulator_test: the emulator's self-tests
-#   xla          with JAX: XLA's own autotune dump of a matmul on this GPU
-#                (its device string, to compare with ours)
 set -uo pipefail
 
 out=${1:?usage: gpu_check.sh OUTDIR}
 mkdir -p "$out"
 here=$(cd "$(dirname "$0")" && pwd)
+# JAX runs with the machine's own libraries (its libstdc++ is newer than
+# the bundle's): jax_python drops the bundle's lib/ from the loader path.
+export system_ld_path=${LD_LIBRARY_PATH:-}
+jax_python() { LD_LIBRARY_PATH="$system_ld_path" python3 "$@"; }
 if [ -x "$here/bin/xtune" ]; then          # a bundle
   bin="$here/bin"
   data="$here"
@@ -53,8 +65,19 @@ xtune=$(find_bin xtune)
 export XTUNE_CPU_WORKER=$(find_bin xtune_cpu_worker)
 export XTUNE_GPU_WORKER=$(find_bin xtune_gpu_worker)
 export XTUNE_CACHE_DIR="$out/kernel-cache"
+# NVRTC and cuBLASLt: the toolkit's, else the first copy found elsewhere
+# (a Python environment's NVIDIA wheels, say).
+find_cuda_lib() {  # find_cuda_lib SONAME -> a path, or nothing
+  ldconfig -p | grep -q "$1" && return
+  [ -e "/usr/local/cuda/lib64/$1" ] && return
+  find /usr /opt -name "$1" 2>/dev/null | head -1
+}
+: "${XTUNE_NVRTC:=$(find_cuda_lib libnvrtc.so.13)}"
+: "${XTUNE_CUBLASLT:=$(find_cuda_lib libcublasLt.so.13)}"
+[ -n "$XTUNE_NVRTC" ] && export XTUNE_NVRTC || unset XTUNE_NVRTC
+[ -n "$XTUNE_CUBLASLT" ] && export XTUNE_CUBLASLT || unset XTUNE_CUBLASLT
 export XTUNE_SOURCE_DIR="$data"  # where the tests find examples/ and tests/
-export xtune data out
+export xtune data out here
 summary="$out/summary.txt"
 : > "$summary"
 
@@ -79,17 +102,48 @@ step() {  # step NAME LIMIT_SECONDS COMMAND...
   echo "$name: $verdict in $((SECONDS - start)) s" | tee -a "$summary"
 }
 
+cuda_env() {
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv
+  ls -l /usr/local/cuda/lib64 2>&1 | grep -E 'nvrtc|cublasLt|cudnn' | head -20
+  ldconfig -p | grep -E 'libnvrtc|libcublasLt|libcuda\.' | head
+  echo "XTUNE_NVRTC=${XTUNE_NVRTC:-} XTUNE_CUBLASLT=${XTUNE_CUBLASLT:-}"
+}
+modules_all() {
+  local run="$data/tests/xla_compat/run_modules.py" rc=0
+  python3 "$run" "$xtune" "$out/modules" cuda --level=0 --timeout=40 --jobs=8 \
+    "$data"/tests/numpy/cases/*.hlo "$data"/tests/xla_compat/*.hlo \
+    "$data"/tests/xla_compat/gpu_tests/*.hlo || rc=1
+  echo "== tuned on the GPU (level 4)"
+  python3 "$run" "$xtune" "$out/modules-tuned" cuda --level=4 --timeout=90 --jobs=4 \
+    "$data"/tests/numpy/cases/cublas_calls.hlo "$data"/tests/numpy/cases/fp8.hlo \
+    "$data"/tests/numpy/cases/dots.hlo "$data"/tests/xla_compat/xla_cublas_gemm_entry.hlo || rc=1
+  return $rc
+}
+xla_data() {
+  jax_python "$data/tests/xla_compat/collect_xla_gpu_dumps.py" "$out/xla_data"
+  local rc=$?
+  # The modules, protos and results; not XLA's LLVM IR, PTX or objects.
+  (cd "$out" && find xla_data -type f \( -name '*.txt' -o -name '*.pb' \
+     -o -name '*.textproto' -o -name '*.log' \) ! -name '*-buffer-assignment*' \
+     ! -name '*-live-range*' ! -name '*memory-usage*' | tar -czf xla_data.tgz -T -)
+  return $rc
+}
+export -f cuda_env modules_all xla_data jax_python
+
 step gpu 30 nvidia-smi -q
+step env 20 bash -c cuda_env
 step devices 60 "$xtune" devices
 {
   echo "driver (cuda):        $(grep -A2 '^cuda:' "$out/devices.log" | sed -n 's/^  device: //p')"
   echo "shipped h200 target:  $(grep -A2 '^cuda_emulator:' "$out/devices.log" | sed -n 's/^  device: //p')"
 } > "$out/devices_compare.log"
 cat "$out/devices_compare.log" >> "$summary"
-step gpu_tests 150 "$(find_bin cuda_gpu_test)"
+step gpu_tests 120 "$(find_bin cuda_gpu_test)"
 grep -c '^gpu-vs-emulator' "$out/gpu_tests.log" | sed 's/^/gpu_tests: kernels compared with the emulator: /' >> "$summary"
 grep -c 'bitwise_equal' "$out/gpu_tests.log" | sed 's/^/gpu_tests: of them bitwise equal: /' >> "$summary"
 grep -m1 'SKIPPED \] [0-9]* test' "$out/gpu_tests.log" | sed 's/^/gpu_tests: /' >> "$summary"
+step modules 120 bash -c modules_all
+grep 'modules, .* failed' "$out/modules.log" | sed 's/^/modules: /' >> "$summary"
 compile_all() {
   for m in "$data"/examples/*.hlo; do
     name=$(basename "$m" .hlo)
@@ -117,18 +171,25 @@ tune_all() {
 jax_script() {  # the bench's JAX twin, in a source tree or the bundle
   local script="$data/bench/$1"
   [ -f "$script" ] || script="$here/$1"
-  python3 "$script"
+  jax_python "$script"
 }
 bench_xla() { jax_script gpu_loop_reduction_jax.py; }
 bench_gemm_xla() { jax_script gpu_gemm_jax.py; }
 export -f compile_all emulate_all tune_all jax_script bench_xla bench_gemm_xla
-step bench 120 "$(find_bin gpu_loop_reduction)"
-step bench_gemm 150 "$(find_bin gpu_gemm)"
-step tune 120 bash -c tune_all
-if python3 -c 'import jax' 2>/dev/null; then
-  step bench_xla 60 bash -c bench_xla
-  step bench_gemm_xla 90 bash -c bench_gemm_xla
+have_jax=0
+jax_python -c 'import jax' 2>/dev/null && have_jax=1
+if [ $have_jax = 1 ]; then
+  step xla_data 150 bash -c xla_data
+  grep -m1 'device:' "$out/xla_data/default/autotune_results.textproto" >> "$summary" 2>/dev/null
+  grep -h 'FAILED' "$out/xla_data.log" | sed 's/^/xla_data: /' >> "$summary"
+else
+  echo "xla_data: skipped (JAX not importable)" >> "$summary"
 fi
+step bench_gemm 150 "$(find_bin gpu_gemm)"
+[ $have_jax = 1 ] && step bench_gemm_xla 90 bash -c bench_gemm_xla
+step tune 120 bash -c tune_all
+step bench 90 "$(find_bin gpu_loop_reduction)"
+[ $have_jax = 1 ] && step bench_xla 60 bash -c bench_xla
 step codegen 90 "$(find_bin cuda_codegen_test)"
 step compile 60 bash -c compile_all
 step emulate 60 bash -c emulate_all
@@ -161,16 +222,5 @@ with open(os.path.join(out, "bench_compare.log"), "w") as f:
                 + (f"; XLA {x['xla_tflops']} TFLOP/s" if x else ""))
         print(line); f.write(line + "\n")
 PY
-if python3 -c 'import jax' 2>/dev/null; then
-  step xla 120 env XLA_FLAGS="--xla_gpu_dump_autotune_results_to=$out/xla_autotune.txt" \
-    python3 -c '
-import jax, jax.numpy as jnp
-print(jax.devices())
-a = jnp.ones((512, 512), jnp.float32)
-print(jax.jit(lambda x: (x @ x).sum())(a))'
-  grep -m1 'device:' "$out/xla_autotune.txt" >> "$summary" 2>/dev/null
-else
-  echo "xla: skipped (JAX not importable)" >> "$summary"
-fi
 echo "not yet: ldmatrix + swizzled shared memory, a cp.async pipeline, TF32 and wgmma in the generated gemm (f16/bf16 use mma.sync, f32 uses CUDA cores)" >> "$summary"
 ! grep -q 'FAILED\|TIMED OUT\|SKIPPED' "$summary"

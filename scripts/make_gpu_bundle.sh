@@ -52,7 +52,9 @@ done
 cp "$root/scripts/gpu_check.sh" "$bundle/gpu_check.sh"
 cp "$root/bench/gpu_loop_reduction_jax.py" "$root/bench/gpu_gemm_jax.py" "$bundle/"
 cp -r "$root/examples" "$bundle/examples"
-cp -r "$root/tests/data" "$root/tests/golden" "$bundle/tests/"
+cp -r "$root/tests/data" "$root/tests/golden" "$root/tests/xla_compat" "$bundle/tests/"
+mkdir -p "$bundle/tests/numpy"
+cp -r "$root/tests/numpy/cases" "$bundle/tests/numpy/"
 
 # Only lib/ on the loader path: every non-glibc library must come from it.
 missing=0
