@@ -51,6 +51,7 @@ class Parser {
       XTUNE_ASSIGN_OR_RETURN(absl::string_view value, cursor_.ParseRawValue());
       module_->mutable_attributes()->push_back({attr, std::string(value)});
     }
+    XTUNE_RETURN_IF_ERROR(SkipStackFrameIndex());
     Computation* entry = nullptr;
     size_t entry_pos = 0;
     while (!cursor_.AtEnd()) {
@@ -217,6 +218,21 @@ class Parser {
   }
 
   // '{' instructions '}'. Adds the computation to the module and returns it.
+  // XLA's stack frame index, which recent XLA prints after the module
+  // header: sections FileNames, FunctionNames, FileLocations and
+  // StackFrames, each a list of `N "text"` or `N {attributes}` lines. Debug
+  // information (metadata's stack_frame_id points into it): skipped.
+  absl::Status SkipStackFrameIndex() {
+    while (cursor_.TryConsumeWord("FileNames") || cursor_.TryConsumeWord("FunctionNames") ||
+           cursor_.TryConsumeWord("FileLocations") || cursor_.TryConsumeWord("StackFrames")) {
+      while (!cursor_.AtEnd() && absl::ascii_isdigit(cursor_.Peek())) {
+        XTUNE_RETURN_IF_ERROR(cursor_.ParseInt().status());
+        XTUNE_RETURN_IF_ERROR(cursor_.ParseRawValue().status());
+      }
+    }
+    return absl::OkStatus();
+  }
+
   absl::StatusOr<Computation*> ParseComputationBody(std::string name) {
     if (++depth_ > kMaxShapeNesting) {
       return cursor_.Error("computations nested too deeply");
@@ -417,6 +433,33 @@ class Parser {
   }
 
   // An instruction by name, or the operation an async done names.
+  // The get-tuple-element `index` of `tuple` in `c` that `tuple#index`
+  // names: one instruction (named `<tuple>.element<index>`) however often the
+  // element is used.
+  absl::StatusOr<Instruction*> TupleElement(Computation* c, Instruction* tuple, int64_t index,
+                                            size_t pos) {
+    const Shape& shape = tuple->shape();
+    if (!shape.IsTuple() || index < 0 ||
+        index >= static_cast<int64_t>(shape.tuple_shapes().size())) {
+      return cursor_.ErrorAt(
+          pos, absl::StrCat("'", tuple->name(), "#", index, "': '", tuple->name(),
+                            "' is ", shape.ToString(false), ", which has no element ", index));
+    }
+    std::string name = absl::StrCat(tuple->name(), ".element", index);
+    for (int n = 1; Instruction* existing = c->FindInstruction(name); ++n) {
+      if (existing->opcode() == Opcode::kGetTupleElement && existing->operand_count() == 1 &&
+          existing->operand(0) == tuple && existing->attrs().tuple_index == index) {
+        return existing;
+      }
+      name = absl::StrCat(tuple->name(), ".element", index, ".", n);
+    }
+    auto gte = std::make_unique<Instruction>(name, Opcode::kGetTupleElement,
+                                             shape.tuple_shapes()[index]);
+    gte->mutable_attrs()->tuple_index = index;
+    gte->AppendOperand(tuple);
+    return c->AddInstruction(std::move(gte));
+  }
+
   Instruction* Lookup(const Computation* c, const std::string& name) const {
     if (Instruction* i = const_cast<Computation*>(c)->FindInstruction(name)) {
       return i;
@@ -497,6 +540,12 @@ class Parser {
     size_t name_pos = cursor_.pos();
     XTUNE_ASSIGN_OR_RETURN(std::string name, cursor_.ParseName("an operand"));
     Instruction* operand = Lookup(c, name);
+    if (operand != nullptr && cursor_.PeekRaw() == '#') {
+      // Recent XLA writes an element of a tuple-shaped operand as `name#i`.
+      cursor_.TryConsume('#');
+      XTUNE_ASSIGN_OR_RETURN(int64_t index, cursor_.ParseInt());
+      XTUNE_ASSIGN_OR_RETURN(operand, TupleElement(c, operand, index, name_pos));
+    }
     if (async_bundles_.contains({c, name})) {
       return cursor_.ErrorAt(
           name_pos, absl::StrCat("'", name, "' is an async start or update: "

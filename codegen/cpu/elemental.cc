@@ -337,7 +337,8 @@ absl::StatusOr<std::string> ElementalEmitter::EmitUncached(
       if (it == constant_arrays_.end()) {
         std::string name = absl::StrCat(name_prefix_, "_", constant_arrays_.size());
         DType t = shape.dtype();
-        std::vector<std::string> values;
+        std::vector<std::string> values, bit_values;
+        bool non_finite = false;
         const std::vector<uint8_t>& bytes = a.literal.bytes();
         int64_t size = DTypeByteSize(t);
         for (int64_t i = 0; i < shape.ElementCount(); ++i) {
@@ -349,12 +350,16 @@ absl::StatusOr<std::string> ElementalEmitter::EmitUncached(
               float f;
               std::memcpy(&f, &bits, 4);
               values.push_back(Literal(f, t));
+              non_finite |= !std::isfinite(f);
+              bit_values.push_back(absl::StrCat(static_cast<uint32_t>(bits), "u"));
               break;
             }
             case DType::kF64: {
               double d;
               std::memcpy(&d, &bits, 8);
               values.push_back(Literal(d, t));
+              non_finite |= !std::isfinite(d);
+              bit_values.push_back(absl::StrCat(static_cast<uint64_t>(bits), "ull"));
               break;
             }
             case DType::kS8: values.push_back(absl::StrCat(static_cast<int8_t>(bits))); break;
@@ -366,8 +371,20 @@ absl::StatusOr<std::string> ElementalEmitter::EmitUncached(
                                                    size == 8 ? "ull" : ""));
           }
         }
-        absl::StrAppend(&globals_, array_qualifier_, " ", StorageType(t), " ", name,
-                        "[] = {", absl::StrJoin(values, ", "), "};\n");
+        if (non_finite) {
+          // NaN and infinity have no constant expression in NVRTC (a
+          // __device__ array needs one): the array holds the bits, read
+          // through a union.
+          int64_t n = shape.ElementCount();
+          absl::StrAppend(&globals_, array_qualifier_, " union { ",
+                          t == DType::kF32 ? "uint32_t" : "uint64_t", " bits[", n, "]; ",
+                          StorageType(t), " v[", n, "]; } ", name, " = {{",
+                          absl::StrJoin(bit_values, ", "), "}};\n");
+          name += ".v";
+        } else {
+          absl::StrAppend(&globals_, array_qualifier_, " ", StorageType(t), " ", name,
+                          "[] = {", absl::StrJoin(values, ", "), "};\n");
+        }
         it = constant_arrays_.emplace(inst, name).first;
       }
       return EmitParameterLoad(inst, it->second, index, out);

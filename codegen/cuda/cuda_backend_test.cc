@@ -4,6 +4,7 @@
 // the source, PTX, cubin and a manifest line.
 #include "codegen/cuda/cuda_backend.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -122,13 +123,38 @@ TEST(CudaBackendTest, EveryDefaultKernelCompilesForSm80AndSm90a) {
                             "tests/data/rng_bit_generator.hlo",
                             "tests/golden/column_reduce.hlo",
                             "tests/numpy/cases/fp8.hlo",
-                            "tests/numpy/cases/cublas_calls.hlo"}) {
+                            "tests/numpy/cases/cublas_calls.hlo",
+                            "tests/numpy/cases/float_special.hlo"}) {
       std::unique_ptr<Module> m = Fused(rel);
       for (const auto& inst : m->entry()->instructions()) {
         if (inst->opcode() != Opcode::kFusion) continue;
         SCOPED_TRACE(absl::StrCat(target, " ", rel, " ", inst->name()));
         ExpectWithinLimits(*b, *inst, b->DefaultConfig(*inst));
       }
+    }
+  }
+}
+
+// Every default kernel of the NumPy-checked cases (every opcode, dtype and
+// special value they hold: NaN and infinity in constant arrays, say) compiles
+// for sm_90a: the emulator runs the same source through the host compiler,
+// which accepts what NVRTC refuses.
+TEST(CudaBackendTest, EveryNumpyCaseDefaultKernelCompilesForSm90a) {
+  std::unique_ptr<CudaBackend> b = Make("h200");
+  ASSERT_NE(b, nullptr);
+  std::vector<std::string> cases;
+  for (const auto& e :
+       std::filesystem::directory_iterator(TestSourceDir() + "/tests/numpy/cases")) {
+    if (e.path().extension() == ".hlo") cases.push_back(e.path().filename().string());
+  }
+  std::sort(cases.begin(), cases.end());
+  ASSERT_GE(cases.size(), 17u);
+  for (const std::string& name : cases) {
+    std::unique_ptr<Module> m = Fused("tests/numpy/cases/" + name);
+    for (const auto& inst : m->entry()->instructions()) {
+      if (inst->opcode() != Opcode::kFusion) continue;
+      SCOPED_TRACE(absl::StrCat(name, " ", inst->name()));
+      ExpectWithinLimits(*b, *inst, b->DefaultConfig(*inst));
     }
   }
 }

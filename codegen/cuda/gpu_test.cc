@@ -244,23 +244,27 @@ TEST(GpuProfilerTest, AFaultingKernelFailsAloneAndTheNextGetsAFreshWorker) {
 }
 
 // Every algorithm cuBLASLt's heuristic proposes for the gemm fusions of the
-// examples (f32, bf16, batched) gives the evaluator's result, and the GPU
-// profiler times each (in this process).
+// examples (f32, bf16, batched) and for XLA's cuBLAS custom-calls (epilogues,
+// alpha and beta) gives the evaluator's result, and the GPU profiler times
+// each (in this process).
 TEST(GpuLibraryGemmTest, EveryCublasLtCandidateMatchesAndIsTimed) {
   XTUNE_SKIP_WITHOUT_GPU();
   CudaBackend& gpu = *Gpu();
   int timed = 0;
   for (const char* rel : {"/examples/mlp.hlo", "/examples/mlp_bf16.hlo",
-                          "/examples/attention.hlo", "/tests/golden/gemm_patterns.hlo"}) {
+                          "/examples/attention.hlo", "/tests/golden/gemm_patterns.hlo",
+                          "/tests/numpy/cases/cublas_calls.hlo"}) {
     absl::StatusOr<std::unique_ptr<Module>> m = ParseModuleFile(TestSourceDir() + rel);
     ASSERT_THAT(m, IsOk());
     absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
     ASSERT_THAT(fused, IsOk());
     for (const auto& inst : (*fused)->entry()->instructions()) {
-      if (inst->opcode() != Opcode::kFusion ||
-          gpu.DefaultConfig(*inst).kind() != "cuda_cublaslt") {
-        continue;
+      if (inst->opcode() != Opcode::kFusion) continue;
+      std::vector<KernelConfig> configs;
+      for (const KernelConfig& c : gpu.Candidates(*inst, false)) {
+        if (gpu.IsLibraryCall(c)) configs.push_back(c);
       }
+      if (configs.empty()) continue;
       std::vector<Literal> args;
       for (int64_t i = 0; i < inst->operand_count(); ++i) {
         args.push_back(RandomLiteral(inst->operand(i)->shape(), 100 + i));
@@ -268,7 +272,6 @@ TEST(GpuLibraryGemmTest, EveryCublasLtCandidateMatchesAndIsTimed) {
       absl::StatusOr<Literal> expected = EvaluateComputation(
           *inst->called_computations()[0], args, Reference(gpu));
       ASSERT_THAT(expected, IsOk());
-      std::vector<KernelConfig> configs = gpu.Candidates(*inst, false);
       std::cout << rel << " " << inst->name() << ": " << configs.size()
                 << " cuBLASLt algorithms\n";
       std::unique_ptr<Profiler> profiler = *gpu.CreateProfiler();

@@ -152,7 +152,9 @@ absl::StatusOr<NvrtcOutput> Nvrtc::Compile(
         absl::StrCat("nvrtcCreateProgram: ", a.error_string(r)));
   }
   std::vector<std::string> all = {absl::StrCat("--gpu-architecture=", arch),
-                                  "--ptxas-options=-v", "-default-device"};
+                                  "--ptxas-options=-v", "-default-device",
+                                  // The prelude's helpers a kernel leaves unused.
+                                  "--diag-suppress=177"};
   all.insert(all.end(), options.begin(), options.end());
   std::vector<const char*> argv;
   for (const std::string& o : all) argv.push_back(o.c_str());
@@ -166,7 +168,21 @@ absl::StatusOr<NvrtcOutput> Nvrtc::Compile(
   }
   if (r != kSuccess) {
     a.destroy(&prog);
-    std::vector<absl::string_view> lines = absl::StrSplit(out.log, '\n');
+    // The errors (each with the two lines that show where) before the
+    // warnings, then at most 20 lines.
+    std::vector<absl::string_view> all_lines = absl::StrSplit(out.log, '\n');
+    std::vector<absl::string_view> lines;
+    std::vector<bool> taken(all_lines.size(), false);
+    for (size_t i = 0; i < all_lines.size(); ++i) {
+      if (!absl::StrContains(all_lines[i], "error")) continue;
+      for (size_t j = i; j < std::min(all_lines.size(), i + 3); ++j) {
+        if (!taken[j]) lines.push_back(all_lines[j]);
+        taken[j] = true;
+      }
+    }
+    for (size_t i = 0; i < all_lines.size(); ++i) {
+      if (!taken[i] && !all_lines[i].empty()) lines.push_back(all_lines[i]);
+    }
     if (lines.size() > 20) lines.resize(20);
     return absl::InvalidArgumentError(
         absl::StrCat("NVRTC could not compile '", name, "' for ", arch, " (",
