@@ -93,6 +93,17 @@ absl::StatusOr<xla::AutotuneResults> ParseAutotuneResults(
     ErrorCollector errors;
     parser.RecordErrorsTo(&errors);
     if (!parser.ParseFromString(std::string(data), &r)) {
+      if (absl::StrContains(data, "hlo_fingerprint") && absl::StrContains(data, "entries {")) {
+        // What XLA's newer autotuner (xla/backends/autotuner) dumps: entries
+        // keyed by a device hash and an HLO fingerprint, not by the text
+        // keys of AutotuneResults.
+        return absl::UnimplementedError(absl::StrCat(
+            source, ": this is the cache format of XLA's newer autotuner (\"entries\" "
+            "keyed by hlo_fingerprint and a device hash, as recent XLA/JAX versions dump "
+            "with --xla_gpu_dump_autotune_results_to); xtune reads XLA's AutotuneResults "
+            "format (\"results\" keyed by device and HLO text), which XLA's other "
+            "versions write"));
+      }
       return absl::DataLossError(absl::StrCat(
           source, ":",
           errors.first().empty() ? " not a valid textproto" : errors.first(),

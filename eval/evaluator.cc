@@ -203,11 +203,26 @@ class Evaluator {
         return EvalPad(*ops[0], *ops[1], out, a.padding);
       case Opcode::kReverse:
         return EvalReverse(*ops[0], a.dimensions);
-      case Opcode::kDot:
+      case Opcode::kDot: {
+        if (options_.excess_precision &&
+            (IsLowFloat(inst.operand(0)->shape().dtype()) ||
+             IsLowFloat(inst.operand(1)->shape().dtype()))) {
+          // A dot reads its operands in their own type (tensor cores, packed
+          // tiles, XLA's materialized operands): a kept-f32 operand is
+          // rounded first, as every gemm kernel rounds it.
+          Tensor x = *ops[0], y = *ops[1];
+          Narrow(&x, inst.operand(0)->shape());
+          Narrow(&y, inst.operand(1)->shape());
+          if (options_.tf32_dots && DotAllowsTf32(inst)) {
+            return EvalDot(Tf32(x), Tf32(y), a.dot, out);
+          }
+          return EvalDot(x, y, a.dot, out);
+        }
         if (options_.tf32_dots && DotAllowsTf32(inst)) {
           return EvalDot(Tf32(*ops[0]), Tf32(*ops[1]), a.dot, out);
         }
         return EvalDot(*ops[0], *ops[1], a.dot, out);
+      }
       case Opcode::kReduce: {
         size_t half = ops.size() / 2;
         std::vector<const Tensor*> inputs(ops.begin(), ops.begin() + half);

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 
 #include "eval/dot.h"
 #include "ir/dot_precision.h"
 #include "ir/library_call.h"
+#include "util/float_formats.h"
 
 namespace xtune {
 
@@ -34,11 +37,24 @@ absl::StatusOr<Tensor> EvalLibraryCall(const Instruction& inst,
   auto r = [acc_type](double x) { return RoundToType(x, acc_type); };
   const double alpha = r(call->alpha), beta = r(call->beta);
   const double c1 = r(kGeluSqrt2OverPi), c2 = r(kGeluCubic);
+  auto scale = [&](int64_t operand) {
+    return operand >= 0 ? std::optional<double>(ops[operand]->GetDouble(0)) : std::nullopt;
+  };
+  const std::optional<double> a_scale = scale(call->a_scale_operand),
+                              b_scale = scale(call->b_scale_operand),
+                              c_scale = scale(call->c_scale_operand),
+                              d_scale = scale(call->d_scale_operand);
+  const bool fp8_out = IsFp8(d_shape.dtype());
+  const double fp8_max = fp8_out ? Fp8Max(*Fp8FormatOf(d_shape.dtype())) : 0;
+  double amax = 0;
   for (int64_t k = 0; k < acc.size(); ++k) {
     double v = acc.f[k];
     if (call->alpha != 1) v = r(alpha * v);
+    if (a_scale.has_value()) v = r(v * *a_scale);
+    if (b_scale.has_value()) v = r(v * *b_scale);
     if (call->c_operand >= 0) {
       double c = ops[call->c_operand]->GetDouble(k);
+      if (c_scale.has_value()) c = r(c * *c_scale);
       if (call->beta != 1) c = r(beta * c);
       v = r(v + c);
     }
@@ -57,6 +73,14 @@ absl::StatusOr<Tensor> EvalLibraryCall(const Instruction& inst,
                             : std::tanh(static_cast<float>(z));
       v = r(r(v * 0.5) * r(th + 1));
     }
+    // amax as a max-reduce: NaN wins.
+    if (std::isnan(v) || std::isnan(amax)) {
+      amax = std::numeric_limits<double>::quiet_NaN();
+    } else {
+      amax = std::max(amax, std::abs(v));
+    }
+    if (d_scale.has_value()) v = r(v * *d_scale);
+    if (fp8_out && !std::isnan(v)) v = std::clamp(v, -fp8_max, fp8_max);
     d.f[k] = RoundToType(v, d_shape.dtype());
   }
   if (!out.IsTuple()) return d;
@@ -64,6 +88,11 @@ absl::StatusOr<Tensor> EvalLibraryCall(const Instruction& inst,
   t.shape = out;
   t.tuple.push_back(std::move(d));
   if (call->aux_index >= 0) t.tuple.push_back(std::move(aux));
+  if (call->amax_index >= 0) {
+    Tensor a(out.tuple_shapes()[call->amax_index]);
+    a.f[0] = amax;
+    t.tuple.push_back(std::move(a));
+  }
   if (call->workspace_index >= 0) {
     t.tuple.push_back(Tensor(out.tuple_shapes()[call->workspace_index]));
   }

@@ -1,5 +1,6 @@
 #include "fusion/hlo_builder.h"
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -153,6 +154,18 @@ Instruction* HloBuilder::Tuple(const std::vector<Instruction*>& xs) {
   std::vector<Shape> shapes;
   for (Instruction* x : xs) shapes.push_back(x->shape());
   return Append(Opcode::kTuple, Shape::Tuple(std::move(shapes)), xs);
+}
+
+Instruction* HloBuilder::Reduce(Instruction* x, Instruction* init,
+                               const std::vector<int64_t>& dims, Computation* reducer) {
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < x->shape().rank(); ++d) {
+    if (std::find(dims.begin(), dims.end(), d) == dims.end()) kept.push_back(x->shape().dim(d));
+  }
+  Instruction* r = Append(Opcode::kReduce, Shape(x->shape().dtype(), kept), {x, init});
+  r->mutable_attrs()->dimensions = dims;
+  r->AppendCalledComputation(reducer);
+  return r;
 }
 
 }  // namespace xtune

@@ -57,6 +57,10 @@ class HloBuilder {
                      int64_t limit);
   Instruction* Concatenate(const std::vector<Instruction*>& xs, int64_t dim);
   Instruction* Tuple(const std::vector<Instruction*>& xs);
+  // reduce(x, init) over `dims` with `reducer` (its result: x's other
+  // dimensions in x's element type).
+  Instruction* Reduce(Instruction* x, Instruction* init, const std::vector<int64_t>& dims,
+                      Computation* reducer);
 
  private:
   Instruction* Append(Opcode op, const Shape& shape,

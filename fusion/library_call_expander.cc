@@ -6,16 +6,24 @@
 #include "absl/strings/str_cat.h"
 #include "fusion/hlo_builder.h"
 #include "ir/library_call.h"
+#include "util/float_formats.h"
 
 namespace xtune {
 namespace {
 
-// The gemm's computation: parameters like the call's operands, root D (or,
-// with `aux`, the value before the activation in the aux output's type).
+// What a gemm computation returns.
+enum class GemmPart {
+  kD,       // D
+  kAux,     // the value before the activation, in the aux output's type
+  kUnscaled,  // FP8: f32 v before d_scale (its amax is the call's amax)
+};
+
+// The gemm's computation: parameters like the call's operands, root `part`.
 std::unique_ptr<Computation> GemmComputation(const Instruction& inst,
                                              const GemmCall& call,
                                              const std::string& name,
-                                             bool aux) {
+                                             GemmPart part) {
+  const bool aux = part == GemmPart::kAux;
   auto c = std::make_unique<Computation>(name);
   std::vector<Instruction*> params;
   for (int64_t k = 0; k < inst.operand_count(); ++k) {
@@ -29,13 +37,20 @@ std::unique_ptr<Computation> GemmComputation(const Instruction& inst,
   c->set_parameters(params);
   HloBuilder b(c.get(), "t", inst.location());
   const std::vector<int64_t>& dims = call.result.dims();
-  const Shape& out = aux ? inst.shape().tuple_shapes()[call.aux_index]
-                         : call.result;
+  const Shape out = aux                          ? inst.shape().tuple_shapes()[call.aux_index]
+                    : part == GemmPart::kUnscaled ? Shape(DType::kF32, dims)
+                                                  : call.result;
   const bool f64 = params[0]->shape().dtype() == DType::kF64 ||
                    params[1]->shape().dtype() == DType::kF64 ||
                    out.dtype() == DType::kF64;
   const DType acc = f64 ? DType::kF64 : DType::kF32;
-  Instruction* v = b.Dot(params[0], params[1], call.dot, Shape(acc, dims));
+  // FP8 operands widen to bf16 (exactly: every 8-bit float is a bf16) in
+  // the gemm's loaders.
+  auto operand = [&](int k) {
+    Instruction* p = params[k];
+    return IsFp8(p->shape().dtype()) ? b.Convert(p, DType::kBF16) : p;
+  };
+  Instruction* v = b.Dot(operand(0), operand(1), call.dot, Shape(acc, dims));
   if (!call.operand_precision.empty()) {
     v->mutable_attrs()->other.push_back(
         {"operand_precision", call.operand_precision});
@@ -43,9 +58,14 @@ std::unique_ptr<Computation> GemmComputation(const Instruction& inst,
   if (!call.algorithm.empty()) {
     v->mutable_attrs()->other.push_back({"algorithm", call.algorithm});
   }
+  // An f32[] scale, broadcast over the result.
+  auto scale = [&](int64_t k) { return b.Broadcast(params[k], dims, {}); };
   if (call.alpha != 1) v = b.Multiply(v, b.FloatConstant(acc, call.alpha));
+  if (call.a_scale_operand >= 0) v = b.Multiply(v, scale(call.a_scale_operand));
+  if (call.b_scale_operand >= 0) v = b.Multiply(v, scale(call.b_scale_operand));
   if (call.c_operand >= 0) {
     Instruction* cv = b.Convert(params[call.c_operand], acc);
+    if (call.c_scale_operand >= 0) cv = b.Multiply(cv, scale(call.c_scale_operand));
     if (call.beta != 1) cv = b.Multiply(cv, b.FloatConstant(acc, call.beta));
     v = b.Add(v, cv);
   }
@@ -66,6 +86,16 @@ std::unique_ptr<Computation> GemmComputation(const Instruction& inst,
         b.Multiply(inner, b.FloatConstant(acc, kGeluSqrt2OverPi)));
     Instruction* half = b.Multiply(v, b.FloatConstant(acc, 0.5));
     v = b.Multiply(half, b.Add(t, b.FloatConstant(acc, 1)));
+  }
+  if (part == GemmPart::kD && call.d_scale_operand >= 0) {
+    v = b.Multiply(v, scale(call.d_scale_operand));
+  }
+  if (part == GemmPart::kD && IsFp8(out.dtype())) {
+    // cuBLASLt saturates an 8-bit output (NaN stays NaN: max and min
+    // propagate it).
+    const double m = Fp8Max(*Fp8FormatOf(out.dtype()));
+    v = b.Binary(Opcode::kMinimum, b.Binary(Opcode::kMaximum, v, b.FloatConstant(acc, -m)),
+                 b.FloatConstant(acc, m));
   }
   v = b.Convert(v, out.dtype());
   *v->mutable_shape() = out;  // D's layout
@@ -95,6 +125,28 @@ Instruction* AddFusion(const Instruction& inst,
   return out->AddInstruction(std::move(fusion));
 }
 
+// max |v| over every element of f32 `v` (0 for none; NaN when one is NaN).
+Instruction* MaxAbs(Instruction* v, const std::string& prefix, const Instruction& inst,
+                    Computation* out, Module* module) {
+  auto reducer = std::make_unique<Computation>(UniqueName(*module, prefix + "max"));
+  std::vector<Instruction*> params;
+  for (int k = 0; k < 2; ++k) {
+    auto p = std::make_unique<Instruction>(absl::StrCat("x", k), Opcode::kParameter,
+                                           Shape(DType::kF32, {}));
+    p->mutable_attrs()->parameter_number = k;
+    params.push_back(reducer->AddInstruction(std::move(p)));
+  }
+  reducer->set_parameters(params);
+  HloBuilder r(reducer.get(), "m", inst.location());
+  reducer->set_root(r.Binary(Opcode::kMaximum, params[0], params[1]));
+  Computation* max = module->AddComputation(std::move(reducer));
+  HloBuilder b(out, prefix, inst.location());
+  Instruction* abs = b.Unary(Opcode::kAbs, v);
+  std::vector<int64_t> all(v->shape().rank());
+  for (int64_t d = 0; d < v->shape().rank(); ++d) all[d] = d;
+  return b.Reduce(abs, b.FloatConstant(DType::kF32, 0), all, max);
+}
+
 }  // namespace
 
 absl::StatusOr<Instruction*> ExpandLibraryCall(
@@ -109,7 +161,7 @@ absl::StatusOr<Instruction*> ExpandLibraryCall(
       inst, operands,
       GemmComputation(inst, *call, UniqueName(*module, 
                                        absl::StrCat("library_gemm.", name)),
-                      /*aux=*/false),
+                      GemmPart::kD),
       name, LibraryFusionBackendConfig({call->target, *key}), out, module);
   if (!inst.shape().IsTuple()) return d;
   std::vector<Instruction*> elems = {d};
@@ -118,9 +170,18 @@ absl::StatusOr<Instruction*> ExpandLibraryCall(
         inst, operands,
         GemmComputation(inst, *call, UniqueName(*module, 
                                          absl::StrCat("library_gemm_aux.", name)),
-                        /*aux=*/true),
+                        GemmPart::kAux),
         name + ".aux", R"({"fusion_backend_config":{"kind":"__triton_gemm"}})",
         out, module));
+  }
+  if (call->amax_index >= 0) {
+    // amax = max |v| of the unscaled result: a second gemm, then a reduce.
+    Instruction* v = AddFusion(
+        inst, operands,
+        GemmComputation(inst, *call, UniqueName(*module, absl::StrCat("library_gemm_amax.", name)),
+                        GemmPart::kUnscaled),
+        name + ".unscaled", R"({"fusion_backend_config":{"kind":"__triton_gemm"}})", out, module);
+    elems.push_back(MaxAbs(v, name + ".amax.", inst, out, module));
   }
   if (call->workspace_index >= 0) {
     HloBuilder b(out, name + ".workspace.", inst.location());

@@ -137,6 +137,38 @@ absl::StatusOr<std::vector<int64_t>> DotDims(const Shape& a, const Shape& b,
   return dims;
 }
 
+// The operands of an FP8 gemm after A and B, as XLA writes them (its
+// operand list changed across versions): [C when the third operand has D's
+// dimensions], then the f32[] scales: (a, b), (a, b, d) or, as older XLA
+// writes them, (a, b, c, d). `*next` ends after the last scale.
+absl::Status ReadFp8Operands(const Instruction& inst, GemmCall* call, int64_t* next) {
+  const int64_t n = inst.operand_count();
+  auto is_scale = [&](int64_t k) {
+    const Shape& s = inst.operand(k)->shape();
+    return s.IsArray() && s.rank() == 0 && s.dtype() == DType::kF32;
+  };
+  if (*next < n && !is_scale(*next) && inst.operand(*next)->shape().IsArray() &&
+      IsFloat(inst.operand(*next)->shape().dtype()) &&
+      inst.operand(*next)->shape().dims() == call->result.dims()) {
+    call->c_operand = (*next)++;
+  }
+  if (call->beta != 0 && call->c_operand < 0) {
+    return Bad(inst, "beta != 0 needs a C operand of the result's shape");
+  }
+  int64_t scales = 0;
+  while (*next + scales < n && is_scale(*next + scales)) ++scales;
+  if (scales < 2 || scales > 4) {
+    return Bad(inst, absl::StrCat("an FP8 gemm takes 2 to 4 f32[] scales after A, B",
+                                  call->c_operand >= 0 ? " and C" : "", ", found ", scales));
+  }
+  call->a_scale_operand = *next;
+  call->b_scale_operand = *next + 1;
+  if (scales == 4) call->c_scale_operand = *next + 2;
+  if (scales >= 3) call->d_scale_operand = *next + scales - 1;
+  *next += scales;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::string_view GemmEpilogueName(GemmEpilogue e) {
@@ -173,7 +205,8 @@ std::optional<std::string> CustomCallTarget(const Instruction& inst) {
 }
 
 bool IsLibraryCallTarget(absl::string_view target) {
-  return target == kCublasGemmTarget || target == kCublasLtMatmulTarget;
+  return target == kCublasGemmTarget || target == kCublasLtMatmulTarget ||
+         target == kCublasLtMatmulF8Target;
 }
 
 absl::StatusOr<GemmCall> ReadGemmCall(const Instruction& inst) {
@@ -182,8 +215,8 @@ absl::StatusOr<GemmCall> ReadGemmCall(const Instruction& inst) {
   if (!IsLibraryCallTarget(*target)) {
     return absl::UnimplementedError(absl::StrCat(
         "the custom_call_target '", *target,
-        "' is not one xtune runs (it runs ", kCublasGemmTarget, " and ",
-        kCublasLtMatmulTarget, ")"));
+        "' is not one xtune runs (it runs ", kCublasGemmTarget, ", ",
+        kCublasLtMatmulTarget, " and ", kCublasLtMatmulF8Target, ")"));
   }
   GemmCall call;
   call.target = *target;
@@ -268,51 +301,87 @@ absl::StatusOr<GemmCall> ReadGemmCall(const Instruction& inst) {
     }
   }
 
-  // Operands: A, B, [C when beta != 0], [bias].
-  const int64_t want = 2 + (call.beta != 0 ? 1 : 0) +
-                       (EpilogueHasBias(call.epilogue) ? 1 : 0);
-  if (inst.operand_count() != want) {
-    return Bad(inst, absl::StrCat("a ", GemmEpilogueName(call.epilogue),
-                                  " gemm with beta ", call.beta, " takes ",
-                                  want, " operands, not ",
-                                  inst.operand_count()));
+  const bool fp8 = call.target == kCublasLtMatmulF8Target;
+  if (fp8 && EpilogueHasAux(call.epilogue)) {
+    return Bad(inst, "an FP8 gemm takes no *_AUX epilogue");
   }
-  for (const Instruction* op : inst.operands()) {
-    if (!op->shape().IsArray() || !IsFloat(op->shape().dtype())) {
-      return Bad(inst, "its operands must be f16, bf16, f32 or f64 arrays");
-    }
+  if (const JsonValue* amax = config->Find("damax_output")) {
+    call.amax = amax->kind == JsonValue::Kind::kBool && amax->text == "true";
   }
-  int64_t next = 2;
-  if (call.beta != 0) call.c_operand = next++;
-  if (EpilogueHasBias(call.epilogue)) call.bias_operand = next++;
+  if (call.amax && !fp8) return Bad(inst, "only an FP8 gemm returns amax");
 
-  // Result: D, or (D, [aux], [s8 workspace]).
+  // Result: D, or (D, [aux], [amax f32[]], [s8 workspace]).
   const Shape& shape = inst.shape();
   if (shape.IsTuple()) {
     const std::vector<Shape>& elems = shape.tuple_shapes();
     const size_t with_aux = EpilogueHasAux(call.epilogue) ? 2 : 1;
-    if (elems.size() != with_aux && elems.size() != with_aux + 1) {
-      return Bad(inst, absl::StrCat("its result must be (D",
-                                    with_aux == 2 ? ", aux" : "",
-                                    ", s8 workspace)"));
+    const size_t before_workspace = with_aux + (call.amax ? 1 : 0);
+    if (elems.size() != before_workspace && elems.size() != before_workspace + 1) {
+      return Bad(inst, absl::StrCat("its result must be (D", with_aux == 2 ? ", aux" : "",
+                                    call.amax ? ", amax" : "", ", s8 workspace)"));
     }
     call.result = elems[0];
     if (with_aux == 2) call.aux_index = 1;
-    if (elems.size() == with_aux + 1) {
+    if (call.amax) {
+      call.amax_index = static_cast<int64_t>(with_aux);
+      const Shape& a = elems[with_aux];
+      if (!a.IsArray() || a.rank() != 0 || a.dtype() != DType::kF32) {
+        return Bad(inst, "its amax output must be f32[]");
+      }
+    }
+    if (elems.size() == before_workspace + 1) {
       const Shape& w = elems.back();
       if (!w.IsArray() || w.dtype() != DType::kS8 || w.rank() != 1) {
         return Bad(inst, "its last result must be the s8[n] workspace");
       }
-      call.workspace_index = static_cast<int64_t>(with_aux);
+      call.workspace_index = static_cast<int64_t>(before_workspace);
     }
   } else {
-    if (EpilogueHasAux(call.epilogue)) {
-      return Bad(inst, "an *_AUX epilogue returns a tuple (D, aux, workspace)");
+    if (EpilogueHasAux(call.epilogue) || call.amax) {
+      return Bad(inst, "an *_AUX epilogue or amax returns a tuple (D, aux or amax, workspace)");
     }
     call.result = shape;
   }
-  if (!call.result.IsArray() || !IsFloat(call.result.dtype())) {
-    return Bad(inst, "its result must be an f16, bf16, f32 or f64 array");
+  if (!call.result.IsArray() || !IsFloat(call.result.dtype()) ||
+      (!fp8 && IsFp8(call.result.dtype()))) {
+    return Bad(inst, fp8 ? "its result must be a floating-point array"
+                         : "its result must be an f16, bf16, f32 or f64 array");
+  }
+
+  // Operands: A, B, [C], [scales], [bias].
+  if (inst.operand_count() < 2) return Bad(inst, "it takes A and B");
+  for (int64_t k = 0; k < 2; ++k) {
+    const Shape& s = inst.operand(k)->shape();
+    if (!s.IsArray() || !IsFloat(s.dtype()) || IsFp8(s.dtype()) != fp8) {
+      return Bad(inst, fp8 ? "its A and B must be 8-bit float arrays"
+                           : "its operands must be f16, bf16, f32 or f64 arrays");
+    }
+  }
+  int64_t next = 2;
+  if (fp8) {
+    absl::Status s = ReadFp8Operands(inst, &call, &next);
+    if (!s.ok()) return s;
+  } else {
+    const int64_t want = 2 + (call.beta != 0 ? 1 : 0) + (EpilogueHasBias(call.epilogue) ? 1 : 0);
+    if (inst.operand_count() != want) {
+      return Bad(inst, absl::StrCat("a ", GemmEpilogueName(call.epilogue), " gemm with beta ",
+                                    call.beta, " takes ", want, " operands, not ",
+                                    inst.operand_count()));
+    }
+    for (const Instruction* op : inst.operands()) {
+      if (!op->shape().IsArray() || !IsFloat(op->shape().dtype())) {
+        return Bad(inst, "its operands must be f16, bf16, f32 or f64 arrays");
+      }
+    }
+    if (call.beta != 0) call.c_operand = next++;
+  }
+  if (EpilogueHasBias(call.epilogue)) call.bias_operand = next++;
+  if (next != inst.operand_count()) {
+    return Bad(inst, absl::StrCat("it takes ", next, " operands (A, B",
+                                  call.c_operand >= 0 ? ", C" : "",
+                                  fp8 ? ", scales" : "",
+                                  call.bias_operand >= 0 ? ", bias" : "", "), not ",
+                                  inst.operand_count()));
   }
   absl::StatusOr<std::vector<int64_t>> dims = DotDims(
       inst.operand(0)->shape(), inst.operand(1)->shape(), call.dot);
@@ -327,7 +396,7 @@ absl::StatusOr<GemmCall> ReadGemmCall(const Instruction& inst) {
   }
   if (call.c_operand >= 0 &&
       (inst.operand(call.c_operand)->shape().dims() != call.result.dims() ||
-       inst.operand(call.c_operand)->shape().dtype() != call.result.dtype())) {
+       (!fp8 && inst.operand(call.c_operand)->shape().dtype() != call.result.dtype()))) {
     return Bad(inst, "its C operand (beta != 0) must have the result's shape");
   }
   if (call.bias_operand >= 0) {

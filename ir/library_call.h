@@ -16,6 +16,14 @@
 // cuBLAS's s8 workspace, whose contents are undefined. alpha_imag must be
 // 0 (no complex types).
 //
+// `__cublas$lt$matmul$f8` (cuBLASLt's FP8 gemm): A and B are 8-bit floats,
+// followed by f32[] scales (ReadFp8Operands in the .cc says which forms):
+//   v = act(alpha * a_scale * b_scale * dot(A, B) + beta * c_scale * C + bias)
+//   amax = max |v| over all elements (tuple element 1 when damax_output)
+//   D = v * d_scale, saturated to the largest finite value when D is 8-bit
+//       (NaN stays NaN)
+// each product rounded to f32 in that order.
+//
 // Every layer implements these semantics from ReadGemmCall: the evaluator
 // (eval/library_call.cc) directly, the flatten pass (fusion/
 // library_call_expander.cc) as a gemm fusion keyed by the custom-call.
@@ -35,6 +43,7 @@ namespace xtune {
 
 inline constexpr absl::string_view kCublasGemmTarget = "__cublas$gemm";
 inline constexpr absl::string_view kCublasLtMatmulTarget = "__cublas$lt$matmul";
+inline constexpr absl::string_view kCublasLtMatmulF8Target = "__cublas$lt$matmul$f8";
 
 enum class GemmEpilogue {
   kDefault, kBias, kRelu, kBiasRelu, kGelu, kGeluAux, kBiasGelu, kBiasGeluAux,
@@ -52,7 +61,7 @@ inline constexpr double kGeluCubic = 0.044715;
 
 // One library gemm, read and checked against its operands and result.
 struct GemmCall {
-  std::string target;             // kCublasGemmTarget or kCublasLtMatmulTarget
+  std::string target;             // one of the k*Target names above
   DotDimensions dot;
   double alpha = 1;               // alpha_real
   double beta = 0;
@@ -68,6 +77,12 @@ struct GemmCall {
   Shape result;                   // D's shape (layout included)
   int64_t aux_index = -1;         // tuple index of the aux output, or -1
   int64_t workspace_index = -1;   // tuple index of the workspace, or -1
+  // FP8 gemms: operand indices of the f32[] scales (-1 when absent) and the
+  // tuple index of amax (-1 unless damax_output).
+  int64_t a_scale_operand = -1, b_scale_operand = -1;
+  int64_t c_scale_operand = -1, d_scale_operand = -1;
+  bool amax = false;
+  int64_t amax_index = -1;
   std::optional<int64_t> selected_algorithm;  // as XLA's picker chose it
 };
 

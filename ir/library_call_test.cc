@@ -83,6 +83,70 @@ TEST(LibraryCallTest, ADotAlgorithmRulesOutTf32) {
   EXPECT_TRUE(LibraryCallAllowsTf32(*(*unset)->entry()->root()));
 }
 
+// XLA's __cublas$lt$matmul$f8 in the operand forms its versions write.
+absl::StatusOr<GemmCall> F8Call(const std::string& result, const std::string& operands,
+                                const std::string& config) {
+  absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(absl::StrCat(R"hlo(HloModule m
+ENTRY e {
+  a = f8e4m3fn[4,8] parameter(0)
+  b = f8e5m2[6,8] parameter(1)
+  s0 = f32[] parameter(2)
+  s1 = f32[] parameter(3)
+  s2 = f32[] parameter(4)
+  s3 = f32[] parameter(5)
+  c = bf16[4,6] parameter(6)
+  bias = bf16[6] parameter(7)
+  x = f32[4,8] parameter(8)
+  ROOT r = )hlo", result, " custom-call(", operands,
+      R"(), custom_call_target="__cublas$lt$matmul$f8", backend_config={"gemm_backend_config":)",
+      R"({"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],)",
+      R"("rhs_contracting_dimensions":["1"]})", config, "}}\n}\n"));
+  if (!m.ok()) return m.status();
+  return ReadGemmCall(*(*m)->entry()->root());
+}
+
+TEST(LibraryCallTest, Fp8CallsInEveryOperandForm) {
+  // Recent XLA: A, B, a_scale, b_scale.
+  absl::StatusOr<GemmCall> call = F8Call("(bf16[4,6], s8[16])", "a, b, s0, s1", "");
+  ASSERT_THAT(call, IsOk());
+  EXPECT_EQ(call->a_scale_operand, 2);
+  EXPECT_EQ(call->b_scale_operand, 3);
+  EXPECT_EQ(call->c_scale_operand, -1);
+  EXPECT_EQ(call->d_scale_operand, -1);
+  EXPECT_EQ(call->amax_index, -1);
+  EXPECT_EQ(call->workspace_index, 1);
+  // With d_scale, an 8-bit result and amax.
+  call = F8Call("(f8e4m3fn[4,6], f32[], s8[16])", "a, b, s0, s1, s2",
+                R"(,"damax_output":true)");
+  ASSERT_THAT(call, IsOk());
+  EXPECT_EQ(call->d_scale_operand, 4);
+  EXPECT_TRUE(call->amax);
+  EXPECT_EQ(call->amax_index, 1);
+  EXPECT_EQ(call->workspace_index, 2);
+  // Older XLA: A, B, C, a_scale, b_scale, c_scale, d_scale, then the bias.
+  call = F8Call("bf16[4,6]", "a, b, c, s0, s1, s2, s3, bias",
+                R"(,"beta":1,"epilogue":"BIAS")");
+  ASSERT_THAT(call, IsOk());
+  EXPECT_EQ(call->c_operand, 2);
+  EXPECT_EQ(call->a_scale_operand, 3);
+  EXPECT_EQ(call->c_scale_operand, 5);
+  EXPECT_EQ(call->d_scale_operand, 6);
+  EXPECT_EQ(call->bias_operand, 7);
+  // Refused, saying why.
+  EXPECT_THAT(F8Call("bf16[4,6]", "x, b, s0, s1", ""),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("its A and B must be 8-bit float arrays")));
+  EXPECT_THAT(F8Call("bf16[4,6]", "a, b, s0", ""),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("takes 2 to 4 f32[] scales after A, B, found 1")));
+  EXPECT_THAT(F8Call("bf16[4,6]", "a, b, s0, s1", R"(,"beta":1)"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("beta != 0 needs a C operand")));
+  EXPECT_THAT(F8Call("bf16[4,6]", "a, b, s0, s1", R"(,"epilogue":"GELU_AUX")"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("an FP8 gemm takes no *_AUX epilogue")));
+}
+
 TEST(LibraryCallTest, BadCallsAreRefusedWithWhatIsWrong) {
   struct Case {
     std::string call;
@@ -93,7 +157,7 @@ TEST(LibraryCallTest, BadCallsAreRefusedWithWhatIsWrong) {
       {R"(f32[4,6] custom-call(x, y), custom_call_target="my$kernel")",
        absl::StatusCode::kUnimplemented,
        "the custom_call_target 'my$kernel' is not one xtune runs (it runs "
-       "__cublas$gemm and __cublas$lt$matmul)"},
+       "__cublas$gemm, __cublas$lt$matmul and __cublas$lt$matmul$f8)"},
       {Lt("f32[4,6]", "x, y", R"("epilogue":"BIAS")"),
        absl::StatusCode::kInvalidArgument,
        "a BIAS gemm with beta 0 takes 3 operands, not 2"},
@@ -108,7 +172,9 @@ TEST(LibraryCallTest, BadCallsAreRefusedWithWhatIsWrong) {
        absl::StatusCode::kInvalidArgument, "takes 2 operands, not 3"},
       {Lt("f32[4,6]", "x, y", R"("epilogue":"GELU_AUX")"),
        absl::StatusCode::kInvalidArgument,
-       "an *_AUX epilogue returns a tuple (D, aux, workspace)"},
+       "an *_AUX epilogue or amax returns a tuple"},
+      {Lt("(f32[4,6], f32[], s8[16])", "x, y", R"("damax_output":true)"),
+       absl::StatusCode::kInvalidArgument, "only an FP8 gemm returns amax"},
       {Lt("f32[6,4]", "x, y", R"("beta":0)"),
        absl::StatusCode::kInvalidArgument,
        "its result f32[6,4] is not the shape of its dot"},

@@ -16,14 +16,17 @@
 #                (one "gpu-vs-emulator" line per kernel in the log), the
 #                GPU profiler's worker, a faulting kernel failing alone
 #   modules      tests/xla_compat/run_modules.py on `cuda`: the library-call
-#                (cuBLAS custom-call), FP8 and NumPy-case modules and XLA's
-#                own GPU test modules, each run on the GPU with --verify on
+#                (cuBLAS custom-call), FP8 and NumPy-case modules, XLA's
+#                own GPU test modules and XLA's H200 dumps (h200/), each run on the GPU with --verify on
 #                default configs; then the library-call and FP8 modules
 #                tuned on the GPU (autotune level 4) and run with --verify
 #   xla_data     with JAX: tests/xla_compat/collect_xla_gpu_dumps.py, XLA's
 #                dumps (text and proto) and autotune results for gemms with
 #                epilogues, scaled FP8 gemms, convolutions, pooling and a
 #                training step on this GPU, packed in OUTDIR/xla_data.tgz
+#   xla_compare  tests/xla_compat/compare_with_xla.py: XLA's optimized modules
+#                of xla_data run by `cuda` on XLA's inputs, against XLA's
+#                outputs
 #   bench        bench/gpu_loop_reduction: each kernel's bandwidth against
 #                a device-to-device copy; with JAX, XLA's for the same
 #                computations (bench_xla), joined in bench_compare.log
@@ -87,6 +90,10 @@ budget=${GPU_CHECK_SECONDS:-450}
 step() {  # step NAME LIMIT_SECONDS COMMAND...
   local name=$1 limit=$2
   shift 2
+  # GPU_CHECK_ONLY="name ...": run those steps only (a rerun after fixes).
+  if [ -n "${GPU_CHECK_ONLY:-}" ] && [[ " $GPU_CHECK_ONLY " != *" $name "* ]]; then
+    return
+  fi
   local left=$((budget - SECONDS))
   if [ "$left" -lt 10 ]; then
     echo "$name: SKIPPED (out of time)" | tee -a "$summary"
@@ -111,12 +118,13 @@ cuda_env() {
 modules_all() {
   local run="$data/tests/xla_compat/run_modules.py" rc=0
   python3 "$run" "$xtune" "$out/modules" cuda --level=0 --timeout=40 --jobs=8 \
-    "$data"/tests/numpy/cases/*.hlo "$data"/tests/xla_compat/*.hlo \
+    "$data"/tests/numpy/cases/*.hlo \
+    "$data"/tests/xla_compat/h200/{default,cublas,before}/*.hlo \
     "$data"/tests/xla_compat/gpu_tests/*.hlo || rc=1
   echo "== tuned on the GPU (level 4)"
   python3 "$run" "$xtune" "$out/modules-tuned" cuda --level=4 --timeout=90 --jobs=4 \
     "$data"/tests/numpy/cases/cublas_calls.hlo "$data"/tests/numpy/cases/fp8.hlo \
-    "$data"/tests/numpy/cases/dots.hlo "$data"/tests/xla_compat/xla_cublas_gemm_entry.hlo || rc=1
+    "$data"/tests/numpy/cases/dots.hlo "$data"/tests/xla_compat/h200/cublas/fp8_*.hlo || rc=1
   return $rc
 }
 xla_data() {
@@ -124,11 +132,15 @@ xla_data() {
   local rc=$?
   # The modules, protos and results; not XLA's LLVM IR, PTX or objects.
   (cd "$out" && find xla_data -type f \( -name '*.txt' -o -name '*.pb' \
-     -o -name '*.textproto' -o -name '*.log' \) ! -name '*-buffer-assignment*' \
+     -o -name '*.textproto' -o -name '*.log' -o -name '*.npy' \) ! -name '*-buffer-assignment*' \
      ! -name '*-live-range*' ! -name '*memory-usage*' | tar -czf xla_data.tgz -T -)
   return $rc
 }
-export -f cuda_env modules_all xla_data jax_python
+xla_compare() {
+  jax_python "$data/tests/xla_compat/compare_with_xla.py" "$xtune" "$out/xla_data" cuda \
+    "$out/xla_compare"
+}
+export -f cuda_env modules_all xla_data jax_python xla_compare
 
 step gpu 30 nvidia-smi -q
 step env 20 bash -c cuda_env
@@ -142,7 +154,7 @@ step gpu_tests 120 "$(find_bin cuda_gpu_test)"
 grep -c '^gpu-vs-emulator' "$out/gpu_tests.log" | sed 's/^/gpu_tests: kernels compared with the emulator: /' >> "$summary"
 grep -c 'bitwise_equal' "$out/gpu_tests.log" | sed 's/^/gpu_tests: of them bitwise equal: /' >> "$summary"
 grep -m1 'SKIPPED \] [0-9]* test' "$out/gpu_tests.log" | sed 's/^/gpu_tests: /' >> "$summary"
-step modules 120 bash -c modules_all
+step modules 150 bash -c modules_all
 grep 'modules, .* failed' "$out/modules.log" | sed 's/^/modules: /' >> "$summary"
 compile_all() {
   for m in "$data"/examples/*.hlo; do
@@ -182,6 +194,8 @@ if [ $have_jax = 1 ]; then
   step xla_data 150 bash -c xla_data
   grep -m1 'device:' "$out/xla_data/default/autotune_results.textproto" >> "$summary" 2>/dev/null
   grep -h 'FAILED' "$out/xla_data.log" | sed 's/^/xla_data: /' >> "$summary"
+  step xla_compare 90 bash -c xla_compare
+  grep -h 'outputs compared' "$out/xla_compare.log" | sed 's/^/xla_compare: /' >> "$summary"
 else
   echo "xla_data: skipped (JAX not importable)" >> "$summary"
 fi

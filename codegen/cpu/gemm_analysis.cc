@@ -1,5 +1,7 @@
 #include "codegen/cpu/gemm_analysis.h"
 
+#include "fusion/precision.h"
+
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -179,6 +181,18 @@ absl::StatusOr<GemmFusion> AnalyzeGemmFusion(const Computation& fused) {
       contiguous_n &&
       ElementalEmitter::Vectorizable(e, absl::flat_hash_set<const Instruction*>{dot});
   return g;
+}
+
+bool DotOperandNeedsRounding(const Instruction& dot, int operand) {
+  const Instruction* op = dot.operand(operand);
+  const DType t = op->shape().dtype();
+  if (t != DType::kF16 && t != DType::kBF16 && !IsFp8(t)) return false;
+  while (op->opcode() == Opcode::kTranspose || op->opcode() == Opcode::kBitcast ||
+         op->opcode() == Opcode::kReshape || op->opcode() == Opcode::kCopy ||
+         op->opcode() == Opcode::kBroadcast) {
+    op = op->operand(0);
+  }
+  return MayExceedPrecision(*op);
 }
 
 }  // namespace xtune::cpu

@@ -40,6 +40,12 @@ std::vector<IndexExpr> DotOperandIndex(const Instruction& dot, int operand,
                                        const std::string& mn,
                                        const std::string& k);
 
+// Whether operand `operand` of `dot` may hold more precision than its
+// f16/bf16 type in a kernel that computes in f32 (it is computed by
+// arithmetic, through moves): gemm kernels then round it to its type as
+// they load it, as the dot reads it in that type.
+bool DotOperandNeedsRounding(const Instruction& dot, int operand);
+
 // Index of the dot's result for b, m, and n whose lanes step by
 // `n_lane_stride`.
 std::vector<IndexExpr> DotResultIndex(const Instruction& dot,

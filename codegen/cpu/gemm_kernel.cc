@@ -45,6 +45,9 @@ absl::Status EmitOperandReaders(const Computation& fused, const GemmFusion& g,
         *g.dot, operand, "xt_bi", operand == 0 ? "xt_mi" : "xt_ni", "xt_ki");
     XTUNE_ASSIGN_OR_RETURN(std::string v,
                            emitter.Emit(g.dot->operand(operand), index, out));
+    if (DotOperandNeedsRounding(*g.dot, operand)) {
+      v = ElementalEmitter::RoundTo(v, g.dot->operand(operand)->shape().dtype());
+    }
     out->Linef("return (float)(", v, ");");
     out->Close();
     *globals += emitter.globals();

@@ -114,6 +114,9 @@ absl::Status EmitLoader(const Computation& fused, const cpu::GemmFusion& g,
       *g.dot, operand, "xt_bi", operand == 0 ? "xt_mi" : "xt_ni", "xt_ki");
   XTUNE_ASSIGN_OR_RETURN(std::string v,
                          emitter.Emit(g.dot->operand(operand), index, out));
+  if (cpu::DotOperandNeedsRounding(*g.dot, operand)) {
+    v = ElementalEmitter::RoundTo(v, g.dot->operand(operand)->shape().dtype());
+  }
   out->Linef("xt_v = (float)(", v, ");");
   out->Close();
   out->Line("xt_r[xt_i] = xt_v;");

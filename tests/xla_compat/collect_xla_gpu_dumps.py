@@ -10,7 +10,9 @@ once with Triton gemms off (so the gemms become cuBLAS custom-calls).
 usage: collect_xla_gpu_dumps.py OUTDIR [--child MODE DUMPDIR]
 
 Writes OUTDIR/default/ and OUTDIR/cublas/ (each a dump folder holding
-autotune_results.textproto) and prints each program's status.
+autotune_results.textproto, and io/PROGRAM/{in,out}_K.npy: the inputs and
+XLA:GPU's outputs of the gemm programs, bf16 and 8-bit floats as float32)
+and prints each program's status.
 Run by scripts/gpu_check.sh when JAX sees a GPU; each mode runs in its own
 process because XLA reads XLA_FLAGS once. Needs JAX with a GPU; exits 1
 without."""
@@ -146,6 +148,15 @@ def child(dump):
     if not gpus:
         print("collect_xla_gpu_dumps: JAX sees no GPU", file=sys.stderr)
         return 1
+    import numpy as np
+    import jax.numpy as jnp
+
+    def npy(x):  # bf16 and 8-bit floats as float32 (exact), others as they are
+        x = np.asarray(x)
+        if x.dtype.kind == "V" or x.dtype.name in ("bfloat16",) or "float8" in x.dtype.name:
+            x = np.asarray(jnp.asarray(x).astype(jnp.float32))
+        return x
+
     failures = 0
     for fn, args in programs():
         t = time.perf_counter()
@@ -153,6 +164,15 @@ def child(dump):
             out = jax.jit(fn)(*[jax.device_put(a, gpus[0]) for a in args])
             jax.block_until_ready(out)
             print(f"{fn.__name__}: ok in {time.perf_counter() - t:.1f} s", flush=True)
+            if fn.__name__.startswith(("mm_", "fp8_", "mlp_", "layer_")):
+                # XLA:GPU's outputs for these inputs: a reference for xtune
+                # running XLA's optimized module (xtune run --input=...).
+                io = os.path.join(dump, "io", fn.__name__)
+                os.makedirs(io, exist_ok=True)
+                for k, a in enumerate(args):
+                    np.save(os.path.join(io, f"in_{k}.npy"), npy(a))
+                for k, o in enumerate(jax.tree_util.tree_leaves(out)):
+                    np.save(os.path.join(io, f"out_{k}.npy"), npy(o))
         except Exception as e:  # one program's failure is a line, not the end
             failures += 1
             print(f"{fn.__name__}: FAILED: {type(e).__name__}: {str(e)[:300]}", flush=True)

@@ -5,9 +5,13 @@ check_xla_tests.py does), and each module runs against the evaluator with
 a time limit. scripts/gpu_check.sh uses it to run the library-call, FP8
 and XLA test modules on the GPU.
 
-usage: run_modules.py XTUNE WORKDIR BACKEND [--level=N] [--timeout=S] [--jobs=N] FILE...
+usage: run_modules.py XTUNE WORKDIR BACKEND [--level=N] [--timeout=S] [--jobs=N]
+                      [--deviceless=TARGET] FILE...
 
---jobs runs that many modules at once (default 1).
+--jobs runs that many modules at once (default 1). --deviceless=h200 (with
+BACKEND cuda) compiles each module for that shipped GPU target instead of
+running it (`xtune compile --xtune_gpu_target=TARGET`: NVRTC and ptxas, no
+GPU).
 
 Prints "PASS name (seconds)" or "FAIL name: first error line", then a count;
 exit status 1 when a module fails. Modules that check_xla_tests.py lists as
@@ -15,6 +19,7 @@ refused are reported as REFUSED and do not count as failures when they fail
 with the listed words."""
 import concurrent.futures
 import os
+import re
 import subprocess
 import sys
 import time
@@ -50,9 +55,13 @@ def main():
         label, path = item
         start = time.perf_counter()
         try:
-            r = subprocess.run([xtune, "run", path, "--backend=" + backend, "--verify",
-                                "--xla_gpu_autotune_level=" + level],
-                               capture_output=True, text=True, timeout=limit)
+            command = [xtune, "run", path, "--backend=" + backend, "--verify",
+                       "--xla_gpu_autotune_level=" + level]
+            if "deviceless" in opts:
+                command = [xtune, "compile", path, "--backend=" + backend,
+                           "--xtune_gpu_target=" + opts["deviceless"],
+                           "--xla_gpu_autotune_level=" + level]
+            r = subprocess.run(command, capture_output=True, text=True, timeout=limit)
             rc, output = r.returncode, r.stderr + r.stdout
         except subprocess.TimeoutExpired:
             rc, output = -1, "timed out after %g s: %s" % (limit, label)
@@ -62,13 +71,20 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         for label, rc, output, seconds in pool.map(run, todo):
             refused = REFUSED.get(label)
+            if rc != 0 and "deviceless" in opts and re.search(r"(?i)nvrtc", output) and \
+                    re.search(r"(?i)not found|unavailable|cannot (open|load)", output):
+                print("SKIP %s: no NVRTC on this machine" % label, flush=True)
+                continue
             if rc == 0:
                 print("PASS %s (%.1f s)" % (label, seconds), flush=True)
             elif refused is not None and refused in output:
                 print("REFUSED %s: %s" % (label, refused), flush=True)
             else:
                 failures += 1
-                print("FAIL %s (exit %d, %.1f s): %s" % (label, rc, seconds, first_error(output)),
+                errors = [l for l in output.splitlines()
+                          if l.startswith(("xtune run:", "xtune compile:"))]
+                print("FAIL %s (exit %d, %.1f s): %s" % (
+                    label, rc, seconds, errors[0][:400] if errors else first_error(output)),
                       flush=True)
                 for line in output.splitlines()[-6:]:
                     print("    " + line)
