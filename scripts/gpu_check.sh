@@ -132,12 +132,12 @@ xla_data() {
   local rc=$?
   # The modules, protos and results; not XLA's LLVM IR, PTX or objects.
   (cd "$out" && find xla_data -type f \( -name '*.txt' -o -name '*.pb' \
-     -o -name '*.textproto' -o -name '*.log' -o -name '*.npy' \) ! -name '*-buffer-assignment*' \
+     -o -name '*.textproto' -o -name '*.log' \) ! -name '*-buffer-assignment*' \
      ! -name '*-live-range*' ! -name '*memory-usage*' | tar -czf xla_data.tgz -T -)
   return $rc
 }
-xla_compare() {
-  jax_python "$data/tests/xla_compat/compare_with_xla.py" "$xtune" "$out/xla_data" cuda \
+xla_compare() {  # xtune needs the bundle's libraries: not jax_python
+  python3 "$data/tests/xla_compat/compare_with_xla.py" "$xtune" "$out/xla_data" cuda \
     "$out/xla_compare"
 }
 export -f cuda_env modules_all xla_data jax_python xla_compare
