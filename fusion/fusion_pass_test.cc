@@ -153,6 +153,47 @@ ENTRY e {
   EXPECT_EQ(CountOps(*fused, "gemm_fusion", Opcode::kTranspose), 1);
 }
 
+// XLA's scaled-FP8 pattern: each operand converted and multiplied by a
+// broadcast scalar scale; all of it is the gemm's operand loading, the
+// scales fusion parameters. A multiply by a full array is not taken.
+TEST(FusionPassTest, ScaledOperandsAreGemmProducers) {
+  auto m = Parse(R"hlo(HloModule m
+ENTRY e {
+  a = f8e4m3fn[16,32] parameter(0)
+  b = f8e5m2[8,32] parameter(1)
+  sa = bf16[] parameter(2)
+  sb = bf16[] parameter(3)
+  ca = bf16[16,32] convert(a)
+  cb = bf16[8,32] convert(b)
+  bsa = bf16[16,32] broadcast(sa), dimensions={}
+  bsb = bf16[8,32] broadcast(sb), dimensions={}
+  x = bf16[16,32] multiply(ca, bsa)
+  y = bf16[8,32] multiply(bsb, cb)
+  ROOT d = bf16[16,8] dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+})hlo");
+  ASSERT_NE(m, nullptr);
+  auto fused = Fuse(*m);
+  ASSERT_NE(fused, nullptr);
+  EXPECT_THAT(Summary(*fused), ElementsAre("gemm:dot"));
+  const Instruction* g = fused->entry()->root();
+  ASSERT_EQ(g->operand_count(), 4);
+  EXPECT_EQ(CountOps(*fused, "gemm_fusion", Opcode::kMultiply), 2);
+  EXPECT_EQ(CountOps(*fused, "gemm_fusion", Opcode::kBroadcast), 2);
+
+  auto full = Parse(R"hlo(HloModule m
+ENTRY e {
+  a = bf16[16,32] parameter(0)
+  s = bf16[16,32] parameter(1)
+  b = bf16[32,8] parameter(2)
+  x = bf16[16,32] multiply(a, s)
+  ROOT d = bf16[16,8] dot(x, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})hlo");
+  ASSERT_NE(full, nullptr);
+  auto fused_full = Fuse(*full);
+  ASSERT_NE(fused_full, nullptr);
+  EXPECT_EQ(CountOps(*fused_full, "gemm_fusion", Opcode::kMultiply), 0);
+}
+
 // XLA's cuBLAS custom-calls (ir/library_call.h) become one gemm fusion
 // each, whatever surrounds them, keyed by the call; an unread workspace
 // costs nothing; an aux output is a second gemm fusion.

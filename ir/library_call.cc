@@ -209,6 +209,14 @@ bool IsLibraryCallTarget(absl::string_view target) {
          target == kCublasLtMatmulF8Target;
 }
 
+bool IsAnnotationCustomCall(const Instruction& inst) {
+  std::optional<std::string> target = CustomCallTarget(inst);
+  if (!target.has_value() || inst.operand_count() != 1) return false;
+  return *target == "Sharding" || *target == "SPMDFullToShardShape" ||
+         *target == "SPMDShardToFullShape" || *target == "MoveToHost" ||
+         *target == "MoveToDevice";
+}
+
 absl::StatusOr<GemmCall> ReadGemmCall(const Instruction& inst) {
   std::optional<std::string> target = CustomCallTarget(inst);
   if (!target.has_value()) return Bad(inst, "no custom_call_target");

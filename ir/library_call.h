@@ -92,6 +92,12 @@ std::optional<std::string> CustomCallTarget(const Instruction& inst);
 // Whether xtune runs custom-calls to `target`.
 bool IsLibraryCallTarget(absl::string_view target);
 
+// Custom-calls that only annotate their one operand for XLA's partitioner
+// or memory placement (`Sharding`, `SPMDFullToShardShape`,
+// `SPMDShardToFullShape`, `MoveToHost`, `MoveToDevice`, as JAX writes them
+// before XLA's optimizations): on one device each is its operand, unchanged.
+bool IsAnnotationCustomCall(const Instruction& inst);
+
 // Reads a custom-call's gemm. Errors: Unimplemented for a target xtune does
 // not run (naming those it does) or complex alpha; InvalidArgument for a
 // backend_config that is not a gemm config, or operands and result that

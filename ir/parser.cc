@@ -8,6 +8,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "ir/hlo_proto_text.h"
 #include "ir/literal_parser.h"
 #include "ir/parser_async.h"
 #include "ir/parser_attributes.h"
@@ -682,6 +683,12 @@ absl::StatusOr<std::unique_ptr<Module>> ParseModule(
 absl::StatusOr<std::unique_ptr<Module>> ParseModuleFile(
     const std::string& path, const ParseOptions& options) {
   XTUNE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  if (LooksLikeHloProto(text, path)) {
+    // XLA's binary module: read through its HLO text (error positions are
+    // in that text, which `xtune fuse` prints).
+    XTUNE_ASSIGN_OR_RETURN(std::string converted, HloProtoToText(text, path));
+    return ParseModule(converted, absl::StrCat(path, " (as HLO text)"), options);
+  }
   return ParseModule(text, path, options);
 }
 

@@ -651,6 +651,13 @@ absl::StatusOr<Shape> InferShape(const Instruction& inst) {
     case Opcode::kRngBitGenerator:
       return InferRngBitGenerator(inst);
     case Opcode::kCustomCall: {
+      if (IsAnnotationCustomCall(inst)) {
+        if (!declared.Compatible(inst.operand(0)->shape())) {
+          return Invalid(absl::StrCat("an annotation custom-call returns its operand's shape ",
+                                      inst.operand(0)->shape().ToString(false)));
+        }
+        return declared;
+      }
       // Library calls (ir/library_call.h): the declared shape, checked.
       absl::StatusOr<GemmCall> call = ReadGemmCall(inst);
       if (!call.ok()) return call.status();

@@ -21,6 +21,8 @@ commands:
   run MODULE.hlo    compute a module and print (or save) its outputs
   compile MODULE.hlo  fuse and autotune a module, print the chosen configs
   fuse MODULE.hlo   print the module after the fusion pass
+                    (MODULE: HLO text, or XLA's binary HloProto or
+                    HloModuleProto, e.g. a *.hlo.pb dump)
   devices           the backends, whether each is available here, and the
                     device string of its cache keys
   cache SUBCOMMAND  inspect and maintain autotune cache files (stats, show,

@@ -28,8 +28,10 @@ namespace xtune {
 
 const char kRunHelp[] = R"(usage: xtune run MODULE.hlo [flags]
 
-Parses an HLO text module, computes its entry computation and prints, for
-each output, its shape, element type and min/max/mean.
+Parses an HLO module (text, or XLA's binary HloProto/HloModuleProto as
+--xla_dump_hlo_as_proto writes it: *.hlo.pb), computes its entry
+computation and prints, for each output, its shape, element type and
+min/max/mean.
 
 flags:
   --backend=NAME      where to compute: cpu (default: fused kernels generated

@@ -462,7 +462,12 @@ absl::StatusOr<std::string> ElementalEmitter::EmitUncached(
                                          in.dim(d), ")"),
                             0});
       }
-      return Emit(inst->operand(0), op_index, out);
+      XTUNE_ASSIGN_OR_RETURN(std::string v, Emit(inst->operand(0), op_index, out));
+      // XLA's optimized modules also reinterpret bits with a bitcast.
+      if (physical && in.dtype() != shape.dtype()) {
+        return EmitBitsAs(v, in.dtype(), shape.dtype(), out);
+      }
+      return v;
     }
     case Opcode::kPad: {
       if (width_ > 1) return absl::UnimplementedError("pad in vector mode");

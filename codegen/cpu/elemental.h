@@ -115,6 +115,10 @@ class ElementalEmitter {
                                                 const std::string& pointer,
                                                 const std::vector<IndexExpr>& index,
                                                 CodeBuffer* out);
+  // Scalar value `a` of type `in` reinterpreted as type `t` of the same
+  // width (bitcast-convert, and XLA's type-changing bitcast).
+  absl::StatusOr<std::string> EmitBitsAs(const std::string& a, DType in, DType t,
+                                         CodeBuffer* out);
   absl::StatusOr<std::string> EmitElementwise(const Instruction* inst,
                                               const std::vector<std::string>& ops,
                                               CodeBuffer* out);

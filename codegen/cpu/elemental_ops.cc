@@ -165,22 +165,8 @@ absl::StatusOr<std::string> ElementalEmitter::EmitElementwise(
       e = WrapInteger(a, t);
     }
   } else if (op == Opcode::kBitcastConvert) {
-    if (vec || DTypeByteSize(in) != DTypeByteSize(t) || t == DType::kPred ||
-        in == DType::kPred) {
-      return absl::UnimplementedError("bitcast-convert of this kind");
-    }
-    std::string v = out->Fresh();
-    std::string src = out->Fresh("bits");
-    out->Linef(StorageType(in), " ", src, " = ", ToStorage(a, in), ";");
-    out->Linef(StorageType(t), " ", src, "_out;");
-    out->Linef("memcpy(&", src, "_out, &", src, ", sizeof ", src, ");");
-    std::string load = absl::StrCat(src, "_out");
-    if (t == DType::kF16) load = absl::StrCat("xt_h2f(", load, ")");
-    if (t == DType::kBF16) load = absl::StrCat("xt_bf2f(", load, ")");
-    if (IsFp8(t)) load = Fp8Call("xt_f82f", load, t);
-    if (IsInteger(t)) load = absl::StrCat("(int64_t)", load);
-    out->Linef("const auto ", v, " = ", load, ";");
-    return v;
+    if (vec) return absl::UnimplementedError("bitcast-convert of this kind");
+    return EmitBitsAs(a, in, t, out);
   } else if (op == Opcode::kCompare) {
     const char* cmp = CompareOp(inst->attrs().direction);
     if (inst->attrs().comparison_type == "TOTALORDER" && IsFloat(in)) {
@@ -502,6 +488,25 @@ absl::StatusOr<std::string> ElementalEmitter::EmitReduce(
   }
   for (int i = 0; i < loops; ++i) out->Close();
   return accs[output];
+}
+
+absl::StatusOr<std::string> ElementalEmitter::EmitBitsAs(const std::string& a, DType in,
+                                                        DType t, CodeBuffer* out) {
+  if (DTypeByteSize(in) != DTypeByteSize(t) || t == DType::kPred || in == DType::kPred) {
+    return absl::UnimplementedError("bitcast-convert of this kind");
+  }
+  std::string v = out->Fresh();
+  std::string src = out->Fresh("bits");
+  out->Linef(StorageType(in), " ", src, " = ", ToStorage(a, in), ";");
+  out->Linef(StorageType(t), " ", src, "_out;");
+  out->Linef("memcpy(&", src, "_out, &", src, ", sizeof ", src, ");");
+  std::string load = absl::StrCat(src, "_out");
+  if (t == DType::kF16) load = absl::StrCat("xt_h2f(", load, ")");
+  if (t == DType::kBF16) load = absl::StrCat("xt_bf2f(", load, ")");
+  if (IsFp8(t)) load = Fp8Call("xt_f82f", load, t);
+  if (IsInteger(t)) load = absl::StrCat("(int64_t)", load);
+  out->Linef("const auto ", v, " = ", load, ";");
+  return v;
 }
 
 }  // namespace xtune::cpu
