@@ -308,7 +308,9 @@ class Converter {
     }
     if (op == "async-start" && !callees.empty()) a.push_back("calls=" + callee(0));
     if (op == "get-tuple-element") a.push_back(absl::StrCat("index=", i.tuple_index()));
-    if (op == "iota") a.push_back(absl::StrCat("iota_dimension=", i.dimensions(0)));
+    if (op == "iota" && i.dimensions_size() > 0) {
+      a.push_back(absl::StrCat("iota_dimension=", i.dimensions(0)));
+    }
     if (op == "broadcast" || op == "transpose" || op == "reduce" || op == "reverse" ||
         op == "concatenate" || op == "sort" || op == "map" || op == "all-gather" ||
         op == "reduce-scatter" || op == "all-to-all" || op == "topk") {

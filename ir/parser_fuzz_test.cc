@@ -7,6 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ir/hlo_proto_text.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "util/file.h"
@@ -80,6 +81,48 @@ TEST(ParserFuzzTest, RandomByteFlipsAndSplices) {
         if (mutated.empty()) mutated = "x";
       }
       ParseAndCheck(mutated);
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
+// XLA's binary modules (ir/hlo_proto_text.h), truncated and with bytes
+// flipped: a clean error (DataLoss for what is not a module, the parser's
+// errors for the text it gives) or a module, never a crash.
+TEST(ParserFuzzTest, BinaryModulesTruncatedAndFlipped) {
+  const std::string dir = std::string(XTUNE_SOURCE_DIR) + "/tests/xla_compat/h200/";
+  SplitMix64 rng(20261204);
+  for (const char* name : {"cublas/fp8_delayed.hlo.pb", "default/mlp_train_step.hlo.pb"}) {
+    absl::StatusOr<std::string> whole = ReadFile(dir + name);
+    ASSERT_TRUE(whole.ok()) << name;
+    auto check = [&](const std::string& bytes) {
+      absl::StatusOr<std::string> text = HloProtoToText(bytes, "fuzz.pb");
+      if (!text.ok()) {
+        EXPECT_THAT(text.status().code(),
+                    ::testing::AnyOf(absl::StatusCode::kDataLoss,
+                                     absl::StatusCode::kInvalidArgument))
+            << text.status();
+        EXPECT_EQ(text.status().message().substr(0, 8), "fuzz.pb:") << text.status();
+        return;
+      }
+      absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(*text, "fuzz.pb");
+      if (!m.ok()) {
+        EXPECT_THAT(m.status().code(),
+                    ::testing::AnyOf(absl::StatusCode::kInvalidArgument,
+                                     absl::StatusCode::kUnimplemented))
+            << m.status();
+      }
+    };
+    for (int k = 0; k < 150; ++k) {
+      check(whole->substr(0, rng.NextInt(0, static_cast<int64_t>(whole->size()))));
+    }
+    for (int k = 0; k < 400; ++k) {
+      std::string bytes = *whole;
+      for (int e = 0; e < 1 + static_cast<int>(rng.NextInt(0, 3)); ++e) {
+        bytes[rng.NextInt(0, static_cast<int64_t>(bytes.size()) - 1)] =
+            static_cast<char>(rng.NextInt(0, 255));
+      }
+      check(bytes);
       if (::testing::Test::HasFailure()) return;
     }
   }
