@@ -10,7 +10,10 @@ namespace xtune {
 // 1: first CPU backend (loop, row/column reduction, BLIS-style gemm kernels).
 // 2: in-place dynamic-update-slice kernels: a loop fusion rooted at one walks
 //    the update (rows_per_task counts its rows) instead of the output.
-inline constexpr int kCodegenVersion = 2;
+// 3: gemm loaders round an f16/bf16 operand computed by arithmetic (XLA's
+//    scaled-FP8 operands) to its type; a type-changing bitcast reinterprets
+//    bits; NaN/inf constant arrays are bit arrays.
+inline constexpr int kCodegenVersion = 3;
 
 // xtune's release, recorded in the provenance of tuned cache entries.
 inline constexpr char kXtuneVersionString[] = "0.1.0";
