@@ -412,9 +412,17 @@ class Converter {
                   absl::AsciiStrToLower(xp::RandomDistribution_Name(i.distribution())));
     }
     if (i.channel_id() > 0) a.push_back(absl::StrCat("channel_id=", i.channel_id()));
-    if (i.replica_groups_size() > 0) a.push_back("replica_groups=" + ReplicaGroups(i.replica_groups()));
+    // Replica groups: the device list of newer XLA, else the field older
+    // XLA wrote (deprecated in XLA's schema since).
     if (i.has_collective_device_list() && i.collective_device_list().replica_groups_size() > 0) {
       a.push_back("replica_groups=" + ReplicaGroups(i.collective_device_list().replica_groups()));
+    } else {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+      if (i.replica_groups_size() > 0) {
+        a.push_back("replica_groups=" + ReplicaGroups(i.replica_groups()));
+      }
+#pragma GCC diagnostic pop
     }
     if (i.use_global_device_ids()) a.push_back("use_global_device_ids=true");
     if (!i.async_execution_thread().empty() && i.async_execution_thread() != "main") {
