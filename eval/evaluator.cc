@@ -189,6 +189,15 @@ class Evaluator {
       case Opcode::kReshape:
         return EvalReshape(*ops[0], out);
       case Opcode::kBitcast:
+        if (inst.shape().IsArray() && inst.operand(0)->shape().IsArray() &&
+            inst.shape().dtype() != inst.operand(0)->shape().dtype()) {
+          // A type-changing bitcast reads the bits of the operand's own
+          // type (a kept-f32 f16 value is rounded back first), as
+          // bitcast-convert does.
+          Tensor bits = *ops[0];
+          if (options_.excess_precision) Narrow(&bits, inst.operand(0)->shape());
+          return EvalBitcast(bits, inst.operand(0)->shape(), inst.shape());
+        }
         return EvalBitcast(*ops[0],
                            options_.excess_precision
                                ? Widened(inst.operand(0)->shape())

@@ -188,6 +188,28 @@ ENTRY e {
 
 // --xla_allow_excess_precision's reference: f16/bf16 values stay in f32
 // between ops, rounded by converts, fusion outputs and the result.
+// A bitcast that changes the element type reads the operand's bits in its
+// own type, with or without excess precision (XLA's emitter test
+// loop/bitcast_add.hlo).
+TEST(EvaluatorTest, TypeChangingBitcastReadsTheOperandsOwnBits) {
+  const char* kHlo = R"hlo(HloModule m
+ENTRY e {
+  x = f16[4] parameter(0)
+  h = f16[4] add(x, x)
+  ROOT b = s16[2,2] bitcast(h)
+})hlo";
+  std::vector<Literal> args;
+  args.push_back(MakeLiteral(DType::kF16, {4}, {0.5, -1, 2, 0}));
+  EvaluatorOptions excess;
+  excess.excess_precision = true;
+  for (const EvaluatorOptions& options : {EvaluatorOptions(), excess}) {
+    absl::StatusOr<Literal> r = RunModule(kHlo, args, options);
+    ASSERT_THAT(r, IsOk());
+    // f16 bits of 1, -2, 4, 0.
+    EXPECT_THAT(Values(*r), ElementsAre(0x3c00, -16384, 0x4400, 0));
+  }
+}
+
 TEST(EvaluatorTest, ExcessPrecisionKeepsLowPrecisionValuesInF32) {
   const char* kBf16 = R"hlo(HloModule m
 ENTRY e {

@@ -29,7 +29,9 @@ REFUSED = {
 
 
 def split_modules(text):
-    parts = re.split(r"^// -----.*$", text, flags=re.M)
+    # Only the separator line itself: XLA's files also hold `// ------...`
+    # comment rules.
+    parts = re.split(r"^// -----\s*$", text, flags=re.M)
     return [p for p in parts if "HloModule" in p or "ENTRY" in p]
 
 
