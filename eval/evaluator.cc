@@ -214,24 +214,28 @@ class Evaluator {
       case Opcode::kReverse:
         return EvalReverse(*ops[0], a.dimensions);
       case Opcode::kDot: {
-        if (options_.excess_precision &&
-            (IsLowFloat(inst.operand(0)->shape().dtype()) ||
-             IsLowFloat(inst.operand(1)->shape().dtype()))) {
-          // A dot reads its operands in their own type (tensor cores, packed
-          // tiles, XLA's materialized operands): a kept-f32 operand is
-          // rounded first, as every gemm kernel rounds it.
-          Tensor x = *ops[0], y = *ops[1];
-          Narrow(&x, inst.operand(0)->shape());
-          Narrow(&y, inst.operand(1)->shape());
-          if (options_.tf32_dots && DotAllowsTf32(inst)) {
-            return EvalDot(Tf32(x), Tf32(y), a.dot, out);
+        // A dot reads its operands in their own type (tensor cores, packed
+        // tiles, XLA's materialized operands): a kept-f32 f16/bf16 operand
+        // is rounded first, as every gemm kernel rounds it.
+        const Tensor* x = ops[0];
+        const Tensor* y = ops[1];
+        Tensor narrow_x, narrow_y;  // copies only when a rounding is due
+        if (options_.excess_precision) {
+          if (x->shape.dtype() != inst.operand(0)->shape().dtype()) {
+            narrow_x = *x;
+            Narrow(&narrow_x, inst.operand(0)->shape());
+            x = &narrow_x;
           }
-          return EvalDot(x, y, a.dot, out);
+          if (y->shape.dtype() != inst.operand(1)->shape().dtype()) {
+            narrow_y = *y;
+            Narrow(&narrow_y, inst.operand(1)->shape());
+            y = &narrow_y;
+          }
         }
         if (options_.tf32_dots && DotAllowsTf32(inst)) {
-          return EvalDot(Tf32(*ops[0]), Tf32(*ops[1]), a.dot, out);
+          return EvalDot(Tf32(*x), Tf32(*y), a.dot, out);
         }
-        return EvalDot(*ops[0], *ops[1], a.dot, out);
+        return EvalDot(*x, *y, a.dot, out);
       }
       case Opcode::kReduce: {
         size_t half = ops.size() / 2;

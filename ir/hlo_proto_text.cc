@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -232,7 +233,7 @@ class Converter {
     for (const xp::HloInstructionProto& i : c.instructions()) {
       names[i.id()] = i.name();
       if (i.shape().element_type() == xp::PRED && i.shape().dimensions_size() == 0) {
-        pred_ids_[i.id()] = true;
+        pred_ids_.insert(i.id());
       }
     }
     std::string out = absl::StrCat(entry ? "ENTRY " : "", "%", c.name(), " {\n");
@@ -448,8 +449,7 @@ class Converter {
   // Whether a conditional's selector (operand 0) is a pred: XLA's text then
   // names its two branches true_computation and false_computation.
   bool IsPredicate(const xp::HloInstructionProto& i) const {
-    auto it = pred_ids_.find(i.operand_ids(0));
-    return it != pred_ids_.end();
+    return pred_ids_.contains(i.operand_ids(0));
   }
 
   void DotAttributes(const xp::HloInstructionProto& i, std::vector<std::string>* a) {
@@ -485,7 +485,7 @@ class Converter {
   }
 
   absl::flat_hash_map<int64_t, std::string> computation_names_;
-  absl::flat_hash_map<int64_t, bool> pred_ids_;  // ids of pred[] instructions
+  absl::flat_hash_set<int64_t> pred_ids_;  // ids of pred[] instructions
 };
 
 }  // namespace
