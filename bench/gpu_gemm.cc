@@ -109,6 +109,24 @@ ENTRY e {
   y = bf16[4096,4096] multiply(bc, sbb)
   ROOT d = bf16[4096,4096] dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={1}
 })hlo"},
+    // The same with f32 scales (XLA's fp8_scaled_f32 / delayed-scaling
+    // pattern): on sm_89 and later our side multiplies the 8-bit values on
+    // FP8 tensor cores (mma m16n8k32) and scales the accumulators.
+    {"f8e4m3_scaled_f32_4096", 4096, 4096, 4096, R"hlo(
+HloModule f8_scaled_f32
+ENTRY e {
+  a = f8e4m3fn[4096,4096] parameter(0)
+  b = f8e4m3fn[4096,4096] parameter(1)
+  sa = f32[] parameter(2)
+  sb = f32[] parameter(3)
+  ac = f32[4096,4096] convert(a)
+  bc = f32[4096,4096] convert(b)
+  sab = f32[4096,4096] broadcast(sa), dimensions={}
+  sbb = f32[4096,4096] broadcast(sb), dimensions={}
+  x = f32[4096,4096] multiply(ac, sab)
+  y = f32[4096,4096] multiply(bc, sbb)
+  ROOT d = f32[4096,4096] dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+})hlo"},
 };
 
 int Main(int argc, char** argv) {

@@ -42,6 +42,12 @@ def cases():
            lambda a, b, sa, sb: jax.lax.dot_general(a.astype(bf) * sa, b.astype(bf) * sb,
                                                     (((1,), (1,)), ((), ()))),
            [u((4096, 4096), e4), u((4096, 4096), e4), jnp.asarray(0.5, bf), jnp.asarray(2.0, bf)])
+    f32 = jnp.float32
+    yield ("f8e4m3_scaled_f32_4096", (4096, 4096, 4096),
+           lambda a, b, sa, sb: jax.lax.dot_general(a.astype(f32) * sa, b.astype(f32) * sb,
+                                                    (((1,), (1,)), ((), ()))),
+           [u((4096, 4096), e4), u((4096, 4096), e4), jnp.asarray(0.5, f32),
+            jnp.asarray(2.0, f32)])
 
 
 def main():

@@ -13,7 +13,9 @@ namespace xtune {
 // 3: gemm loaders round an f16/bf16 operand computed by arithmetic (XLA's
 //    scaled-FP8 operands) to its type; a type-changing bitcast reinterprets
 //    bits; NaN/inf constant arrays are bit arrays.
-inline constexpr int kCodegenVersion = 3;
+// 4: FP8 gemms (e4m3/e5m2 operands, f32 scales) multiply on FP8 tensor
+//    cores (mma m16n8k32) on sm_89 and later: new timings for those configs.
+inline constexpr int kCodegenVersion = 4;
 
 // xtune's release, recorded in the provenance of tuned cache entries.
 inline constexpr char kXtuneVersionString[] = "0.1.0";

@@ -55,6 +55,11 @@ struct CudaKernelOptions {
   // f32 dots that allow it (DotAllowsTf32) multiply in TF32 on tensor
   // cores (sm_80 and later, Backend::Tf32Dots). Default false.
   bool tf32 = false;
+  // Dots whose operands are both e4m3/e5m2 fusion parameters (each possibly
+  // converted to f16/bf16/f32 and multiplied by a broadcast scalar) multiply
+  // the 8-bit values on tensor cores (mma m16n8k32, sm_89 and later), the
+  // scalars applied to the accumulators. Default false.
+  bool fp8_mma = false;
   // The name in "#line 1 \"<name>.cu\"". Default "xt_kernel".
   std::string name = "xt_kernel";
 };

@@ -150,12 +150,16 @@ absl::StatusOr<CudaKernelSource> EmitGemmKernel(
   if (depth >= 2) b.Linef("xt_buf = (xt_buf + 1) % ", depth, ";");
   b.Close();  // k loop
   if (any_async) b.Line("XT_CP_ASYNC_WAIT(0);");
+  std::string scale;
+  if (s.acc_scale) {
+    XTUNE_ASSIGN_OR_RETURN(scale, s.acc_scale(&b, &globals));
+  }
   // Each accumulator's output element.
   b.Line("#pragma unroll");
   b.Open(absl::StrCat("for (int xt_x = 0; xt_x < ", s.accs, "; ++xt_x)"));
   s.element(&b);
   b.Open(absl::StrCat("if (xt_mi < ", g.m, " && xt_ni < ", g.n, ")"));
-  b.Line("const float xt_accv = xt_acc[xt_x];");
+  b.Linef("const float xt_accv = xt_acc[xt_x]", scale.empty() ? "" : " * ", scale, ";");
   if (s.splits > 1) {
     b.Linef("XT_G(xt_out)[((xt_split * ", g.batch, " + xt_bi) * ", g.m, " + xt_mi) * ",
             g.n, " + xt_ni] = xt_accv;");

@@ -63,6 +63,11 @@ struct GemmSkeleton {
   std::function<void(cpu::CodeBuffer*)> compute;
   // Declares xt_mi and xt_ni, the output element of accumulator xt_x.
   std::function<void(cpu::CodeBuffer*)> element;
+  // Optional: emits (after the K loop) what every accumulator is multiplied
+  // by before the epilogue or the split-k partials, and returns that
+  // expression; device helpers it needs go to `globals`.
+  std::function<absl::StatusOr<std::string>(cpu::CodeBuffer*, std::string* globals)>
+      acc_scale;
 };
 
 // The fields every path takes from its config (TritonGemmKey): tiles,

@@ -186,6 +186,7 @@ absl::StatusOr<TritonGemm> GpuBackend::TritonSource(
   CudaKernelOptions options;
   options.name = fusion.name();
   options.tf32 = Tf32Dots();
+  options.fp8_mma = Fp8Mma();
   return TritonGemmKernels(fused, config, options);
 }
 

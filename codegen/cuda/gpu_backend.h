@@ -25,6 +25,8 @@ class GpuBackend : public Backend {
   bool ExcessPrecision() const override { return excess_precision_; }
   // From Ampere (sm_80) on, as XLA.
   bool Tf32Dots() const override { return device_.cc_major >= 8; }
+  // FP8 tensor cores (mma with e4m3/e5m2 operands): sm_89 and later.
+  bool Fp8Mma() const { return device_.cc_major * 10 + device_.cc_minor >= 89; }
   // Any config of the fusion's kind, with that kind's parameters, that the
   // generator takes: configs from a cache made elsewhere (another xtune, a
   // GPU's exhaustive search) need not be in this search space.

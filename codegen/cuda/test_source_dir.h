@@ -33,9 +33,11 @@ inline std::vector<std::string> TestModuleFiles() {
     }
   }
   // The NumPy-checked cases of the newest types and operations too: the
-  // 8-bit floats and XLA's cuBLAS library calls.
+  // 8-bit floats and XLA's cuBLAS library calls; and JAX's scaled-FP8 gemm
+  // as XLA receives it (FP8 tensor cores from sm_89 on).
   for (const char* rel : {"/tests/numpy/cases/fp8.hlo",
-                          "/tests/numpy/cases/cublas_calls.hlo"}) {
+                          "/tests/numpy/cases/cublas_calls.hlo",
+                          "/tests/xla_compat/h200/before/fp8_scaled_f32.hlo"}) {
     files.push_back(TestSourceDir() + rel);
   }
   std::sort(files.begin(), files.end());

@@ -359,6 +359,7 @@ std::vector<KernelConfig> TritonGemmCandidates(const Computation& fused,
   int bits = MinBitWidth(fused, dot);
   CudaKernelOptions options;
   options.tf32 = device.cc_major >= 8;  // as GpuBackend::Tf32Dots
+  options.fp8_mma = device.cc_major * 10 + device.cc_minor >= 89;  // GpuBackend::Fp8Mma
   std::set<std::array<int64_t, 6>> seen;
   for (const auto& raw : exhaustive ? XlaExhaustiveList() : XlaDefaultList(device)) {
     std::array<int64_t, 6> c = Clamp(raw, *g, bits, device.core_count);

@@ -26,9 +26,52 @@ struct Mma {
   int64_t wm, wn;  // warps along m and n
   int64_t mt, nt;  // a warp's 16x8 tiles along m and n
   int64_t kc;      // K per split
-  DType pack;      // f16, bf16, or f32 (TF32)
+  DType pack;      // f16, bf16, f32 (TF32), or f8e4m3fn (FP8, either type)
   bool tf32;
+  bool fp8;
+  int64_t kstep() const { return tf32 ? 8 : fp8 ? 32 : 16; }  // one mma's K
+  int64_t per_chunk() const { return tf32 ? 4 : fp8 ? 16 : 8; }  // of 16 bytes
 };
+
+// An operand of the FP8 path: the e4m3/e5m2 parameter whose bytes the
+// tensor cores read (a convert of it to f16/bf16/f32 is exact), and the
+// broadcast scalar the operand multiplies it by in f32 (nullptr: none),
+// which is applied to the accumulators instead (XLA's scaled FP8 pattern).
+// A scale multiplied in f16/bf16 is not taken: each scaled element is
+// rounded to 8 bits of mantissa there, which the accumulators cannot
+// reproduce (relative errors of 2^-9 a product, beyond a bf16 result's
+// tolerance where sums cancel); such operands go through the 16-bit path.
+struct Fp8Operand {
+  const Instruction* param = nullptr;
+  const Instruction* scale = nullptr;
+};
+
+bool MmaFp8Type(DType t) { return t == DType::kF8E4M3FN || t == DType::kF8E5M2; }
+
+std::optional<Fp8Operand> Fp8OperandOf(const Instruction* op) {
+  Fp8Operand out;
+  if (op->opcode() == Opcode::kMultiply) {
+    if (op->shape().dtype() != DType::kF32) return std::nullopt;
+    for (int i = 0; i < 2 && out.scale == nullptr; ++i) {
+      const Instruction* b = op->operand(i);
+      if (b->opcode() == Opcode::kBroadcast && b->operand(0)->shape().rank() == 0) {
+        out.scale = b->operand(0);
+        op = op->operand(1 - i);
+      }
+    }
+    if (out.scale == nullptr) return std::nullopt;
+  }
+  if (op->opcode() == Opcode::kConvert) {
+    const DType to = op->shape().dtype();
+    if (to != DType::kF16 && to != DType::kBF16 && to != DType::kF32) return std::nullopt;
+    op = op->operand(0);
+  }
+  if (op->opcode() != Opcode::kParameter || !MmaFp8Type(op->shape().dtype())) {
+    return std::nullopt;
+  }
+  out.param = op;
+  return out;
+}
 
 // Where one operand's tile sits in shared memory (one buffer of it), in
 // 16-bit units.
@@ -50,11 +93,12 @@ std::string SwizzleFunction(const char* name, const TileLayout& l) {
                 ")) << 3);\n}\n");
 }
 
-// Whether operand `operand` can be copied with cp.async: a parameter of
-// the mma type whose minor-most dimension is the dot's last contracting
-// (K-major) or last free (MN-major) dimension, a multiple of 16 bytes.
-std::optional<bool> AsyncKMajor(const cpu::GemmFusion& g, int operand, DType pack) {
-  const Instruction* op = g.dot->operand(operand);
+// Whether operand `operand` can be copied with cp.async from `op` (the
+// dot's operand, or an FP8 operand's parameter): a parameter of type
+// `pack` whose minor-most dimension is the dot's last contracting (K-major)
+// or last free (MN-major) dimension, a multiple of 16 bytes.
+std::optional<bool> AsyncKMajor(const cpu::GemmFusion& g, int operand,
+                                const Instruction* op, DType pack) {
   if (op->opcode() != Opcode::kParameter || op->shape().dtype() != pack ||
       op->shape().rank() == 0) {
     return std::nullopt;
@@ -80,13 +124,13 @@ std::optional<bool> AsyncKMajor(const cpu::GemmFusion& g, int operand, DType pac
 
 // xt_load_a / xt_load_b: a thread's 32-bit words of the K-major A
 // (bm x bk) or B^T (bn x bk) tile at k0 through the operand's producers:
-// two 16-bit values along K (the lower K in the low half), or one f32
-// rounded to TF32.
+// two 16-bit values along K (the lower K in the low half), one f32 rounded
+// to TF32, or (FP8, `fp8` the parameter) four bytes of the parameter.
 absl::Status EmitWordLoader(const Computation& fused, const cpu::GemmFusion& g,
-                            const Mma& t, int operand, std::string* globals,
-                            CodeBuffer* out) {
+                            const Mma& t, int operand, const Instruction* fp8,
+                            std::string* globals, CodeBuffer* out) {
   const int64_t rows = operand == 0 ? t.bm : t.bn;
-  const int64_t per_word = t.tf32 ? 1 : 2;
+  const int64_t per_word = t.tf32 ? 1 : t.fp8 ? 4 : 2;
   const int64_t row_words = t.bk / per_word;
   const int64_t words = rows * row_words;
   const int64_t count = (words + t.threads - 1) / t.threads;
@@ -110,6 +154,16 @@ absl::Status EmitWordLoader(const Computation& fused, const cpu::GemmFusion& g,
   ElementalEmitter emitter = MakeEmitter(operand == 0 ? "xt_la" : "xt_lb");
   std::vector<IndexExpr> index =
       cpu::DotOperandIndex(*g.dot, operand, "xt_bi", row, "xt_ki");
+  if (fp8 != nullptr) {
+    out->Linef("xt_word |= (uint32_t)XT_G(xt_p", fp8->attrs().parameter_number, ")[",
+               cpu::PhysicalOffset(fp8->shape(), index).base, "] << (8 * xt_h);");
+    out->Close();
+    out->Close();
+    out->Line("xt_r[xt_i] = xt_word;");
+    out->Close();
+    out->Close();
+    return absl::OkStatus();
+  }
   XTUNE_ASSIGN_OR_RETURN(std::string v,
                          emitter.Emit(g.dot->operand(operand), index, out));
   if (t.tf32) {
@@ -127,11 +181,12 @@ absl::Status EmitWordLoader(const Computation& fused, const cpu::GemmFusion& g,
   return absl::OkStatus();
 }
 
-// The cp.async copies of operand `operand`'s tile for the K step at `k0`
-// into buffer `buf`; chunks outside M (N) or the split's K are zeroed.
+// The cp.async copies of operand `operand`'s tile (from parameter `src`)
+// for the K step at `k0` into buffer `buf`; chunks outside M (N) or the
+// split's K are zeroed.
 void EmitIssue(const cpu::GemmFusion& g, const Mma& t, int operand,
-               const TileLayout& l, const std::string& k0, const std::string& buf,
-               CodeBuffer* b) {
+               const Instruction* src, const TileLayout& l, const std::string& k0,
+               const std::string& buf, CodeBuffer* b) {
   const char* tile = operand == 0 ? "xt_as" : "xt_bs";
   const char* view = operand == 0 ? "xt_as32" : "xt_bs32";
   const char* swz = operand == 0 ? "xt_swz_a" : "xt_swz_b";
@@ -140,7 +195,7 @@ void EmitIssue(const cpu::GemmFusion& g, const Mma& t, int operand,
   const int64_t extent = operand == 0 ? g.m : g.n;
   const int64_t chunks = l.chunks();
   const int64_t total = l.rows * chunks;
-  const int64_t per_chunk = t.tf32 ? 4 : 8;  // elements
+  const int64_t per_chunk = t.per_chunk();  // elements
   b->Line("#pragma unroll");
   b->Open(StrCat("for (int xt_i = 0; xt_i < ", (total + t.threads - 1) / t.threads,
                  "; ++xt_i)"));
@@ -156,8 +211,7 @@ void EmitIssue(const cpu::GemmFusion& g, const Mma& t, int operand,
   b->Linef("const int64_t xt_d = (int64_t)(", buf, ") * ", l.halves(), " + ", swz,
            "(xt_r, xt_c);");
   std::vector<IndexExpr> index = cpu::DotOperandIndex(*g.dot, operand, "xt_bi", mn, "xt_ki");
-  const std::string offset =
-      cpu::PhysicalOffset(g.dot->operand(operand)->shape(), index).base;
+  const std::string offset = cpu::PhysicalOffset(src->shape(), index).base;
   const bool partial = total % t.threads != 0;
   if (partial) b->Open(StrCat("if (xt_q < ", total, ")"));
   b->Open(StrCat("if (", mn, " < ", extent, " && xt_ki < xt_k_end)"));
@@ -200,11 +254,17 @@ absl::StatusOr<std::optional<CudaKernelSource>> MmaGemmKernel(
   DType lhs = g.dot->operand(0)->shape().dtype();
   DType rhs = g.dot->operand(1)->shape().dtype();
   Mma t;
-  t.tf32 = lhs == DType::kF32 && options.tf32 && DotAllowsTf32(*g.dot);
-  if (lhs != rhs || (lhs != DType::kF16 && lhs != DType::kBF16 && !t.tf32)) {
+  std::optional<Fp8Operand> f8[2];
+  if (options.fp8_mma) {
+    f8[0] = Fp8OperandOf(g.dot->operand(0));
+    f8[1] = Fp8OperandOf(g.dot->operand(1));
+  }
+  t.fp8 = f8[0].has_value() && f8[1].has_value();
+  t.tf32 = !t.fp8 && lhs == DType::kF32 && options.tf32 && DotAllowsTf32(*g.dot);
+  if (!t.fp8 && (lhs != rhs || (lhs != DType::kF16 && lhs != DType::kBF16 && !t.tf32))) {
     return std::nullopt;
   }
-  t.pack = lhs;
+  t.pack = t.fp8 ? DType::kF8E4M3FN : lhs;
   t.bm = config.Get("block_m", 0);
   t.bn = config.Get("block_n", 0);
   t.bk = config.Get("block_k", 0);
@@ -212,7 +272,7 @@ absl::StatusOr<std::optional<CudaKernelSource>> MmaGemmKernel(
   t.stages = config.Get("num_stages", 1);
   t.warps = config.Get("num_warps", 1);
   t.threads = t.warps * 32;
-  if (t.bk % (t.tf32 ? 8 : 16) != 0 || t.bm % 16 != 0 || t.bn % 8 != 0) {
+  if (t.bk % t.kstep() != 0 || t.bm % 16 != 0 || t.bn % 8 != 0) {
     return std::nullopt;
   }
   // Warps along m first (each at least 16 rows), the rest along n.
@@ -227,15 +287,20 @@ absl::StatusOr<std::optional<CudaKernelSource>> MmaGemmKernel(
 
   // Each tile: cp.async when the operand allows it, else K-major through
   // registers.
-  const int64_t k_halves = t.bk * (t.tf32 ? 2 : 1);  // a K-major row
+  // FP8 tiles are K-major (ldmatrix transposes 16-bit elements only).
+  const int64_t k_halves = t.tf32 ? t.bk * 2 : t.fp8 ? t.bk / 2 : t.bk;  // a K-major row
   TileLayout la, lb;
   int64_t async_bytes = 0, register_bytes = 0;
+  const Instruction* src[2] = {g.dot->operand(0), g.dot->operand(1)};
+  if (t.fp8) src[0] = f8[0]->param, src[1] = f8[1]->param;
   for (auto [l, rows, operand] : {std::make_tuple(&la, t.bm, 0), std::make_tuple(&lb, t.bn, 1)}) {
-    std::optional<bool> major = AsyncKMajor(g, operand, t.pack);
+    std::optional<bool> major = AsyncKMajor(
+        g, operand, src[operand], t.fp8 ? src[operand]->shape().dtype() : t.pack);
+    if (t.fp8 && major == false) major.reset();
     l->k_major = !major.has_value() || *major;
     l->rows = l->k_major ? rows : t.bk;
     l->row_halves = l->k_major ? k_halves : rows * (t.tf32 ? 2 : 1);
-    if (major.has_value()) l->param = g.dot->operand(operand)->attrs().parameter_number;
+    if (major.has_value()) l->param = src[operand]->attrs().parameter_number;
     (major.has_value() ? async_bytes : register_bytes) += l->halves() * 2;
   }
   const bool async = la.param >= 0 || lb.param >= 0;
@@ -254,11 +319,19 @@ absl::StatusOr<std::optional<CudaKernelSource>> MmaGemmKernel(
 
   std::string globals = SwizzleFunction("xt_swz_a", la) + SwizzleFunction("xt_swz_b", lb);
   CodeBuffer loaders;
-  if (la.param < 0) XTUNE_RETURN_IF_ERROR(EmitWordLoader(fused, g, t, 0, &globals, &loaders));
-  if (lb.param < 0) XTUNE_RETURN_IF_ERROR(EmitWordLoader(fused, g, t, 1, &globals, &loaders));
-  const char* mma = t.tf32                     ? "XT_MMA_M16N8K8_TF32"
+  for (int operand = 0; operand < 2; ++operand) {
+    if ((operand == 0 ? la : lb).param >= 0) continue;
+    XTUNE_RETURN_IF_ERROR(EmitWordLoader(fused, g, t, operand,
+                                         t.fp8 ? src[operand] : nullptr, &globals,
+                                         &loaders));
+  }
+  std::string mma = t.tf32                  ? "XT_MMA_M16N8K8_TF32"
                     : t.pack == DType::kF16 ? "XT_MMA_M16N8K16_F16"
                                             : "XT_MMA_M16N8K16_BF16";
+  if (t.fp8) {
+    auto name = [&](int i) { return src[i]->shape().dtype() == DType::kF8E5M2 ? "E5M2" : "E4M3"; };
+    mma = StrCat("XT_MMA_M16N8K32_", name(0), "_", name(1));
+  }
   GemmSkeleton k = SkeletonOf(config, g.k);
   k.accs = t.mt * t.nt * 4;
   k.tile_type = "uint16_t";
@@ -280,8 +353,8 @@ absl::StatusOr<std::optional<CudaKernelSource>> MmaGemmKernel(
   };
   if (async) {
     k.issue = [&](CodeBuffer* b, const std::string& k0, const std::string& buf) {
-      if (la.param >= 0) EmitIssue(g, t, 0, la, k0, buf, b);
-      if (lb.param >= 0) EmitIssue(g, t, 1, lb, k0, buf, b);
+      if (la.param >= 0) EmitIssue(g, t, 0, src[0], la, k0, buf, b);
+      if (lb.param >= 0) EmitIssue(g, t, 1, src[1], lb, k0, buf, b);
     };
     if (t.tf32) {
       k.landed = [&](CodeBuffer* b, const std::string& buf) {
@@ -303,9 +376,11 @@ absl::StatusOr<std::optional<CudaKernelSource>> MmaGemmKernel(
              ", xt_wn0 = (xt_warp() % ", t.wn, ") * ", t.nt * 8, ";");
   };
   k.b_coordinates = [](const std::string& k0) { return "xt_n0, " + k0; };
-  // One mma's K is 32 bytes of a K-major row: 16 f16/bf16 or 8 f32. In
-  // K-major tiles the step's chunk is xt_kk / (16 / element bytes).
-  const std::string kchunk = t.tf32 ? "(xt_kk >> 2)" : "(xt_kk >> 3)";
+  // One mma's K is 32 bytes of a K-major row: 16 f16/bf16, 8 f32 or 32
+  // FP8. In K-major tiles the step's chunk is xt_kk / (16 / element bytes);
+  // an FP8 m16n8k32 fragment has the bytes of an f16 m16n8k16 one, so the
+  // same ldmatrix loads it.
+  const std::string kchunk = t.tf32 ? "(xt_kk >> 2)" : t.fp8 ? "(xt_kk >> 4)" : "(xt_kk >> 3)";
   // An f32 of an MN-major TF32 tile: row r (k), element e (m or n).
   auto f32_at = [](const char* view, const char* base, const char* swz,
                    const std::string& r, const std::string& e) {
@@ -317,8 +392,7 @@ absl::StatusOr<std::optional<CudaKernelSource>> MmaGemmKernel(
   const std::string bbase = lb.param >= 0 ? StrCat("xt_buf * ", lb.halves(), " + ") : "";
   k.compute = [&](CodeBuffer* b) {
     b->Line("#pragma unroll");
-    b->Open(StrCat("for (int xt_kk = 0; xt_kk < ", t.bk, "; xt_kk += ", t.tf32 ? 8 : 16,
-                   ")"));
+    b->Open(StrCat("for (int xt_kk = 0; xt_kk < ", t.bk, "; xt_kk += ", t.kstep(), ")"));
     b->Linef("uint32_t xt_fa[", t.mt, "][4], xt_fb[", t.nt, "][2];");
     b->Line("#pragma unroll");
     b->Open(StrCat("for (int xt_i = 0; xt_i < ", t.mt, "; ++xt_i)"));
@@ -374,10 +448,24 @@ absl::StatusOr<std::optional<CudaKernelSource>> MmaGemmKernel(
     b->Line("const int64_t xt_mi = xt_m0 + xt_wm0 + xt_i * 16 + xt_g + (xt_c / 2) * 8;");
     b->Line("const int64_t xt_ni = xt_n0 + xt_wn0 + xt_j * 8 + xt_t * 2 + (xt_c % 2);");
   };
-  XTUNE_ASSIGN_OR_RETURN(CudaKernelSource src,
+  if (t.fp8 && (f8[0]->scale != nullptr || f8[1]->scale != nullptr)) {
+    k.acc_scale = [&](CodeBuffer* b, std::string* more) -> absl::StatusOr<std::string> {
+      ElementalEmitter e = MakeEmitter("xt_sc");
+      std::string product;
+      for (int operand = 0; operand < 2; ++operand) {
+        if (f8[operand]->scale == nullptr) continue;
+        XTUNE_ASSIGN_OR_RETURN(std::string v, e.Emit(f8[operand]->scale, {}, b));
+        b->Linef("const float xt_scale", operand, " = (float)(", v, ");");
+        product += StrCat(product.empty() ? "" : " * ", "xt_scale", operand);
+      }
+      *more += e.globals();
+      return StrCat("(", product, ")");
+    };
+  }
+  XTUNE_ASSIGN_OR_RETURN(CudaKernelSource kernel,
                          EmitGemmKernel(fused, g, k, out_type, options,
                                         std::move(globals), loaders));
-  return std::optional<CudaKernelSource>(std::move(src));
+  return std::optional<CudaKernelSource>(std::move(kernel));
 }
 
 }  // namespace xtune::cuda

@@ -37,7 +37,7 @@ struct Generated {
 
 // The one gemm fusion of `dot_module` and its kernels for `config`.
 Generated Generate(const std::string& dot_module, const KernelConfig& config,
-                   bool tf32 = true) {
+                   bool tf32 = true, bool fp8 = false) {
   Generated out;
   auto m = ParseModule(dot_module, "t.hlo");
   EXPECT_THAT(m, IsOk());
@@ -50,6 +50,7 @@ Generated Generate(const std::string& dot_module, const KernelConfig& config,
   EXPECT_NE(out.fusion, nullptr);
   CudaKernelOptions options;
   options.tf32 = tf32;
+  options.fp8_mma = fp8;
   absl::StatusOr<TritonGemm> g =
       TritonGemmKernels(*out.fusion->called_computations()[0], config, options);
   EXPECT_THAT(g, IsOk());
@@ -66,8 +67,9 @@ std::string Dot(const std::string& a, const std::string& b, const std::string& o
 
 // ptxas's report of the main kernel for both targets: no spills, and the
 // shared memory `shared` bytes.
-void ExpectCompiles(const Generated& g, const KernelConfig& config, int64_t shared) {
-  for (const char* target : {"a100", "h200"}) {
+void ExpectCompiles(const Generated& g, const KernelConfig& config, int64_t shared,
+                    std::vector<const char*> targets = {"a100", "h200"}) {
+  for (const char* target : targets) {
     BackendOptions options;
     options.gpu_target = target;
     absl::StatusOr<std::unique_ptr<CudaBackend>> b = CudaBackend::Create(options);
@@ -101,6 +103,46 @@ TEST(TritonGemmTest, Bf16ParametersUseACpAsyncPipelineAndLdmatrix) {
   EXPECT_THAT(src, Not(HasSubstr("xt_load_a")));
   // Three buffers of (64 + 64) x 32 bf16.
   ExpectCompiles(g, c, 3 * (64 + 64) * 32 * 2);
+}
+
+TEST(TritonGemmTest, Fp8OperandsUseFp8TensorCoresFromSm89) {
+  // e4m3 x e5m2 parameters, both K-major: byte tiles by cp.async, ldmatrix
+  // without .trans, mma m16n8k32; the scales multiply the accumulators.
+  const std::string module = R"(HloModule m
+ENTRY e {
+  a = f8e4m3fn[128,256] parameter(0)
+  b = f8e5m2[96,256] parameter(1)
+  s = f32[] parameter(2)
+  ca = f32[128,256] convert(a)
+  sb = f32[128,256] broadcast(s), dimensions={}
+  ma = f32[128,256] multiply(ca, sb)
+  cb = f32[96,256] convert(b)
+  ROOT d = f32[128,96] dot(ma, cb), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+})";
+  KernelConfig c = Triton(64, 64, 64, 1, 3, 4);
+  Generated g = Generate(module, c, true, true);
+  const std::string& src = g.gemm.main.body;
+  EXPECT_THAT(src, HasSubstr("XT_MMA_M16N8K32_E4M3_E5M2"));
+  EXPECT_THAT(src, HasSubstr("XT_CP_ASYNC16(xt_as"));
+  EXPECT_THAT(src, HasSubstr("XT_CP_ASYNC16(xt_bs"));
+  EXPECT_THAT(src, HasSubstr("XT_LDMATRIX_X4(xt_fa"));
+  EXPECT_THAT(src, HasSubstr("XT_LDMATRIX_X2(xt_fb"));
+  EXPECT_THAT(src, HasSubstr("xt_acc[xt_x] * (xt_scale0)"));
+  EXPECT_THAT(src, Not(HasSubstr("xt_load_a")));
+  // Three buffers of (64 + 64) x 64 bytes; NVRTC takes it for sm_90a only.
+  ExpectCompiles(g, c, 3 * (64 + 64) * 64, {"h200"});
+  // Without FP8 tensor cores (before sm_89): converted to f32 (TF32 path).
+  Generated old = Generate(module, c, true, false);
+  EXPECT_THAT(old.gemm.main.body, Not(HasSubstr("XT_MMA_M16N8K32")));
+  EXPECT_THAT(old.gemm.main.body, HasSubstr("XT_MMA_M16N8K8_TF32"));
+  // B N-major: its bytes go through registers (ldmatrix has no 8-bit .trans).
+  Generated nmajor = Generate(
+      Dot("f8e4m3fn[64,128]", "f8e4m3fn[128,64]", "f32[64,64]"), Triton(32, 32, 32, 1, 2, 4),
+      true, true);
+  EXPECT_THAT(nmajor.gemm.main.body, HasSubstr("XT_MMA_M16N8K32_E4M3_E4M3"));
+  EXPECT_THAT(nmajor.gemm.main.body, HasSubstr("XT_CP_ASYNC16(xt_as"));
+  EXPECT_THAT(nmajor.gemm.main.body, HasSubstr("xt_load_b"));
+  ExpectCompiles(nmajor, Triton(32, 32, 32, 1, 2, 4), 2 * 32 * 32 + 32 * 32, {"h200"});
 }
 
 TEST(TritonGemmTest, PipelineDepthIsCappedByStaticSharedMemory) {

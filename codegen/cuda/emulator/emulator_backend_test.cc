@@ -85,7 +85,11 @@ TEST_P(DefaultCandidateTest, MatchesTheEvaluator) {
     Literal out(inst->shape());
     ASSERT_THAT((*kernel)->Run(HostBuffers(args), HostBuffer(out)), IsOk())
         << inst->name() << " " << def.ToString();
-    EXPECT_THAT(CompareLiterals(*expected, out, inst->name() + " " + def.ToString()),
+    // As --verify: f32 within kTf32Tolerance where dots may run in TF32
+    // (the reference rounds their operands as the TF32 path does; an FP8
+    // dot on FP8 tensor cores multiplies exactly instead).
+    EXPECT_THAT(CompareLiterals(*expected, out, inst->name() + " " + def.ToString(),
+                                VerifyTolerance(**fused, backend.Tf32Dots())),
                 IsOk());
   }
   // Every file has at least one fusion the emulator runs, except those made
@@ -424,6 +428,116 @@ ENTRY e {
     }
   }
   EXPECT_EQ(ran, 8 * 8);
+}
+
+// FP8 on tensor cores (the emulator's H200, sm_90): e4m3 x e4m3 straight
+// from parameters (cp.async), XLA's scaled pattern with e4m3 x e5m2 (the
+// converts and f32 scales of `before/fp8_scaled_f32`, scales applied to
+// the accumulators, B N-major through registers), and odd sizes (register
+// tiles, masked K). bk = 16 takes the CUDA-core path, and the pattern with
+// bf16 scales (`before/fp8_scaled_bf16`) the bf16 one. Each matches the
+// evaluator; on the A100 (sm_80) the same fusions run by conversion.
+TEST(EmulatorBackendTest, Fp8GemmsOnTensorCoresMatchTheEvaluator) {
+  const char* modules[] = {
+      R"hlo(HloModule f8_params
+ENTRY e {
+  a = f8e4m3fn[40,64] parameter(0)
+  b = f8e4m3fn[24,64] parameter(1)
+  ROOT d = f32[40,24] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+})hlo",
+      R"hlo(HloModule f8_scaled
+ENTRY e {
+  a = f8e4m3fn[32,96] parameter(0)
+  b = f8e5m2[96,40] parameter(1)
+  sa = f32[] parameter(2)
+  sb = f32[] parameter(3)
+  ca = f32[32,96] convert(a)
+  cb = f32[96,40] convert(b)
+  ba = f32[32,96] broadcast(sa), dimensions={}
+  bb = f32[96,40] broadcast(sb), dimensions={}
+  ma = f32[32,96] multiply(ca, ba)
+  mb = f32[96,40] multiply(bb, cb)
+  ROOT d = f32[32,40] dot(ma, mb), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})hlo",
+      R"hlo(HloModule f8_scaled_in_bf16
+ENTRY e {
+  a = f8e4m3fn[32,96] parameter(0)
+  b = f8e5m2[96,40] parameter(1)
+  sa = f32[] parameter(2)
+  sb = f32[] parameter(3)
+  ca = bf16[32,96] convert(a)
+  cb = bf16[96,40] convert(b)
+  sab = bf16[] convert(sa)
+  sbb = bf16[] convert(sb)
+  ba = bf16[32,96] broadcast(sab), dimensions={}
+  bb = bf16[96,40] broadcast(sbb), dimensions={}
+  ma = bf16[32,96] multiply(ca, ba)
+  mb = bf16[96,40] multiply(cb, bb)
+  ROOT d = bf16[32,40] dot(ma, mb), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})hlo",
+      R"hlo(HloModule f8_odd
+ENTRY e {
+  a = f8e5m2[19,40] parameter(0)
+  b = f8e4m3fn[13,40] parameter(1)
+  ca = f32[19,40] convert(a)
+  cb = f32[13,40] convert(b)
+  ROOT d = f32[19,13] dot(ca, cb), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+})hlo",
+  };
+  auto triton = [](int64_t bm, int64_t bn, int64_t bk, int64_t sk, int64_t st,
+                   int64_t nw) {
+    return KernelConfig("triton_gemm", {{"block_m", bm}, {"block_n", bn},
+                                        {"block_k", bk}, {"split_k", sk},
+                                        {"num_stages", st}, {"num_warps", nw},
+                                        {"num_ctas", 1}});
+  };
+  const KernelConfig configs[] = {triton(16, 16, 32, 1, 1, 1), triton(32, 32, 32, 1, 3, 4),
+                                  triton(16, 32, 64, 2, 2, 2), triton(32, 16, 16, 1, 2, 2)};
+  int ran = 0, native = 0;
+  for (const char* target : {"h200", "a100"}) {
+    BackendOptions options;
+    options.gpu_target = target;
+    absl::StatusOr<std::unique_ptr<EmulatorBackend>> backend = EmulatorBackend::Create(options);
+    ASSERT_THAT(backend, IsOk());
+    for (const char* text : modules) {
+      absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(text);
+      ASSERT_THAT(m, IsOk());
+      absl::StatusOr<std::unique_ptr<Module>> fused = FuseModule(**m);
+      ASSERT_THAT(fused, IsOk());
+      const Instruction* inst = nullptr;
+      for (const auto& i : (*fused)->entry()->instructions()) {
+        if (i->opcode() == Opcode::kFusion) inst = i.get();
+      }
+      ASSERT_NE(inst, nullptr);
+      std::vector<Literal> args;
+      for (int64_t i = 0; i < inst->operand_count(); ++i) {
+        args.push_back(RandomLiteral(inst->operand(i)->shape(), 700 + i));
+      }
+      EvaluatorOptions eo;
+      eo.excess_precision = true;
+      absl::StatusOr<Literal> expected =
+          EvaluateComputation(*inst->called_computations()[0], args, eo);
+      ASSERT_THAT(expected, IsOk());
+      for (const KernelConfig& c : configs) {
+        std::string what = absl::StrCat(target, " ", (*m)->name(), " ", c.ToString());
+        absl::StatusOr<TritonGemm> src = (*backend)->TritonSource(*inst, c);
+        ASSERT_THAT(src, IsOk()) << what;
+        const bool fp8 = absl::StrContains(src->main.body, "XT_MMA_M16N8K32_");
+        EXPECT_EQ(fp8, std::string(target) == "h200" && c.Get("block_k", 0) >= 32 &&
+                           (*m)->name() != "f8_scaled_in_bf16")
+            << what;
+        native += fp8;
+        absl::StatusOr<std::unique_ptr<Kernel>> k = (*backend)->Compile(*inst, c);
+        ASSERT_THAT(k, IsOk()) << what;
+        Literal out(inst->shape());
+        ASSERT_THAT((*k)->Run(HostBuffers(args), HostBuffer(out)), IsOk()) << what;
+        EXPECT_THAT(CompareLiterals(*expected, out, what), IsOk());
+        ++ran;
+      }
+    }
+  }
+  EXPECT_EQ(ran, 2 * 4 * 4);
+  EXPECT_EQ(native, 3 * 3);
 }
 
 }  // namespace

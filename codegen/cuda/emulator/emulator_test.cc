@@ -362,5 +362,74 @@ TEST(VocabularyTest, NvrtcCompilesTheTensorCoreKernelForSm80AndSm90a) {
   }
 }
 
+// FP8 on tensor cores: A (16 x 32, e4m3) and B^T (8 x 32, e5m2) bytes
+// built in shared memory four to a word, ldmatrix x4 / x2 of the byte
+// tiles (an m16n8k32 8-bit fragment has the bytes of an m16n8k16 16-bit
+// one), and mma m16n8k32 e4m3 x e5m2. A(r, k) = (r * 32 + k) % 7 - 3 and
+// B(k, n) = ((n * 32 + k) % 5 - 2) / 2 are exact in both formats.
+constexpr char kFp8Vocabulary[] = R"cu(
+XT_KERNEL(32) k(XT_IN(float) in, XT_OUT(float) out) {
+  XT_SHARED(uint16_t, sa, 256);
+  XT_SHARED(uint16_t, sb, 128);
+  XT_SHARED_VIEW(uint32_t, sa32, sa);
+  XT_SHARED_VIEW(uint32_t, sb32, sb);
+  const int l = xt_lane();
+  for (int w = l; w < 128; w += 32) {
+    uint32_t word = 0;
+    for (int e = 0; e < 4; ++e) {
+      const int i = (w / 8) * 32 + (w % 8) * 4 + e;
+      word |= (uint32_t)xt_f2f8((float)(i % 7 - 3), 4, 3, 7, 1) << (8 * e);
+    }
+    XT_S(sa32)[w] = word;
+  }
+  for (int w = l; w < 64; w += 32) {
+    uint32_t word = 0;
+    for (int e = 0; e < 4; ++e) {
+      const int i = (w / 8) * 32 + (w % 8) * 4 + e;
+      word |= (uint32_t)xt_f2f8((float)(i % 5 - 2) * 0.5f, 5, 2, 15, 0) << (8 * e);
+    }
+    XT_S(sb32)[w] = word;
+  }
+  XT_SYNC();
+  const int g = l / 4, t = l % 4;
+  uint32_t a[4], b[2];
+  const float c[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  float d[4];
+  XT_LDMATRIX_X4(a, sa, ((l % 8) + 8 * ((l / 8) % 2)) * 16 + 8 * (l / 16));
+  XT_LDMATRIX_X2(b, sb, (l % 8) * 16 + 8 * ((l / 8) % 2));
+  XT_MMA_M16N8K32_E4M3_E5M2(d, a, b, c);
+  for (int i = 0; i < 4; ++i) XT_G(out)[(g + 8 * (i / 2)) * 8 + 2 * t + (i & 1)] = d[i];
+}
+)cu";
+
+TEST_F(EmulatorTest, Fp8TensorCoreVocabularyMatchesTheMatrixProduct) {
+  std::vector<float> out;
+  ASSERT_THAT(Run(kFp8Vocabulary, 1, 32, 1, 128, &out), IsOk());
+  for (int r = 0; r < 16; ++r) {
+    for (int n = 0; n < 8; ++n) {
+      double want = 0;
+      for (int kk = 0; kk < 32; ++kk) {
+        want += static_cast<double>((r * 32 + kk) % 7 - 3) * (((n * 32 + kk) % 5 - 2) * 0.5);
+      }
+      EXPECT_EQ(out[r * 8 + n], want) << r << "," << n;
+    }
+  }
+}
+
+TEST(VocabularyTest, NvrtcCompilesTheFp8TensorCoreKernelFromSm89Only) {
+  absl::StatusOr<std::unique_ptr<Nvrtc>> nvrtc = Nvrtc::Load();
+  ASSERT_THAT(nvrtc, IsOk());
+  std::string source = GpuPrelude() + "#line 1 \"fp8.cu\"\n" + kFp8Vocabulary;
+  for (const char* arch : {"sm_89", "sm_90a"}) {
+    absl::StatusOr<NvrtcOutput> out = (*nvrtc)->Compile(source, "fp8", arch);
+    ASSERT_THAT(out, IsOk()) << arch;
+    EXPECT_THAT(out->ptx, HasSubstr("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32"));
+    EXPECT_THAT(out->ptx, HasSubstr("ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
+  }
+  // Before Ada the macro does not exist: a compile error, never wrong code.
+  EXPECT_THAT((*nvrtc)->Compile(source, "fp8", "sm_80"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("XT_MMA_M16N8K32")));
+}
+
 }  // namespace
 }  // namespace xtune::cuda

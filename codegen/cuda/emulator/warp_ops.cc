@@ -26,8 +26,20 @@ uint16_t Half(uint32_t reg, int i) {
 // The 16 x K A and K x 8 B matrices of one mma, gathered from the lanes.
 std::string Mma(const std::vector<WarpRequest*>& lanes, int kind) {
   const bool tf32 = kind == XT_EMU_MMA_M16N8K8_TF32;
-  const int k = tf32 ? 8 : 16;
-  float a[16][16] = {}, b[16][8] = {}, c[16][8] = {};
+  const bool fp8 = kind >= XT_EMU_MMA_M16N8K32_E4M3_E4M3 &&
+                   kind <= XT_EMU_MMA_M16N8K32_E5M2_E5M2;
+  if (!tf32 && !fp8 && kind != XT_EMU_MMA_M16N8K16_F16 &&
+      kind != XT_EMU_MMA_M16N8K16_BF16) {
+    return absl::StrCat("unknown mma kind ", kind);
+  }
+  const int k = tf32 ? 8 : fp8 ? 32 : 16;
+  float a[16][32] = {}, b[32][8] = {}, c[16][8] = {};
+  // FP8: byte i of a register; e4m3 is OCP E4M3 (f8e4m3fn), NaN 0x7F/0xFF.
+  const int f8 = kind - XT_EMU_MMA_M16N8K32_E4M3_E4M3;
+  auto byte = [](uint32_t reg, int i, bool e5m2) {
+    uint8_t bits = static_cast<uint8_t>(reg >> (8 * i));
+    return static_cast<float>(Fp8FromBits(bits, e5m2 ? kF8E5M2 : kF8E4M3FN));
+  };
   auto value = [&](uint32_t reg, int half) {
     uint16_t bits = Half(reg, half);
     return static_cast<float>(kind == XT_EMU_MMA_M16N8K16_F16 ? F16FromBits(bits)
@@ -36,7 +48,18 @@ std::string Mma(const std::vector<WarpRequest*>& lanes, int kind) {
   for (int lane = 0; lane < 32; ++lane) {
     const WarpRequest& q = *lanes[lane];
     int g = lane >> 2, t = lane % 4;
-    if (tf32) {
+    if (fp8) {
+      // m16n8k32 A (a0..a15, 4 a register): row = groupID (+8 for a4..a7,
+      // a12..a15), col = 4*tig + (i&3) (+16 for i>=8); B (b0..b7): row =
+      // 4*tig + (i&3) (+16 for i>=4), col = groupID.
+      for (int i = 0; i < 16; ++i) {
+        a[g + 8 * ((i / 4) % 2)][4 * t + (i & 3) + 16 * (i / 8)] =
+            byte(q.a[i / 4], i % 4, f8 / 2 == 1);
+      }
+      for (int i = 0; i < 8; ++i) {
+        b[4 * t + (i & 3) + 16 * (i / 4)][g] = byte(q.b[i / 4], i % 4, f8 % 2 == 1);
+      }
+    } else if (tf32) {
       for (int i = 0; i < 4; ++i) {
         a[g + 8 * (i % 2)][t + 4 * (i / 2)] = AsTf32(q.a[i]);
       }

@@ -9,6 +9,9 @@
 //     col = groupID
 //   m16n8k8 tf32 A (a0..a3): row = groupID (+8 for a1,a3), col = tig (+4
 //     for a2,a3); B (b0,b1): row = tig (+4 for b1), col = groupID
+//   m16n8k32 e4m3/e5m2 A (4 regs of 4 x 8 bits, a0..a15): row = groupID
+//     (+8 for a4..a7, a12..a15), col = 4*tig + (i&3) (+16 for i>=8);
+//     B (2 regs, b0..b7): row = 4*tig + (i&3) (+16 for i>=4), col = groupID
 //   C, D (4 f32, c0..c3): row = groupID (+8 for c2,c3), col = 2*tig + (i&1)
 //   ldmatrix m8n8 b16: lane l receives row l/4, columns 2*(l%4) and +1 of
 //     each matrix (with .trans: row and column exchanged); lanes 8i..8i+7

@@ -4,6 +4,7 @@
 // result must be the plain matrix product / the plain matrix rows.
 #include "codegen/cuda/emulator/warp_ops.h"
 
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -87,6 +88,65 @@ TEST(WarpOpsTest, MmaM16N8K16F16AndBf16MatchTheScalarModel) {
     EXPECT_EQ(CompleteWarpOp(Requests(lanes, req, kMmaBase + kind), nullptr, {}), "");
     CheckD(lanes, a, b, c, 16);
   }
+}
+
+TEST(WarpOpsTest, MmaM16N8K32Fp8MatchesTheScalarModelForEachTypePair) {
+  for (int kind = XT_EMU_MMA_M16N8K32_E4M3_E4M3; kind <= XT_EMU_MMA_M16N8K32_E5M2_E5M2;
+       ++kind) {
+    const Fp8Format fa = (kind - XT_EMU_MMA_M16N8K32_E4M3_E4M3) / 2 ? kF8E5M2 : kF8E4M3FN;
+    const Fp8Format fb = (kind - XT_EMU_MMA_M16N8K32_E4M3_E4M3) % 2 ? kF8E5M2 : kF8E4M3FN;
+    // Values each format holds exactly: halves, subnormal-free, signed.
+    float a[16 * 32], b[32 * 8], c[16 * 8];
+    for (int i = 0; i < 512; ++i) a[i] = static_cast<float>((i * 7) % 13 - 6) * 0.5f;
+    for (int i = 0; i < 256; ++i) b[i] = static_cast<float>((i * 5) % 9 - 4) * 0.25f;
+    for (int i = 0; i < 128; ++i) c[i] = static_cast<float>(i % 13);
+    auto q = [](float f, const Fp8Format& fmt) -> uint32_t { return Fp8ToBits(f, fmt); };
+    std::vector<Lane> lanes(32);
+    for (int l = 0; l < 32; ++l) {
+      int g = l / 4, t = l % 4;
+      // A table: register r holds 4 consecutive K at row g (+8 for r odd),
+      // columns 4t.. (+16 for r >= 2), the lowest K in the low byte.
+      for (int r = 0; r < 4; ++r) {
+        for (int e = 0; e < 4; ++e) {
+          int row = g + 8 * (r % 2), col = 4 * t + e + 16 * (r / 2);
+          lanes[l].a[r] |= q(a[row * 32 + col], fa) << (8 * e);
+        }
+      }
+      // B table: register r holds K 4t.. (+16 for r = 1) of column g.
+      for (int r = 0; r < 2; ++r) {
+        for (int e = 0; e < 4; ++e) {
+          lanes[l].b[r] |= q(b[(4 * t + e + 16 * r) * 8 + g], fb) << (8 * e);
+        }
+      }
+      lanes[l].c[0] = c[g * 8 + 2 * t];
+      lanes[l].c[1] = c[g * 8 + 2 * t + 1];
+      lanes[l].c[2] = c[(g + 8) * 8 + 2 * t];
+      lanes[l].c[3] = c[(g + 8) * 8 + 2 * t + 1];
+    }
+    std::vector<WarpRequest> req(32);
+    EXPECT_EQ(CompleteWarpOp(Requests(lanes, req, kMmaBase + kind), nullptr, {}), "");
+    CheckD(lanes, a, b, c, 32);
+  }
+}
+
+TEST(WarpOpsTest, MmaFp8ReadsE4m3NanAndE5m2Infinity) {
+  std::vector<Lane> lanes(32);
+  // Lane 0's a0 is A(0, 0), b0 is B(0, 0): D(0, 0) (lane 0's d0) sees them.
+  lanes[0].a[0] = 0x7Fu;  // e4m3fn NaN
+  lanes[0].b[0] = 0x38u;  // e4m3fn 1.0
+  std::vector<WarpRequest> req(32);
+  EXPECT_EQ(CompleteWarpOp(Requests(lanes, req, kMmaBase + XT_EMU_MMA_M16N8K32_E4M3_E4M3),
+                           nullptr, {}),
+            "");
+  EXPECT_TRUE(std::isnan(lanes[0].d[0]));
+  EXPECT_EQ(lanes[4].d[0], 0.0f);  // D(1, 0): row 1 of A is zero
+  lanes[0].a[0] = 0x7Cu;  // e5m2 +inf
+  lanes[0].b[0] = 0x3Cu;  // e5m2 1.0
+  EXPECT_EQ(CompleteWarpOp(Requests(lanes, req, kMmaBase + XT_EMU_MMA_M16N8K32_E5M2_E5M2),
+                           nullptr, {}),
+            "");
+  EXPECT_TRUE(std::isinf(lanes[0].d[0]));
+  EXPECT_NE(CompleteWarpOp(Requests(lanes, req, kMmaBase + 9), nullptr, {}), "");
 }
 
 TEST(WarpOpsTest, MmaM16N8K8Tf32MatchesTheScalarModelAndTruncates) {

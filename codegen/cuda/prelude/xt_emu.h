@@ -43,6 +43,12 @@ enum XtEmuMmaKind {
   XT_EMU_MMA_M16N8K16_F16 = 1,
   XT_EMU_MMA_M16N8K16_BF16 = 2,
   XT_EMU_MMA_M16N8K8_TF32 = 3,
+  // m16n8k32 FP8: 4 + 2 * (A is e5m2) + (B is e5m2); A and B e4m3 (OCP
+  // E4M3, f8e4m3fn) or e5m2.
+  XT_EMU_MMA_M16N8K32_E4M3_E4M3 = 4,
+  XT_EMU_MMA_M16N8K32_E4M3_E5M2 = 5,
+  XT_EMU_MMA_M16N8K32_E5M2_E4M3 = 6,
+  XT_EMU_MMA_M16N8K32_E5M2_E5M2 = 7,
 };
 
 struct XtEmuApi {
@@ -292,4 +298,12 @@ static void xt_ldmatrix(int count, int trans, uint32_t* r, const XtS<S>& s,
   xt_api->mma(xt_self->rt, XT_EMU_MMA_M16N8K16_BF16, d, a, b, c, __LINE__)
 #define XT_MMA_M16N8K8_TF32(d, a, b, c) \
   xt_api->mma(xt_self->rt, XT_EMU_MMA_M16N8K8_TF32, d, a, b, c, __LINE__)
+#define XT_MMA_M16N8K32_E4M3_E4M3(d, a, b, c) \
+  xt_api->mma(xt_self->rt, XT_EMU_MMA_M16N8K32_E4M3_E4M3, d, a, b, c, __LINE__)
+#define XT_MMA_M16N8K32_E4M3_E5M2(d, a, b, c) \
+  xt_api->mma(xt_self->rt, XT_EMU_MMA_M16N8K32_E4M3_E5M2, d, a, b, c, __LINE__)
+#define XT_MMA_M16N8K32_E5M2_E4M3(d, a, b, c) \
+  xt_api->mma(xt_self->rt, XT_EMU_MMA_M16N8K32_E5M2_E4M3, d, a, b, c, __LINE__)
+#define XT_MMA_M16N8K32_E5M2_E5M2(d, a, b, c) \
+  xt_api->mma(xt_self->rt, XT_EMU_MMA_M16N8K32_E5M2_E5M2, d, a, b, c, __LINE__)
 #endif  // XT_EMU_ABI_ONLY

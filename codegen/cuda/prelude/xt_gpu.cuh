@@ -144,6 +144,29 @@ XT_DEVICE void xt_mma_m16n8k8_tf32(float* d, const uint32_t* a,
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),
         "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
 }
+// FP8 (sm_89 and later): m16n8k32, A and B each e4m3 or e5m2, four 8-bit
+// elements a register (the lower K in the low byte).
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 890
+#define XT_DEFINE_MMA_F8(name, ta, tb)                                        \
+  XT_DEVICE void name(float* d, const uint32_t* a, const uint32_t* b,         \
+                      const float* c) {                                       \
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.f32." ta "." tb           \
+                 ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "        \
+                 "{%10, %11, %12, %13};\n"                                    \
+                 : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])             \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]),     \
+                   "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));    \
+  }
+XT_DEFINE_MMA_F8(xt_mma_m16n8k32_e4m3_e4m3, "e4m3", "e4m3")
+XT_DEFINE_MMA_F8(xt_mma_m16n8k32_e4m3_e5m2, "e4m3", "e5m2")
+XT_DEFINE_MMA_F8(xt_mma_m16n8k32_e5m2_e4m3, "e5m2", "e4m3")
+XT_DEFINE_MMA_F8(xt_mma_m16n8k32_e5m2_e5m2, "e5m2", "e5m2")
+#undef XT_DEFINE_MMA_F8
+#define XT_MMA_M16N8K32_E4M3_E4M3(d, a, b, c) xt_mma_m16n8k32_e4m3_e4m3(d, a, b, c)
+#define XT_MMA_M16N8K32_E4M3_E5M2(d, a, b, c) xt_mma_m16n8k32_e4m3_e5m2(d, a, b, c)
+#define XT_MMA_M16N8K32_E5M2_E4M3(d, a, b, c) xt_mma_m16n8k32_e5m2_e4m3(d, a, b, c)
+#define XT_MMA_M16N8K32_E5M2_E5M2(d, a, b, c) xt_mma_m16n8k32_e5m2_e5m2(d, a, b, c)
+#endif
 #define XT_MMA_M16N8K16_F16(d, a, b, c) xt_mma_m16n8k16_f16(d, a, b, c)
 #define XT_MMA_M16N8K16_BF16(d, a, b, c) xt_mma_m16n8k16_bf16(d, a, b, c)
 #define XT_MMA_M16N8K8_TF32(d, a, b, c) xt_mma_m16n8k8_tf32(d, a, b, c)
