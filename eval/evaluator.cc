@@ -13,6 +13,7 @@
 #include "eval/rng.h"
 #include "eval/shape_ops.h"
 #include "eval/sort.h"
+#include "eval/window.h"
 #include "eval/tensor.h"
 #include "ir/collectives.h"
 #include "ir/dot_precision.h"
@@ -237,6 +238,25 @@ class Evaluator {
         }
         return EvalDot(*x, *y, a.dot, out);
       }
+      case Opcode::kConvolution: {
+        // As a dot: operands read in their own type.
+        Tensor x = *ops[0], y = *ops[1];
+        if (options_.excess_precision) {
+          Narrow(&x, inst.operand(0)->shape());
+          Narrow(&y, inst.operand(1)->shape());
+        }
+        return EvalConvolution(x, y, a, out);
+      }
+      case Opcode::kReduceWindow: {
+        size_t half = ops.size() / 2;
+        return EvalReduceWindow(std::vector<const Tensor*>(ops.begin(), ops.begin() + half),
+                                std::vector<const Tensor*>(ops.begin() + half, ops.end()),
+                                a.window, *inst.called_computations()[0], out, Runner());
+      }
+      case Opcode::kSelectAndScatter:
+        return EvalSelectAndScatter(*ops[0], *ops[1], *ops[2], a.window,
+                                    *inst.called_computations()[0],
+                                    *inst.called_computations()[1], Runner());
       case Opcode::kReduce: {
         size_t half = ops.size() / 2;
         std::vector<const Tensor*> inputs(ops.begin(), ops.begin() + half);

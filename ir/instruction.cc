@@ -56,7 +56,9 @@ bool Instruction::Identical(const Instruction& other) const {
          a.dimensions == b.dimensions && a.dot == b.dot &&
          a.slice == b.slice && a.padding == b.padding &&
          a.slice_sizes == b.slice_sizes && a.gather == b.gather &&
-         a.scatter == b.scatter &&
+         a.scatter == b.scatter && a.window == b.window && a.conv == b.conv &&
+         a.feature_group_count == b.feature_group_count &&
+         a.batch_group_count == b.batch_group_count &&
          a.indices_are_sorted == b.indices_are_sorted &&
          a.unique_indices == b.unique_indices &&
          a.direction == b.direction &&

@@ -82,6 +82,33 @@ struct RawAttribute {
   bool operator==(const RawAttribute&) const = default;
 };
 
+// One dimension of a `window={...}` (convolution, reduce-window,
+// select-and-scatter), with XLA's defaults. base_dilation is `lhs_dilate`,
+// window_dilation `rhs_dilate`, reversal `rhs_reversal`.
+struct WindowDimension {
+  int64_t size = 1;
+  int64_t stride = 1;
+  int64_t pad_low = 0;
+  int64_t pad_high = 0;
+  int64_t base_dilation = 1;
+  int64_t window_dilation = 1;
+  bool reversal = false;
+  bool operator==(const WindowDimension&) const = default;
+};
+
+// A convolution's `dim_labels=b01f_01io->b01f`: which dimension of the
+// input (lhs), kernel (rhs) and output is which. Spatial lists are in
+// spatial order (digit 0 first).
+struct ConvDimensions {
+  int64_t input_batch = 0, input_feature = 0;
+  std::vector<int64_t> input_spatial;
+  int64_t kernel_input_feature = 0, kernel_output_feature = 0;
+  std::vector<int64_t> kernel_spatial;
+  int64_t output_batch = 0, output_feature = 0;
+  std::vector<int64_t> output_spatial;
+  bool operator==(const ConvDimensions&) const = default;
+};
+
 // Opcode-specific attributes. Each field says which opcodes use it.
 struct InstructionAttrs {
   int64_t parameter_number = -1;        // parameter
@@ -99,6 +126,11 @@ struct InstructionAttrs {
                                         // dynamic-slice `dynamic_slice_sizes`
   GatherDimensions gather;              // gather
   ScatterDimensions scatter;            // scatter
+  std::vector<WindowDimension> window;  // convolution reduce-window
+                                        // select-and-scatter
+  ConvDimensions conv;                  // convolution `dim_labels`
+  int64_t feature_group_count = 1;      // convolution
+  int64_t batch_group_count = 1;        // convolution
   bool indices_are_sorted = false;      // gather scatter
   bool unique_indices = false;          // scatter
   ComparisonDirection direction = ComparisonDirection::kEq;  // compare

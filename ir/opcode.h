@@ -62,6 +62,9 @@ namespace xtune {
   V(kPad, "pad", kOther)                              \
   V(kReverse, "reverse", kOther)                      \
   V(kDot, "dot", kOther)                              \
+  V(kConvolution, "convolution", kOther)              \
+  V(kReduceWindow, "reduce-window", kOther)           \
+  V(kSelectAndScatter, "select-and-scatter", kOther)  \
   V(kReduce, "reduce", kOther)                        \
   V(kSelect, "select", kOther)                        \
   V(kClamp, "clamp", kOther)                          \

@@ -624,6 +624,8 @@ class Parser {
     std::vector<std::string> want;
     if (inst->opcode() == Opcode::kWhile) {
       want = {"condition", "body"};
+    } else if (inst->opcode() == Opcode::kSelectAndScatter) {
+      want = {"select", "scatter"};
     } else if (inst->opcode() == Opcode::kConditional &&
                order.size() == 2 && order[0] != "branch_computations") {
       want = {"true_computation", "false_computation"};

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/text_parsers.h"
+#include "ir/window.h"
 #include "util/status_macros.h"
 
 namespace xtune {
@@ -47,6 +48,15 @@ bool AttributeApplies(absl::string_view attr, Opcode op) {
   if (attr == "index_vector_dim" || attr == "indices_are_sorted") {
     return op == Opcode::kGather || op == Opcode::kScatter;
   }
+  if (attr == "window") {
+    return op == Opcode::kConvolution || op == Opcode::kReduceWindow ||
+           op == Opcode::kSelectAndScatter;
+  }
+  if (attr == "dim_labels" || attr == "feature_group_count" ||
+      attr == "batch_group_count") {
+    return op == Opcode::kConvolution;
+  }
+  if (attr == "select" || attr == "scatter") return op == Opcode::kSelectAndScatter;
   if (attr == "condition" || attr == "body") return op == Opcode::kWhile;
   if (attr == "true_computation" || attr == "false_computation" ||
       attr == "branch_computations") {
@@ -56,7 +66,7 @@ bool AttributeApplies(absl::string_view attr, Opcode op) {
     return op == Opcode::kReduce || op == Opcode::kCall ||
            op == Opcode::kAllReduce || op == Opcode::kScatter ||
            op == Opcode::kReduceScatter || op == Opcode::kSort ||
-           op == Opcode::kMap;
+           op == Opcode::kMap || op == Opcode::kReduceWindow;
   }
   return attr == "metadata" || attr == "backend_config";
 }
@@ -139,6 +149,15 @@ absl::Status CheckRequiredAttributes(
       required = {"offset_dims", "collapsed_slice_dims", "start_index_map",
                   "index_vector_dim", "slice_sizes"};
       break;
+    case Opcode::kConvolution:
+      required = {"dim_labels"};  // a 0-spatial convolution has no window
+      break;
+    case Opcode::kReduceWindow:
+      required = {"window", "to_apply"};
+      break;
+    case Opcode::kSelectAndScatter:
+      required = {"window", "select", "scatter"};
+      break;
     case Opcode::kScatter:
       required = {"update_window_dims", "inserted_window_dims",
                   "scatter_dims_to_operand_dims", "index_vector_dim",
@@ -161,7 +180,8 @@ absl::Status CheckRequiredAttributes(
 bool IsCalleeAttribute(absl::string_view attr) {
   return attr == "calls" || attr == "to_apply" || attr == "condition" ||
          attr == "body" || attr == "true_computation" ||
-         attr == "false_computation" || attr == "branch_computations";
+         attr == "false_computation" || attr == "branch_computations" ||
+         attr == "select" || attr == "scatter";
 }
 
 absl::Status ParseValueAttribute(const std::string& attr, Instruction* inst,
@@ -265,6 +285,17 @@ absl::Status ParseValueAttribute(const std::string& attr, Instruction* inst,
                   : attr == "largest"      ? &a->largest
                                            : &a->indices_are_sorted;
     *field = b == "true";
+  } else if (attr == "window") {
+    XTUNE_RETURN_IF_ERROR(ParseWindowText(cursor, &a->window));
+  } else if (attr == "dim_labels") {
+    XTUNE_ASSIGN_OR_RETURN(absl::string_view value, cursor.ParseRawValue());
+    absl::StatusOr<ConvDimensions> d = ParseDimLabels(value);
+    if (!d.ok()) return cursor.ErrorAt(pos, d.status().message());
+    a->conv = *d;
+  } else if (attr == "feature_group_count" || attr == "batch_group_count") {
+    XTUNE_ASSIGN_OR_RETURN(int64_t n, cursor.ParseInt());
+    if (n < 1) return cursor.ErrorAt(pos, absl::StrCat(attr, " must be at least 1"));
+    (attr == "feature_group_count" ? a->feature_group_count : a->batch_group_count) = n;
   } else if (attr == "k") {
     XTUNE_ASSIGN_OR_RETURN(a->k, cursor.ParseInt());
   } else if (attr == "exponent_bits") {

@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/window.h"
 
 namespace xtune {
 namespace {
@@ -182,6 +183,20 @@ std::string FormatInstruction(const Instruction& inst,
       if (a.unique_indices) attrs.push_back("unique_indices=true");
       break;
     }
+    case Opcode::kConvolution:
+      if (!a.window.empty()) attrs.push_back("window={" + WindowText(a.window) + "}");
+      attrs.push_back("dim_labels=" + DimLabelsText(a.conv, inst.shape().rank()));
+      if (a.feature_group_count != 1) {
+        attrs.push_back(absl::StrCat("feature_group_count=", a.feature_group_count));
+      }
+      if (a.batch_group_count != 1) {
+        attrs.push_back(absl::StrCat("batch_group_count=", a.batch_group_count));
+      }
+      break;
+    case Opcode::kReduceWindow:
+    case Opcode::kSelectAndScatter:
+      attrs.push_back("window={" + WindowText(a.window) + "}");
+      break;
     default:
       break;
   }
@@ -202,6 +217,9 @@ std::string FormatInstruction(const Instruction& inst,
       if (inst.opcode() == Opcode::kFusion) key = "calls=";
       if (inst.opcode() == Opcode::kWhile) {
         key = k == 0 ? "condition=" : "body=";
+      }
+      if (inst.opcode() == Opcode::kSelectAndScatter) {
+        key = k == 0 ? "select=" : "scatter=";
       }
       if (pred_branches) {
         key = k == 0 ? "true_computation=" : "false_computation=";

@@ -679,16 +679,13 @@ absl::StatusOr<Shape> InferShape(const Instruction& inst) {
       XTUNE_RETURN_IF_ERROR(ExpectOperands(inst, 1));
       return inst.operand(0)->shape();
     case Opcode::kAllReduce: {
-      if (inst.operand_count() < 1) return Invalid("all-reduce needs operands");
       XTUNE_RETURN_IF_ERROR(ExpectArrays(inst));
-      std::vector<Shape> elems;
-      for (const Instruction* o : inst.operands()) elems.push_back(o->shape());
-      DType t = elems[0].dtype();
-      XTUNE_RETURN_IF_ERROR(CheckScalarComputation(
-          inst.called_computations()[0], {t, t}, {t}, "all-reduce"));
-      if (elems.size() == 1) return elems[0];
-      return Shape::Tuple(std::move(elems));
+      return InferAllReduce(inst);
     }
+    case Opcode::kConvolution:
+    case Opcode::kReduceWindow:
+    case Opcode::kSelectAndScatter:
+      return InferWindowed(inst);
     default:
       break;
   }

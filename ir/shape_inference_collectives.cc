@@ -4,6 +4,18 @@
 
 namespace xtune {
 
+absl::StatusOr<Shape> InferAllReduce(const Instruction& inst) {
+  if (inst.operand_count() < 1) return absl::InvalidArgumentError("all-reduce needs operands");
+  std::vector<Shape> elems;
+  for (const Instruction* o : inst.operands()) elems.push_back(o->shape());
+  DType t = elems[0].dtype();
+  absl::Status s = CheckScalarComputation(inst.called_computations()[0], {t, t}, {t},
+                                          "all-reduce");
+  if (!s.ok()) return s;
+  if (elems.size() == 1) return elems[0];
+  return Shape::Tuple(std::move(elems));
+}
+
 absl::StatusOr<Shape> InferCollective(const Instruction& inst) {
   const Opcode op = inst.opcode();
   if (op == Opcode::kReplicaId || op == Opcode::kPartitionId) {

@@ -30,8 +30,14 @@ absl::StatusOr<Shape> InferDynamicUpdateSlice(const Instruction& inst);
 absl::StatusOr<Shape> InferGather(const Instruction& inst);
 absl::StatusOr<Shape> InferScatter(const Instruction& inst);
 
-// Collectives on one replica (shape_inference_collectives.cc).
+// Collectives on one replica (shape_inference_collectives.cc); all-reduce
+// after its operands are checked to be arrays.
 absl::StatusOr<Shape> InferCollective(const Instruction& inst);
+absl::StatusOr<Shape> InferAllReduce(const Instruction& inst);
+
+// Convolution, reduce-window and select-and-scatter
+// (shape_inference_window.cc).
+absl::StatusOr<Shape> InferWindowed(const Instruction& inst);
 
 // Sorting (shape_inference_sort.cc).
 absl::StatusOr<Shape> InferSort(const Instruction& inst);
