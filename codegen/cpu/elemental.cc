@@ -520,7 +520,16 @@ absl::StatusOr<std::string> ElementalEmitter::EmitUncached(
         return EmitReduce(inst->operand(0), inst->attrs().tuple_index, index,
                           out);
       }
+      if (inst->operand(0)->opcode() == Opcode::kReduceWindow) {
+        return EmitReduceWindow(inst->operand(0), inst->attrs().tuple_index, index, out);
+      }
       break;
+    case Opcode::kConvolution:
+      return EmitConvolution(inst, index, out);
+    case Opcode::kReduceWindow:
+      return EmitReduceWindow(inst, 0, index, out);
+    case Opcode::kSelectAndScatter:
+      return EmitSelectAndScatter(inst, index, out);
     case Opcode::kDynamicSlice:
       return EmitDynamicSlice(inst, index, out);
     case Opcode::kDynamicUpdateSlice:

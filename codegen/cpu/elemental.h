@@ -141,6 +141,16 @@ class ElementalEmitter {
   absl::StatusOr<std::string> EmitGather(const Instruction* inst,
                                          const std::vector<IndexExpr>& index,
                                          CodeBuffer* out);
+  // The windowed operations (elemental_window.cc), scalar mode only.
+  absl::StatusOr<std::string> EmitConvolution(const Instruction* inst,
+                                              const std::vector<IndexExpr>& index,
+                                              CodeBuffer* out);
+  absl::StatusOr<std::string> EmitReduceWindow(const Instruction* inst, int64_t output,
+                                               const std::vector<IndexExpr>& index,
+                                               CodeBuffer* out);
+  absl::StatusOr<std::string> EmitSelectAndScatter(const Instruction* inst,
+                                                   const std::vector<IndexExpr>& index,
+                                                   CodeBuffer* out);
   std::string Splat(const std::string& scalar) const;
 
   int width_;
