@@ -250,7 +250,57 @@ def models():
     fp8_args = (f32(16, 64), f32(64, 32) * 0.5, np.float32(0.05),
                 np.float32(0.02))
 
+    # A ResNet-style block and its training gradients (NHWC): 3x3 convs
+    # (one strided), bias, ReLU, a residual, max pooling with padding and
+    # average pooling; the gradient has the transposed convolutions (lhs
+    # dilation, reversed kernels, kernels as outputs) and max pooling's
+    # select-and-scatter.
+    def resnet_block(x, w1, b1, w2, w3):
+        def forward(x, w1, b1, w2, w3):
+            dn = ("NHWC", "HWIO", "NHWC")
+            h = jax.lax.conv_general_dilated(x, w1, (1, 1), "SAME", dimension_numbers=dn)
+            h = jax.nn.relu(h + b1)
+            h = jax.lax.conv_general_dilated(h, w2, (1, 1), "SAME", dimension_numbers=dn) + x
+            h = jax.lax.reduce_window(h, -jnp.inf, jax.lax.max, (1, 3, 3, 1), (1, 2, 2, 1),
+                                      ((0, 0), (0, 1), (0, 1), (0, 0)))
+            h = jax.lax.conv_general_dilated(h, w3, (2, 2), ((1, 1), (1, 1)),
+                                             dimension_numbers=dn)
+            pooled = jax.lax.reduce_window(h, 0.0, jax.lax.add, (1, 2, 2, 1),
+                                           (1, 2, 2, 1), "VALID") / 4.0
+            return jnp.sum(pooled * pooled), pooled
+
+        (loss, pooled), grads = jax.value_and_grad(forward, argnums=(0, 1, 2, 3, 4),
+                                                   has_aux=True)(x, w1, b1, w2, w3)
+        return (loss, pooled) + grads
+
+    resnet_args = (f32(2, 12, 12, 4), f32(3, 3, 4, 4) * 0.3, f32(4) * 0.1,
+                   f32(3, 3, 4, 4) * 0.3, f32(3, 3, 4, 8) * 0.3)
+
+    # Depthwise and grouped convolutions in NCHW with a dilated kernel, a
+    # 1-D transposed convolution (lhs dilation) and a 3-D one, with the
+    # depthwise gradient (its kernel gradient has batch_group_count).
+    def grouped_convs(x, wd, wg, s, k1, v, k3):
+        def depthwise(x, wd):
+            return jax.lax.conv_general_dilated(
+                x, wd, (1, 1), ((2, 2), (2, 2)), rhs_dilation=(2, 2),
+                dimension_numbers=("NCHW", "OIHW", "NCHW"), feature_group_count=6)
+
+        y, vjp = jax.vjp(depthwise, x, wd)
+        gx, gw = vjp(jnp.tanh(y))
+        grouped = jax.lax.conv_general_dilated(
+            x, wg, (2, 1), ((1, 0), (0, 1)), dimension_numbers=("NCHW", "OIHW", "NCHW"),
+            feature_group_count=3)
+        up = jax.lax.conv_transpose(s, k1, (2,), "SAME", dimension_numbers=("NWC", "WIO", "NWC"))
+        vol = jax.lax.conv_general_dilated(v, k3, (1, 2, 1), "VALID",
+                                           dimension_numbers=("NCDHW", "OIDHW", "NCDHW"))
+        return y, gx, gw, grouped, up, vol
+
+    grouped_args = (f32(2, 6, 9, 9), f32(6, 1, 3, 3), f32(6, 2, 2, 3), f32(2, 7, 3),
+                    f32(3, 3, 5) * 0.5, f32(1, 2, 4, 6, 5), f32(3, 2, 2, 3, 2))
+
     return [("bit_ops", bit_ops, bit_args),
+            ("resnet_block", resnet_block, resnet_args),
+            ("grouped_convs", grouped_convs, grouped_args),
             ("fp8_matmul", fp8_matmul, fp8_args),
             ("rbg_dropout", rbg_dropout, rbg_args),
             ("u64_ops", u64_ops, u64_args),
