@@ -6,6 +6,8 @@
 #include <optional>
 
 #include "eval/dot.h"
+#include "eval/window.h"
+#include "ir/conv_call.h"
 #include "ir/dot_precision.h"
 #include "ir/library_call.h"
 #include "util/float_formats.h"
@@ -15,6 +17,8 @@ namespace xtune {
 absl::StatusOr<Tensor> EvalLibraryCall(const Instruction& inst,
                                        const std::vector<const Tensor*>& ops,
                                        const Shape& out, bool tf32) {
+  std::optional<std::string> target = CustomCallTarget(inst);
+  if (target.has_value() && IsConvCallTarget(*target)) return EvalConvCall(inst, ops, out);
   absl::StatusOr<GemmCall> call = ReadGemmCall(inst);
   if (!call.ok()) return call.status();
   const Tensor& a = *ops[0];

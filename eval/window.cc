@@ -2,7 +2,12 @@
 
 #include <optional>
 
+#include <algorithm>
+#include <cmath>
+
 #include "eval/elementwise.h"
+#include "eval/shape_ops.h"
+#include "ir/conv_call.h"
 #include "ir/window.h"
 #include "util/status_macros.h"
 
@@ -104,6 +109,75 @@ Tensor EvalConvolution(const Tensor& lhs, const Tensor& rhs, const InstructionAt
     return ConvolutionIn<double>(lhs, rhs, attrs, out);
   }
   return ConvolutionIn<float>(lhs, rhs, attrs, out);
+}
+
+absl::StatusOr<Tensor> EvalConvCall(const Instruction& inst,
+                                    const std::vector<const Tensor*>& ops, const Shape& out) {
+  XTUNE_ASSIGN_OR_RETURN(ConvCall call, ReadConvCall(inst));
+  std::vector<Tensor> x;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const Shape& declared = inst.operand(static_cast<int64_t>(k))->shape();
+    x.push_back(*ops[k]);
+    if (x.back().is_float()) {
+      for (double& v : x.back().f) v = RoundToType(v, declared.dtype());
+    }
+    x.back().shape = declared;
+  }
+  XTUNE_ASSIGN_OR_RETURN(ConvAsConvolution c, AsConvolution(call, x[0].shape, x[1].shape));
+  Tensor rhs = x[c.rhs];
+  if (c.regroup) {
+    const DType t = rhs.shape.dtype();
+    std::vector<int64_t> permuted;
+    for (int64_t p : c.perm) permuted.push_back(rhs.shape.dim(p));
+    rhs = EvalReshape(EvalTranspose(rhs, Shape(t, permuted), c.perm), Shape(t, c.split));
+    permuted.clear();
+    for (int64_t p : c.perm2) permuted.push_back(c.split[p]);
+    rhs = EvalReshape(EvalTranspose(rhs, Shape(t, permuted), c.perm2), Shape(t, c.kernel_dims));
+  }
+  InstructionAttrs a;
+  a.window = c.window;
+  a.conv = c.dims;
+  a.feature_group_count = c.feature_group_count;
+  a.batch_group_count = c.batch_group_count;
+  const DType acc = call.result.dtype() == DType::kF64 ? DType::kF64 : DType::kF32;
+  Tensor v = EvalConvolution(x[c.lhs], rhs, a, Shape(acc, call.result.dims()));
+  // The epilogue in the accumulation type, each step rounded to it (as the
+  // flatten pass's expansion computes it).
+  auto r = [acc](double y) { return RoundToType(y, acc); };
+  const std::vector<int64_t> strides = RowMajorStrides(call.result.dims());
+  const int64_t fdim = call.dims.output_feature;
+  const int64_t features = call.result.dim(fdim);
+  Tensor result(Shape(call.result.dtype(), call.result.dims()));
+  for (int64_t k = 0; k < v.size(); ++k) {
+    double y = v.f[k];
+    if (call.conv_result_scale != 1) y = r(y * r(call.conv_result_scale));
+    if (call.side_input_operand >= 0 && call.side_input_scale != 0) {
+      double s = r(x[call.side_input_operand].f[k]);
+      if (call.side_input_scale != 1) s = r(s * r(call.side_input_scale));
+      y = r(y + s);
+    }
+    if (call.bias_operand >= 0) {
+      y = r(y + r(x[call.bias_operand].f[(k / strides[fdim]) % features]));
+    }
+    switch (call.activation) {
+      case ConvActivation::kNone: break;
+      case ConvActivation::kRelu: y = y > 0 || std::isnan(y) ? y : 0; break;
+      case ConvActivation::kRelu6: y = std::isnan(y) ? y : std::min(std::max(y, 0.0), 6.0); break;
+      case ConvActivation::kElu: y = y > 0 ? y : r(std::expm1(y)); break;
+      case ConvActivation::kLeakyRelu: y = y > 0 ? y : r(y * r(call.leakyrelu_alpha)); break;
+      case ConvActivation::kTanh: y = r(std::tanh(y)); break;
+      case ConvActivation::kSigmoid: y = r(1 / (1 + std::exp(-y))); break;
+    }
+    result.f[k] = RoundToType(y, call.result.dtype());
+  }
+  if (!out.IsTuple()) return result;
+  Tensor tuple;
+  tuple.shape = out;
+  tuple.tuple.push_back(std::move(result));
+  for (size_t k = 1; k < out.tuple_shapes().size(); ++k) {
+    tuple.tuple.emplace_back(out.tuple_shapes()[k]);
+  }
+  return tuple;
 }
 
 absl::StatusOr<Tensor> EvalReduceWindow(const std::vector<const Tensor*>& inputs,

@@ -39,6 +39,11 @@ absl::StatusOr<Tensor> EvalReduceWindow(const std::vector<const Tensor*>& inputs
                                         const Computation& to_apply, const Shape& out,
                                         const ComputationRunner& run);
 
+// XLA's cuDNN convolution custom-calls (ir/conv_call.h): the result and
+// zeros for the scratch. Operands are read in their declared types.
+absl::StatusOr<Tensor> EvalConvCall(const Instruction& inst,
+                                    const std::vector<const Tensor*>& ops, const Shape& out);
+
 absl::StatusOr<Tensor> EvalSelectAndScatter(const Tensor& operand, const Tensor& source,
                                             const Tensor& init,
                                             const std::vector<WindowDimension>& window,

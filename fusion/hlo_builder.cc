@@ -116,6 +116,25 @@ Instruction* HloBuilder::Bitcast(Instruction* x, DType t) {
   return Append(Opcode::kBitcastConvert, Shape(t, x->shape().dims()), {x});
 }
 
+Instruction* HloBuilder::Transpose(Instruction* x, const std::vector<int64_t>& perm) {
+  std::vector<int64_t> dims;
+  for (int64_t p : perm) dims.push_back(x->shape().dim(p));
+  Instruction* t = Append(Opcode::kTranspose, Shape(x->shape().dtype(), dims), {x});
+  t->mutable_attrs()->dimensions = perm;
+  return t;
+}
+
+Instruction* HloBuilder::Convolution(Instruction* lhs, Instruction* rhs,
+                                     const InstructionAttrs& attrs, const Shape& out) {
+  Instruction* c = Append(Opcode::kConvolution, out, {lhs, rhs});
+  InstructionAttrs* a = c->mutable_attrs();
+  a->window = attrs.window;
+  a->conv = attrs.conv;
+  a->feature_group_count = attrs.feature_group_count;
+  a->batch_group_count = attrs.batch_group_count;
+  return c;
+}
+
 Instruction* HloBuilder::Reshape(Instruction* x,
                                  const std::vector<int64_t>& dims) {
   if (x->shape().dims() == dims) return x;

@@ -57,6 +57,11 @@ class HloBuilder {
                      int64_t limit);
   Instruction* Concatenate(const std::vector<Instruction*>& xs, int64_t dim);
   Instruction* Tuple(const std::vector<Instruction*>& xs);
+  // transpose(x), output dimension i = x's dimension perm[i].
+  Instruction* Transpose(Instruction* x, const std::vector<int64_t>& perm);
+  // convolution(lhs, rhs) with `attrs`' window, conv dims and groups.
+  Instruction* Convolution(Instruction* lhs, Instruction* rhs, const InstructionAttrs& attrs,
+                           const Shape& out);
   // reduce(x, init) over `dims` with `reducer` (its result: x's other
   // dimensions in x's element type).
   Instruction* Reduce(Instruction* x, Instruction* init, const std::vector<int64_t>& dims,

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "fusion/hlo_builder.h"
+#include "ir/conv_call.h"
 #include "ir/library_call.h"
 #include "util/float_formats.h"
 
@@ -149,9 +150,75 @@ Instruction* MaxAbs(Instruction* v, const std::string& prefix, const Instruction
 
 }  // namespace
 
+absl::StatusOr<Instruction*> ExpandConvCall(const Instruction& inst,
+                                            const std::vector<Instruction*>& operands,
+                                            const std::string& prefix, Computation* out) {
+  absl::StatusOr<ConvCall> call = ReadConvCall(inst);
+  if (!call.ok()) return call.status();
+  absl::StatusOr<ConvAsConvolution> c =
+      AsConvolution(*call, operands[0]->shape(), operands[1]->shape());
+  if (!c.ok()) return c.status();
+  HloBuilder b(out, prefix + inst.name() + ".", inst.location());
+  Instruction* lhs = operands[c->lhs];
+  Instruction* rhs = operands[c->rhs];
+  if (c->regroup) {
+    rhs = b.Reshape(b.Transpose(b.Reshape(b.Transpose(rhs, c->perm), c->split), c->perm2),
+                    c->kernel_dims);
+  }
+  const std::vector<int64_t>& dims = call->result.dims();
+  const DType acc = call->result.dtype() == DType::kF64 ? DType::kF64 : DType::kF32;
+  InstructionAttrs attrs;
+  attrs.window = c->window;
+  attrs.conv = c->dims;
+  attrs.feature_group_count = c->feature_group_count;
+  attrs.batch_group_count = c->batch_group_count;
+  Instruction* v = b.Convolution(lhs, rhs, attrs, Shape(acc, dims));
+  if (call->conv_result_scale != 1) {
+    v = b.Multiply(v, b.FloatConstant(acc, call->conv_result_scale));
+  }
+  if (call->side_input_operand >= 0 && call->side_input_scale != 0) {
+    Instruction* s = b.Convert(operands[call->side_input_operand], acc);
+    if (call->side_input_scale != 1) s = b.Multiply(s, b.FloatConstant(acc, call->side_input_scale));
+    v = b.Add(v, s);
+  }
+  if (call->bias_operand >= 0) {
+    Instruction* bias = b.Convert(operands[call->bias_operand], acc);
+    v = b.Add(v, b.Broadcast(bias, dims, {call->dims.output_feature}));
+  }
+  Instruction* zero = b.FloatConstant(acc, 0);
+  switch (call->activation) {
+    case ConvActivation::kNone: break;
+    case ConvActivation::kRelu: v = b.Binary(Opcode::kMaximum, v, zero); break;
+    case ConvActivation::kRelu6:
+      v = b.Binary(Opcode::kMinimum, b.Binary(Opcode::kMaximum, v, zero), b.FloatConstant(acc, 6));
+      break;
+    case ConvActivation::kElu:
+      v = b.Select(b.Compare(v, zero, ComparisonDirection::kGt), v, b.Unary(Opcode::kExpm1, v));
+      break;
+    case ConvActivation::kLeakyRelu:
+      v = b.Select(b.Compare(v, zero, ComparisonDirection::kGt), v,
+                   b.Multiply(v, b.FloatConstant(acc, call->leakyrelu_alpha)));
+      break;
+    case ConvActivation::kTanh: v = b.Unary(Opcode::kTanh, v); break;
+    case ConvActivation::kSigmoid: v = b.Unary(Opcode::kLogistic, v); break;
+  }
+  v = b.Convert(v, call->result.dtype());
+  *v->mutable_shape() = call->result;
+  std::vector<Instruction*> elems = {v};
+  for (size_t k = 1; k < inst.shape().tuple_shapes().size(); ++k) {
+    const Shape& w = inst.shape().tuple_shapes()[k];
+    elems.push_back(b.Splat(b.Constant(w.dtype(), 0), w.dims()));
+  }
+  return b.Tuple(elems);
+}
+
 absl::StatusOr<Instruction*> ExpandLibraryCall(
     const Instruction& inst, const std::vector<Instruction*>& operands,
     const std::string& prefix, Computation* out, Module* module) {
+  std::optional<std::string> target = CustomCallTarget(inst);
+  if (target.has_value() && IsConvCallTarget(*target)) {
+    return ExpandConvCall(inst, operands, prefix, out);
+  }
   absl::StatusOr<GemmCall> call = ReadGemmCall(inst);
   if (!call.ok()) return call.status();
   absl::StatusOr<std::string> key = LibraryCallKeyText(inst);

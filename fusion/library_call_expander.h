@@ -20,7 +20,10 @@ namespace xtune {
 // Expands custom-call `inst` whose operands are `operands` (already in
 // `out`): appends the fusions to `out`, their computations to `module`,
 // and returns the value standing for the custom-call (D, or the tuple of
-// its results). Errors as ReadGemmCall.
+// its results). Errors as ReadGemmCall. A cuDNN convolution call
+// (ir/conv_call.h) becomes plain instructions in `out` (its convolution and
+// epilogue, which the fusion pass fuses like any), and zeros for its
+// scratch; errors as ReadConvCall.
 absl::StatusOr<Instruction*> ExpandLibraryCall(
     const Instruction& inst, const std::vector<Instruction*>& operands,
     const std::string& prefix, Computation* out, Module* module);

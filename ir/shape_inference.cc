@@ -658,6 +658,7 @@ absl::StatusOr<Shape> InferShape(const Instruction& inst) {
         }
         return declared;
       }
+      if (IsConvCall(inst)) return InferConvCall(inst);
       // Library calls (ir/library_call.h): the declared shape, checked.
       absl::StatusOr<GemmCall> call = ReadGemmCall(inst);
       if (!call.ok()) return call.status();

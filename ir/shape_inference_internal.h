@@ -38,6 +38,9 @@ absl::StatusOr<Shape> InferAllReduce(const Instruction& inst);
 // Convolution, reduce-window and select-and-scatter
 // (shape_inference_window.cc).
 absl::StatusOr<Shape> InferWindowed(const Instruction& inst);
+// XLA's cuDNN convolution custom-calls (ir/conv_call.h).
+bool IsConvCall(const Instruction& inst);
+absl::StatusOr<Shape> InferConvCall(const Instruction& inst);
 
 // Sorting (shape_inference_sort.cc).
 absl::StatusOr<Shape> InferSort(const Instruction& inst);

@@ -2,6 +2,8 @@
 // dim_labels, feature and batch groups), reduce-window (variadic) and
 // select-and-scatter, with XLA's output-size rule (ir/window.h).
 #include "absl/strings/str_cat.h"
+#include "ir/conv_call.h"
+#include "ir/library_call.h"
 #include "ir/shape_inference_internal.h"
 #include "ir/window.h"
 
@@ -147,6 +149,59 @@ absl::StatusOr<Shape> InferSelectAndScatter(const Instruction& inst) {
 }
 
 }  // namespace
+
+bool IsConvCall(const Instruction& inst) {
+  std::optional<std::string> target = CustomCallTarget(inst);
+  return target.has_value() && IsConvCallTarget(*target);
+}
+
+absl::StatusOr<Shape> InferConvCall(const Instruction& inst) {
+  absl::StatusOr<ConvCall> call = ReadConvCall(inst);
+  if (!call.ok()) return call.status();
+  if (inst.operand_count() < 2 || !inst.operand(0)->shape().IsArray() ||
+      !inst.operand(1)->shape().IsArray()) {
+    return Invalid(inst, "operands must be arrays");
+  }
+  const Shape& a = inst.operand(0)->shape();
+  const Shape& b = inst.operand(1)->shape();
+  absl::StatusOr<ConvAsConvolution> c = AsConvolution(*call, a, b);
+  if (!c.ok()) return c.status();
+  // The shape of the equivalent convolution, on the regrouped kernel.
+  Shape kernel = b;
+  if (c->regroup) {
+    if (b.ElementCount() != Shape(b.dtype(), c->kernel_dims).ElementCount()) {
+      return Invalid(inst, "the kernel does not split into its groups");
+    }
+    kernel = Shape(b.dtype(), c->kernel_dims);
+  }
+  Instruction conv(inst.name(), Opcode::kConvolution, Shape(call->result.dtype(), {}));
+  Instruction lhs("lhs", Opcode::kParameter, c->lhs == 0 ? a : b);
+  Instruction rhs("rhs", Opcode::kParameter, c->rhs == 0 ? a : kernel);
+  conv.AppendOperand(&lhs);
+  conv.AppendOperand(&rhs);
+  InstructionAttrs* attrs = conv.mutable_attrs();
+  attrs->window = c->window;
+  attrs->conv = c->dims;
+  attrs->feature_group_count = c->feature_group_count;
+  attrs->batch_group_count = c->batch_group_count;
+  absl::StatusOr<Shape> s = InferConvolution(conv);
+  if (!s.ok()) return s.status();
+  if (s->dims() != call->result.dims()) {
+    return Invalid(inst, absl::StrCat(call->target, " of these operands gives ",
+                                      s->ToString(false), ", the call returns ",
+                                      call->result.ToString(false)));
+  }
+  const int64_t features = call->result.dim(call->dims.output_feature);
+  if (call->bias_operand >= 0 &&
+      inst.operand(call->bias_operand)->shape().dims() != std::vector<int64_t>{features}) {
+    return Invalid(inst, absl::StrCat("the bias must have the ", features, " output features"));
+  }
+  if (call->side_input_operand >= 0 &&
+      inst.operand(call->side_input_operand)->shape().dims() != call->result.dims()) {
+    return Invalid(inst, "the side input must have the result's dimensions");
+  }
+  return inst.shape();
+}
 
 absl::StatusOr<Shape> InferWindowed(const Instruction& inst) {
   for (const WindowDimension& w : inst.attrs().window) {
