@@ -382,19 +382,23 @@ class Converter {
     if ((op == "gather" || op == "scatter") && i.indices_are_sorted()) {
       a.push_back("indices_are_sorted=true");
     }
-    if (op == "convolution" || op == "reduce-window" || op == "select-and-scatter") {
+    // XLA's cuDNN convolution custom-calls carry a convolution's attributes.
+    const bool conv_call = op == "custom-call" && i.has_convolution_dimension_numbers();
+    if (op == "convolution" || op == "reduce-window" || op == "select-and-scatter" ||
+        conv_call) {
       if (i.has_window()) a.push_back("window=" + WindowText(i.window()));
     }
-    if (op == "convolution") {
+    if (op == "convolution" || conv_call) {
       a.push_back("dim_labels=" + DimLabels(i.convolution_dimension_numbers(),
-                                            i.shape().dimensions_size()));
+                                            i.convolution_dimension_numbers()
+                                                    .input_spatial_dimensions_size() + 2));
       if (i.feature_group_count() > 1) {
         a.push_back(absl::StrCat("feature_group_count=", i.feature_group_count()));
       }
       if (i.batch_group_count() > 1) {
         a.push_back(absl::StrCat("batch_group_count=", i.batch_group_count()));
       }
-      PrecisionAttributes(i, &a);
+      if (op == "convolution") PrecisionAttributes(i, &a);
     }
     if (op == "custom-call") {
       a.push_back("custom_call_target=" + Quoted(i.custom_call_target()));

@@ -22,12 +22,13 @@ using ::xtune::testing::StatusIs;
 std::string H200Dir() { return std::string(XTUNE_SOURCE_DIR) + "/tests/xla_compat/h200"; }
 
 // XLA wrote each module twice on an H200 (tests/xla_compat/h200): as text
-// (NAME.hlo) and as the HloProto of --xla_dump_hlo_as_proto (NAME.hlo.pb).
+// (NAME.hlo) and as the HloProto of --xla_dump_hlo_as_proto (NAME.hlo.pb),
+// cuDNN convolution calls included (conv/).
 // Both read to the same computations (canonical text, constants in full),
 // the same backend configs and the same library-call keys.
 TEST(HloProtoTextTest, XlasBinaryDumpsReadAsTheirTextTwins) {
   int pairs = 0;
-  for (const char* mode : {"default", "cublas", "before"}) {
+  for (const char* mode : {"default", "cublas", "before", "conv"}) {
     for (const auto& e : std::filesystem::directory_iterator(H200Dir() + "/" + mode)) {
       const std::string pb = e.path().string();
       if (e.path().extension() != ".pb") continue;
@@ -59,7 +60,7 @@ TEST(HloProtoTextTest, XlasBinaryDumpsReadAsTheirTextTwins) {
       EXPECT_EQ((*a)->entry()->name(), (*b)->entry()->name());
     }
   }
-  EXPECT_EQ(pairs, 21);
+  EXPECT_EQ(pairs, 35);
 }
 
 TEST(HloProtoTextTest, TellsBinaryFromText) {
@@ -87,17 +88,21 @@ TEST(HloProtoTextTest, BadBinaryModulesGetAClearError) {
 
 // XLA's convolution and pooling dumps (issue 29) are read, then refused by
 // the parser naming the operation, exactly as their text twins.
-TEST(HloProtoTextTest, UnsupportedOperationsAreRefusedAsInText) {
-  for (const char* name : {"conv_nhwc_bf16.cublas", "maxpool_and_grad.default"}) {
-    SCOPED_TRACE(name);
-    const std::string text = H200Dir() + "/conv/" + name + ".hlo";
-    absl::StatusOr<std::unique_ptr<Module>> a = ParseModuleFile(text);
-    absl::StatusOr<std::unique_ptr<Module>> b = ParseModuleFile(text + ".pb");
-    ASSERT_FALSE(a.ok());
-    ASSERT_FALSE(b.ok());
-    EXPECT_EQ(a.status().code(), b.status().code());
-    EXPECT_THAT(std::string(b.status().message()), HasSubstr("(as HLO text)"));
-  }
+// A cuDNN convolution call's convolution attributes (window, dim_labels,
+// feature_group_count) come out of the proto as XLA writes them in text.
+TEST(HloProtoTextTest, CudnnCallsKeepTheirConvolutionAttributes) {
+  const std::string text = H200Dir() + "/conv/conv_depthwise.default.hlo";
+  absl::StatusOr<std::unique_ptr<Module>> a = ParseModuleFile(text);
+  absl::StatusOr<std::unique_ptr<Module>> b = ParseModuleFile(text + ".pb");
+  ASSERT_THAT(a, IsOk());
+  ASSERT_THAT(b, IsOk());
+  const Instruction* x = (*a)->entry()->FindInstruction("cudnn-conv.1");
+  const Instruction* y = (*b)->entry()->FindInstruction("cudnn-conv.1");
+  ASSERT_NE(x, nullptr);
+  ASSERT_NE(y, nullptr);
+  EXPECT_EQ(x->attrs().other, y->attrs().other);
+  EXPECT_THAT(ToString(*y), HasSubstr("window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_o01i->b01f, "
+                                      "feature_group_count=64, custom_call_target="));
 }
 
 }  // namespace

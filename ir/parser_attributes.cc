@@ -236,7 +236,15 @@ absl::Status ParseValueAttribute(const std::string& attr, Instruction* inst,
       return cursor.ErrorAt(
           pos, absl::StrCat("unknown comparison type '", t, "'"));
     }
-    a->comparison_type = t;
+    // The default for the operands' type (FLOAT, SIGNED, UNSIGNED) is kept
+    // as no type, as XLA prints it: text and binary dumps key alike.
+    const DType operand = inst->operand_count() > 0 && inst->operand(0)->shape().IsArray()
+                              ? inst->operand(0)->shape().dtype()
+                              : DType::kF32;
+    const char* fallback = IsFloat(operand)    ? "FLOAT"
+                           : IsInteger(operand) && IsSigned(operand) ? "SIGNED"
+                                                                     : "UNSIGNED";
+    a->comparison_type = t == fallback ? "" : t;
   } else if (attr == "index") {
     XTUNE_ASSIGN_OR_RETURN(a->tuple_index, cursor.ParseInt());
   } else if (attr == "dynamic_slice_sizes" || attr == "slice_sizes") {

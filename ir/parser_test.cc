@@ -36,8 +36,9 @@ TEST(ParserTest, EveryOpcodeOfTheSubsetParses) {
   }
   // Every opcode in the list appears in the file except the three shifts,
   // tan, after-all (TokensAreEmptyTuplesThatPrintAsTokens has it),
-  // rng-bit-generator (tests/data/rng_bit_generator.hlo) and custom-call
-  // (ir/library_call_test.cc).
+  // rng-bit-generator (tests/data/rng_bit_generator.hlo), custom-call
+  // (ir/library_call_test.cc) and the windowed operations
+  // (eval/window_test.cc, tests/xla_compat/h200/conv/).
   std::vector<Opcode> missing;
 #define XTUNE_CHECK_SEEN(e, text, kind) \
   if (!seen.contains(Opcode::e)) missing.push_back(Opcode::e);
@@ -49,7 +50,8 @@ TEST(ParserTest, EveryOpcodeOfTheSubsetParses) {
                          "shift-left", "shift-right-logical",
                          "shift-right-arithmetic", "tan", "after-all",
                          "rng-bit-generator", "add-dependency",
-                         "custom-call"));
+                         "custom-call", "convolution", "reduce-window",
+                         "select-and-scatter"));
   EXPECT_EQ((*m)->entry()->name(), "main.1");
   EXPECT_EQ((*m)->entry()->parameter_count(), 3);
   EXPECT_EQ((*m)->entry()->root()->name(), "result");
