@@ -24,7 +24,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # One that starts to pass fails the check until it leaves this list.
 REFUSED = {
     "reduce_large_row_to_scalar.hlo": "unsupported element type 'c128'",
-    "select_and_scatter.hlo": "unsupported opcode 'select-and-scatter'",
 }
 
 
