@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "ir/clone.h"
+#include "fusion/conv_as_dot.h"
 #include "fusion/hlo_builder.h"
 #include "fusion/library_call_expander.h"
 #include "ir/library_call.h"
@@ -39,6 +40,15 @@ class Flattener {
           value[inst] = Inline(*inst->called_computations()[0], operands,
                                absl::StrCat(prefix, inst->name(), "."));
           continue;
+        case Opcode::kConvolution:
+          if (ConvolutionAsDotPays(operands[0]->shape(), operands[1]->shape(),
+                                   inst->attrs(), inst->shape())) {
+            HloBuilder b(out_, absl::StrCat(prefix, inst->name(), "."), inst->location());
+            value[inst] = BuildConvolution(b, operands[0], operands[1], inst->attrs(),
+                                           inst->shape());
+            continue;
+          }
+          break;
         case Opcode::kMap:
           value[inst] = InlineMap(*inst, operands, prefix);
           continue;

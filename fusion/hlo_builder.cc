@@ -116,7 +116,47 @@ Instruction* HloBuilder::Bitcast(Instruction* x, DType t) {
   return Append(Opcode::kBitcastConvert, Shape(t, x->shape().dims()), {x});
 }
 
+Instruction* HloBuilder::StridedSlice(Instruction* x, const std::vector<SliceDimension>& slice) {
+  std::vector<int64_t> dims;
+  bool whole = true;
+  for (size_t d = 0; d < slice.size(); ++d) {
+    const SliceDimension& s = slice[d];
+    dims.push_back((s.limit - s.start + s.stride - 1) / s.stride);
+    whole = whole && s.start == 0 && s.stride == 1 && s.limit == x->shape().dim(d);
+  }
+  if (whole) return x;
+  Instruction* s = Append(Opcode::kSlice, Shape(x->shape().dtype(), dims), {x});
+  s->mutable_attrs()->slice = slice;
+  return s;
+}
+
+Instruction* HloBuilder::Pad(Instruction* x, Instruction* value,
+                             const std::vector<PaddingDimension>& padding) {
+  std::vector<int64_t> dims;
+  bool none = true;
+  for (size_t d = 0; d < padding.size(); ++d) {
+    const PaddingDimension& p = padding[d];
+    const int64_t n = x->shape().dim(d);
+    dims.push_back(n + p.low + p.high + std::max<int64_t>(0, n - 1) * p.interior);
+    none = none && p.low == 0 && p.high == 0 && p.interior == 0;
+  }
+  if (none) return x;
+  Instruction* p = Append(Opcode::kPad, Shape(x->shape().dtype(), dims), {x, value});
+  p->mutable_attrs()->padding = padding;
+  return p;
+}
+
+Instruction* HloBuilder::Reverse(Instruction* x, const std::vector<int64_t>& dims) {
+  if (dims.empty()) return x;
+  Instruction* r = Append(Opcode::kReverse, x->shape(), {x});
+  r->mutable_attrs()->dimensions = dims;
+  return r;
+}
+
 Instruction* HloBuilder::Transpose(Instruction* x, const std::vector<int64_t>& perm) {
+  bool identity = true;
+  for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
+  if (identity) return x;
   std::vector<int64_t> dims;
   for (int64_t p : perm) dims.push_back(x->shape().dim(p));
   Instruction* t = Append(Opcode::kTranspose, Shape(x->shape().dtype(), dims), {x});

@@ -57,6 +57,12 @@ class HloBuilder {
                      int64_t limit);
   Instruction* Concatenate(const std::vector<Instruction*>& xs, int64_t dim);
   Instruction* Tuple(const std::vector<Instruction*>& xs);
+  // slice(x) with a start, limit and stride for every dimension.
+  Instruction* StridedSlice(Instruction* x, const std::vector<SliceDimension>& slice);
+  // pad(x, value) with `padding` for every dimension.
+  Instruction* Pad(Instruction* x, Instruction* value,
+                   const std::vector<PaddingDimension>& padding);
+  Instruction* Reverse(Instruction* x, const std::vector<int64_t>& dims);
   // transpose(x), output dimension i = x's dimension perm[i].
   Instruction* Transpose(Instruction* x, const std::vector<int64_t>& perm);
   // convolution(lhs, rhs) with `attrs`' window, conv dims and groups.

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "fusion/conv_as_dot.h"
 #include "fusion/hlo_builder.h"
 #include "ir/conv_call.h"
 #include "ir/library_call.h"
@@ -172,7 +173,7 @@ absl::StatusOr<Instruction*> ExpandConvCall(const Instruction& inst,
   attrs.conv = c->dims;
   attrs.feature_group_count = c->feature_group_count;
   attrs.batch_group_count = c->batch_group_count;
-  Instruction* v = b.Convolution(lhs, rhs, attrs, Shape(acc, dims));
+  Instruction* v = BuildConvolution(b, lhs, rhs, attrs, Shape(acc, dims));
   if (call->conv_result_scale != 1) {
     v = b.Multiply(v, b.FloatConstant(acc, call->conv_result_scale));
   }
