@@ -81,8 +81,10 @@ Instruction* BuildConvolution(HloBuilder& b, Instruction* lhs, Instruction* rhs,
   std::vector<int64_t> to_groups = {static_cast<int64_t>(n) + 2};
   for (size_t i = 0; i <= n; ++i) to_groups.push_back(static_cast<int64_t>(i));
   to_groups.insert(to_groups.end(), {static_cast<int64_t>(n) + 1, static_cast<int64_t>(n) + 3});
-  Instruction* a_op = b.Reshape(b.Transpose(b.Reshape(cols, split), to_groups),
-                                {g, m, positions * cg});
+  // (One group: a reshape alone, which the gemm reads as a bitcast.)
+  Instruction* a_op = g == 1 ? b.Reshape(cols, {m, positions * cg})
+                             : b.Reshape(b.Transpose(b.Reshape(cols, split), to_groups),
+                                         {g, m, positions * cg});
   // 3. The kernel as [G, positions x C/G, O/G].
   std::vector<int64_t> reversed;
   for (size_t i = 0; i < n; ++i) {
@@ -91,8 +93,12 @@ Instruction* BuildConvolution(HloBuilder& b, Instruction* lhs, Instruction* rhs,
   std::vector<int64_t> kperm = d.kernel_spatial;
   kperm.insert(kperm.end(), {d.kernel_input_feature, d.kernel_output_feature});
   Instruction* w = b.Transpose(b.Reverse(rhs, reversed), kperm);
-  w = b.Reshape(w, {positions, cg, g, o / g});
-  w = b.Reshape(b.Transpose(w, {2, 0, 1, 3}), {g, positions * cg, o / g});
+  if (g == 1) {
+    w = b.Reshape(w, {positions * cg, o});
+  } else {
+    w = b.Reshape(w, {positions, cg, g, o / g});
+    w = b.Reshape(b.Transpose(w, {2, 0, 1, 3}), {g, positions * cg, o / g});
+  }
   // 4. The dot (batched over groups), then [batch, out spatial..., O] in
   //    the output's dimension order.
   DotDimensions dd;
@@ -100,11 +106,7 @@ Instruction* BuildConvolution(HloBuilder& b, Instruction* lhs, Instruction* rhs,
   dd.rhs_batch = {0};
   dd.lhs_contracting = {2};
   dd.rhs_contracting = {1};
-  if (g == 1) {
-    a_op = b.Reshape(a_op, {m, positions * cg});
-    w = b.Reshape(w, {positions * cg, o});
-    dd = DotDimensions{{}, {1}, {}, {0}};
-  }
+  if (g == 1) dd = DotDimensions{{}, {1}, {}, {0}};
   Instruction* y = b.Dot(a_op, w, dd,
                          g == 1 ? Shape(out.dtype(), {m, o}) : Shape(out.dtype(), {g, m, o / g}));
   bool precise = false;
