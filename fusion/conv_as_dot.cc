@@ -81,8 +81,10 @@ Instruction* BuildConvolution(HloBuilder& b, Instruction* lhs, Instruction* rhs,
   std::vector<int64_t> to_groups = {static_cast<int64_t>(n) + 2};
   for (size_t i = 0; i <= n; ++i) to_groups.push_back(static_cast<int64_t>(i));
   to_groups.insert(to_groups.end(), {static_cast<int64_t>(n) + 1, static_cast<int64_t>(n) + 3});
-  // (One group: a reshape alone, which the gemm reads as a bitcast.)
-  Instruction* a_op = g == 1 ? b.Reshape(cols, {m, positions * cg})
+  // (One group: the patches as they are, their leading dimensions the
+  // dot's free ones, so its result is [batch, out spatial..., O] and the
+  // bias and activation after it fuse into the gemm's epilogue.)
+  Instruction* a_op = g == 1 ? cols
                              : b.Reshape(b.Transpose(b.Reshape(cols, split), to_groups),
                                          {g, m, positions * cg});
   // 3. The kernel as [G, positions x C/G, O/G].
@@ -106,9 +108,13 @@ Instruction* BuildConvolution(HloBuilder& b, Instruction* lhs, Instruction* rhs,
   dd.rhs_batch = {0};
   dd.lhs_contracting = {2};
   dd.rhs_contracting = {1};
-  if (g == 1) dd = DotDimensions{{}, {1}, {}, {0}};
+  std::vector<int64_t> nyo = {batch};
+  nyo.insert(nyo.end(), ys.begin(), ys.end());
+  std::vector<int64_t> nyo_o = nyo;
+  nyo_o.push_back(o);
+  if (g == 1) dd = DotDimensions{{}, {static_cast<int64_t>(n) + 1}, {}, {0}};
   Instruction* y = b.Dot(a_op, w, dd,
-                         g == 1 ? Shape(out.dtype(), {m, o}) : Shape(out.dtype(), {g, m, o / g}));
+                         g == 1 ? Shape(out.dtype(), nyo_o) : Shape(out.dtype(), {g, m, o / g}));
   bool precise = false;
   for (const RawAttribute& r : a.other) {
     if (r.name == "operand_precision" || r.name == "algorithm") {
@@ -119,8 +125,6 @@ Instruction* BuildConvolution(HloBuilder& b, Instruction* lhs, Instruction* rhs,
   if (!precise && lhs->shape().dtype() == DType::kF32) {
     y->mutable_attrs()->other.push_back({"operand_precision", "{highest,highest}"});
   }
-  std::vector<int64_t> nyo = {batch};
-  nyo.insert(nyo.end(), ys.begin(), ys.end());
   if (g > 1) {
     std::vector<int64_t> gnyo = {g};
     gnyo.insert(gnyo.end(), nyo.begin(), nyo.end());
@@ -130,8 +134,7 @@ Instruction* BuildConvolution(HloBuilder& b, Instruction* lhs, Instruction* rhs,
     back.insert(back.end(), {0, static_cast<int64_t>(n) + 2});
     y = b.Transpose(b.Reshape(y, gnyo), back);
   }
-  nyo.push_back(o);
-  y = b.Reshape(y, nyo);
+  y = b.Reshape(y, nyo_o);
   // y's dimension i is output dimension order[i]; transpose into place.
   std::vector<int64_t> order = {d.output_batch};
   order.insert(order.end(), d.output_spatial.begin(), d.output_spatial.end());
