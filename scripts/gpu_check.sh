@@ -119,7 +119,7 @@ modules_all() {
   local run="$data/tests/xla_compat/run_modules.py" rc=0
   python3 "$run" "$xtune" "$out/modules" cuda --level=0 --timeout=40 --jobs=8 \
     "$data"/tests/numpy/cases/*.hlo \
-    "$data"/tests/xla_compat/h200/{default,cublas,before}/*.hlo \
+    "$data"/tests/xla_compat/h200/{default,cublas,before,conv}/*.hlo \
     "$data"/tests/xla_compat/gpu_tests/*.hlo || rc=1
   echo "== tuned on the GPU (level 4)"
   python3 "$run" "$xtune" "$out/modules-tuned" cuda --level=4 --timeout=90 --jobs=4 \
