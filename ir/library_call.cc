@@ -224,7 +224,8 @@ absl::StatusOr<GemmCall> ReadGemmCall(const Instruction& inst) {
     return absl::UnimplementedError(absl::StrCat(
         "the custom_call_target '", *target,
         "' is not one xtune runs (it runs ", kCublasGemmTarget, ", ",
-        kCublasLtMatmulTarget, " and ", kCublasLtMatmulF8Target, ")"));
+        kCublasLtMatmulTarget, ", ", kCublasLtMatmulF8Target,
+        " and the __cudnn$conv* convolutions)"));
   }
   GemmCall call;
   call.target = *target;

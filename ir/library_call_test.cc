@@ -157,7 +157,8 @@ TEST(LibraryCallTest, BadCallsAreRefusedWithWhatIsWrong) {
       {R"(f32[4,6] custom-call(x, y), custom_call_target="my$kernel")",
        absl::StatusCode::kUnimplemented,
        "the custom_call_target 'my$kernel' is not one xtune runs (it runs "
-       "__cublas$gemm, __cublas$lt$matmul and __cublas$lt$matmul$f8)"},
+       "__cublas$gemm, __cublas$lt$matmul, __cublas$lt$matmul$f8 and the __cudnn$conv* "
+       "convolutions)"},
       {Lt("f32[4,6]", "x, y", R"("epilogue":"BIAS")"),
        absl::StatusCode::kInvalidArgument,
        "a BIAS gemm with beta 0 takes 3 operands, not 2"},
