@@ -141,6 +141,13 @@ class ElementalEmitter {
   absl::StatusOr<std::string> EmitGather(const Instruction* inst,
                                          const std::vector<IndexExpr>& index,
                                          CodeBuffer* out);
+  // A reduce's or reduce-window's accumulators, set to its initial values
+  // (operands n..2n-1), and one step of it: acc = to_apply(acc, input at
+  // `in_index`) for every input at once.
+  absl::StatusOr<std::vector<std::string>> EmitAccumulators(const Instruction* inst,
+                                                            CodeBuffer* out);
+  absl::Status EmitAccumulate(const Instruction* inst, const std::vector<std::string>& accs,
+                              const std::vector<IndexExpr>& in_index, CodeBuffer* out);
   // The windowed operations (elemental_window.cc), scalar mode only.
   absl::StatusOr<std::string> EmitConvolution(const Instruction* inst,
                                               const std::vector<IndexExpr>& index,

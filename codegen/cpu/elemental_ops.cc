@@ -440,14 +440,7 @@ absl::StatusOr<std::string> ElementalEmitter::EmitReduce(
   }
   const Instruction* input0 = inst->operand(0);
   const std::vector<int64_t>& reduced = inst->attrs().dimensions;
-  std::vector<std::string> accs;
-  for (int64_t j = 0; j < n; ++j) {
-    XTUNE_ASSIGN_OR_RETURN(std::string init, Emit(inst->operand(n + j), {}, out));
-    std::string acc = out->Fresh("acc");
-    out->Linef(ScalarType(inst->operand(j)->shape().dtype()), " ", acc, " = ",
-               init, ";");
-    accs.push_back(acc);
-  }
+  XTUNE_ASSIGN_OR_RETURN(std::vector<std::string> accs, EmitAccumulators(inst, out));
   std::vector<IndexExpr> in_index;
   size_t kept = 0;
   int loops = 0;
@@ -462,32 +455,53 @@ absl::StatusOr<std::string> ElementalEmitter::EmitReduce(
       in_index.push_back(index[kept++]);
     }
   }
-  if (n == 1) {
-    XTUNE_ASSIGN_OR_RETURN(std::string x, Emit(input0, in_index, out));
-    XTUNE_ASSIGN_OR_RETURN(std::string combined,
-                           EmitCombine(to_apply, accs[0], x, out));
-    out->Linef(accs[0], " = ", combined, ";");
-  } else {
-    // Every new accumulator from the old ones, then all assigned at once.
-    for (int64_t j = 0; j < n; ++j) {
-      XTUNE_ASSIGN_OR_RETURN(std::string x, Emit(inst->operand(j), in_index, out));
-      Bind(to_apply.parameter(j), accs[j]);
-      Bind(to_apply.parameter(n + j), x);
-    }
-    std::vector<std::string> next;
-    for (int64_t j = 0; j < n; ++j) {
-      absl::StatusOr<std::string> v = Emit(to_apply.root()->operand(j), {}, out);
-      if (!v.ok()) {
-        for (int64_t p = 0; p < 2 * n; ++p) bound_.erase(to_apply.parameter(p));
-        return v.status();
-      }
-      next.push_back(*v);
-    }
-    for (int64_t p = 0; p < 2 * n; ++p) bound_.erase(to_apply.parameter(p));
-    for (int64_t j = 0; j < n; ++j) out->Linef(accs[j], " = ", next[j], ";");
-  }
+  XTUNE_RETURN_IF_ERROR(EmitAccumulate(inst, accs, in_index, out));
   for (int i = 0; i < loops; ++i) out->Close();
   return accs[output];
+}
+
+absl::StatusOr<std::vector<std::string>> ElementalEmitter::EmitAccumulators(
+    const Instruction* inst, CodeBuffer* out) {
+  const int64_t n = inst->operand_count() / 2;
+  std::vector<std::string> accs;
+  for (int64_t j = 0; j < n; ++j) {
+    XTUNE_ASSIGN_OR_RETURN(std::string init, Emit(inst->operand(n + j), {}, out));
+    std::string acc = out->Fresh("acc");
+    out->Linef(ScalarType(inst->operand(j)->shape().dtype()), " ", acc, " = ", init, ";");
+    accs.push_back(acc);
+  }
+  return accs;
+}
+
+absl::Status ElementalEmitter::EmitAccumulate(const Instruction* inst,
+                                              const std::vector<std::string>& accs,
+                                              const std::vector<IndexExpr>& in_index,
+                                              CodeBuffer* out) {
+  const int64_t n = inst->operand_count() / 2;
+  const Computation& to_apply = *inst->called_computations()[0];
+  if (n == 1) {
+    XTUNE_ASSIGN_OR_RETURN(std::string x, Emit(inst->operand(0), in_index, out));
+    XTUNE_ASSIGN_OR_RETURN(std::string combined, EmitCombine(to_apply, accs[0], x, out));
+    out->Linef(accs[0], " = ", combined, ";");
+    return absl::OkStatus();
+  }
+  // Every new accumulator from the old ones, then all assigned at once.
+  for (int64_t j = 0; j < n; ++j) {
+    XTUNE_ASSIGN_OR_RETURN(std::string x, Emit(inst->operand(j), in_index, out));
+    Bind(to_apply.parameter(j), accs[j]);
+    Bind(to_apply.parameter(n + j), x);
+  }
+  std::vector<std::string> next;
+  absl::Status status = absl::OkStatus();
+  for (int64_t j = 0; j < n && status.ok(); ++j) {
+    absl::StatusOr<std::string> v = Emit(to_apply.root()->operand(j), {}, out);
+    if (v.ok()) next.push_back(*v);
+    status = v.status();
+  }
+  for (int64_t p = 0; p < 2 * n; ++p) bound_.erase(to_apply.parameter(p));
+  XTUNE_RETURN_IF_ERROR(status);
+  for (int64_t j = 0; j < n; ++j) out->Linef(accs[j], " = ", next[j], ";");
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::string> ElementalEmitter::EmitBitsAs(const std::string& a, DType in,

@@ -106,13 +106,7 @@ absl::StatusOr<std::string> ElementalEmitter::EmitReduceWindow(
     return absl::UnimplementedError(absl::StrCat(
         "variadic reduce-window '", inst->name(), "' whose to_apply does not end in a tuple"));
   }
-  std::vector<std::string> accs;
-  for (int64_t j = 0; j < n; ++j) {
-    XTUNE_ASSIGN_OR_RETURN(std::string init, Emit(inst->operand(n + j), {}, out));
-    std::string acc = out->Fresh("acc");
-    out->Linef(ScalarType(inst->operand(j)->shape().dtype()), " ", acc, " = ", init, ";");
-    accs.push_back(acc);
-  }
+  XTUNE_ASSIGN_OR_RETURN(std::vector<std::string> accs, EmitAccumulators(inst, out));
   const Shape& in = inst->operand(0)->shape();
   std::vector<IndexExpr> in_index;
   for (int64_t s = 0; s < in.rank(); ++s) {
@@ -120,27 +114,7 @@ absl::StatusOr<std::string> ElementalEmitter::EmitReduceWindow(
                                              in.dim(s), out)).first,
                         0});
   }
-  if (n == 1) {
-    XTUNE_ASSIGN_OR_RETURN(std::string x, Emit(inst->operand(0), in_index, out));
-    XTUNE_ASSIGN_OR_RETURN(std::string combined, EmitCombine(to_apply, accs[0], x, out));
-    out->Linef(accs[0], " = ", combined, ";");
-  } else {
-    for (int64_t j = 0; j < n; ++j) {
-      XTUNE_ASSIGN_OR_RETURN(std::string x, Emit(inst->operand(j), in_index, out));
-      Bind(to_apply.parameter(j), accs[j]);
-      Bind(to_apply.parameter(n + j), x);
-    }
-    std::vector<std::string> next;
-    absl::Status status = absl::OkStatus();
-    for (int64_t j = 0; j < n && status.ok(); ++j) {
-      absl::StatusOr<std::string> v = Emit(to_apply.root()->operand(j), {}, out);
-      if (v.ok()) next.push_back(*v);
-      status = v.status();
-    }
-    for (int64_t p = 0; p < 2 * n; ++p) bound_.erase(to_apply.parameter(p));
-    XTUNE_RETURN_IF_ERROR(status);
-    for (int64_t j = 0; j < n; ++j) out->Linef(accs[j], " = ", next[j], ";");
-  }
+  XTUNE_RETURN_IF_ERROR(EmitAccumulate(inst, accs, in_index, out));
   for (int64_t s = 0; s < in.rank(); ++s) out->Close();
   return accs[output];
 }
