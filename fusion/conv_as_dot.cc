@@ -66,7 +66,19 @@ Instruction* BuildConvolution(HloBuilder& b, Instruction* lhs, Instruction* rhs,
       s.push_back({start, start + (ys[i] - 1) * w.stride + 1, w.stride});
     }
     s.push_back({0, c, 1});
-    patches.push_back(b.StridedSlice(x, s));
+    Instruction* patch = b.StridedSlice(x, s);
+    if (g == 1) {
+      // [batch, out spatial..., 1, C]: the positions stack along a new
+      // dimension and the features stay last, so the loop writing them
+      // vectorizes along the features.
+      std::vector<int64_t> dims = patch->shape().dims(), keep;
+      for (size_t i = 0; i < dims.size(); ++i) {
+        keep.push_back(static_cast<int64_t>(i) + (i + 1 == dims.size() ? 1 : 0));
+      }
+      dims.insert(dims.end() - 1, 1);
+      patch = b.Broadcast(patch, dims, keep);
+    }
+    patches.push_back(patch);
     for (int64_t i = static_cast<int64_t>(n) - 1; i >= 0; --i) {
       if (++k[i] < ks[i]) break;
       k[i] = 0;
@@ -81,9 +93,10 @@ Instruction* BuildConvolution(HloBuilder& b, Instruction* lhs, Instruction* rhs,
   std::vector<int64_t> to_groups = {static_cast<int64_t>(n) + 2};
   for (size_t i = 0; i <= n; ++i) to_groups.push_back(static_cast<int64_t>(i));
   to_groups.insert(to_groups.end(), {static_cast<int64_t>(n) + 1, static_cast<int64_t>(n) + 3});
-  // (One group: the patches as they are, their leading dimensions the
-  // dot's free ones, so its result is [batch, out spatial..., O] and the
-  // bias and activation after it fuse into the gemm's epilogue.)
+  // (One group: the patches [batch, out spatial..., positions, C] as they
+  // are, their leading dimensions the dot's free ones, so its result is
+  // [batch, out spatial..., O] and the bias and activation after it fuse
+  // into the gemm's epilogue.)
   Instruction* a_op = g == 1 ? cols
                              : b.Reshape(b.Transpose(b.Reshape(cols, split), to_groups),
                                          {g, m, positions * cg});
@@ -96,7 +109,7 @@ Instruction* BuildConvolution(HloBuilder& b, Instruction* lhs, Instruction* rhs,
   kperm.insert(kperm.end(), {d.kernel_input_feature, d.kernel_output_feature});
   Instruction* w = b.Transpose(b.Reverse(rhs, reversed), kperm);
   if (g == 1) {
-    w = b.Reshape(w, {positions * cg, o});
+    w = b.Reshape(w, {positions, cg, o});
   } else {
     w = b.Reshape(w, {positions, cg, g, o / g});
     w = b.Reshape(b.Transpose(w, {2, 0, 1, 3}), {g, positions * cg, o / g});
@@ -112,7 +125,9 @@ Instruction* BuildConvolution(HloBuilder& b, Instruction* lhs, Instruction* rhs,
   nyo.insert(nyo.end(), ys.begin(), ys.end());
   std::vector<int64_t> nyo_o = nyo;
   nyo_o.push_back(o);
-  if (g == 1) dd = DotDimensions{{}, {static_cast<int64_t>(n) + 1}, {}, {0}};
+  if (g == 1) {
+    dd = DotDimensions{{}, {static_cast<int64_t>(n) + 1, static_cast<int64_t>(n) + 2}, {}, {0, 1}};
+  }
   Instruction* y = b.Dot(a_op, w, dd,
                          g == 1 ? Shape(out.dtype(), nyo_o) : Shape(out.dtype(), {g, m, o / g}));
   bool precise = false;

@@ -6,7 +6,9 @@
 //   1. the input, transposed to [batch, spatial..., features], padded (and
 //      dilated by lhs_dilate) with zeros;
 //   2. one strided slice of it per kernel position (rhs_dilate apart),
-//      concatenated along the features: [batch, out spatial..., K x C];
+//      stacked: [batch, out spatial..., K, C] (one group: the features stay
+//      last, so the loop writing the patches vectorizes along them) or
+//      [batch, out spatial..., K x C] (feature groups);
 //   3. the kernel (reversed where rhs_reversal) as [K x C/G, O], per group;
 //   4. a dot (batched over feature groups), then the output's layout.
 // Shallow ones (depthwise, a 1x1 kernel over few features), batch groups,

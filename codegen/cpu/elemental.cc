@@ -175,21 +175,47 @@ bool ElementalEmitter::Vectorizable(
     const Instruction* root,
     const absl::flat_hash_set<const Instruction*>& boundary) {
   std::vector<const Instruction*> stack = {root};
+  // Pad and concatenate vectorize when the lanes (the root's last
+  // dimension) stay every instruction's last dimension, so the lanes are
+  // never padded or split: row-major layouts, no transpose, broadcasts that
+  // keep the last dimension last, and neither on the last dimension.
+  bool windows = false, lanes_move = false;
   while (!stack.empty()) {
     const Instruction* i = stack.back();
     stack.pop_back();
     if (boundary.contains(i)) continue;
     DType t = i->shape().dtype();
     if (!IsFloatCompute(t) && t != DType::kPred) return false;
+    const Shape& s = i->shape();
+    if (s.IsArray() && s.rank() > 0 && s.minor_to_major()[0] != s.rank() - 1) lanes_move = true;
     switch (i->opcode()) {
+      case Opcode::kPad: {
+        if (t == DType::kPred || s.rank() == 0) return false;
+        const PaddingDimension& p = i->attrs().padding.back();
+        if (p.low != 0 || p.high != 0 || p.interior != 0) return false;
+        windows = true;
+        break;
+      }
+      case Opcode::kConcatenate:
+        if (t == DType::kPred || s.rank() == 0 || i->attrs().dimensions[0] == s.rank() - 1) {
+          return false;
+        }
+        windows = true;
+        break;
       case Opcode::kParameter:
       case Opcode::kIota:
         continue;
       case Opcode::kConstant:
         if (i->attrs().literal_elided) return false;
         continue;
-      case Opcode::kBroadcast:
+      case Opcode::kBroadcast: {
+        const std::vector<int64_t>& d = i->attrs().dimensions;
+        if (!d.empty() && d.back() != s.rank() - 1) lanes_move = true;
+        break;
+      }
       case Opcode::kTranspose:
+        lanes_move = true;
+        break;
       case Opcode::kSlice:
       case Opcode::kReverse:
       case Opcode::kCopy:
@@ -210,7 +236,7 @@ bool ElementalEmitter::Vectorizable(
     }
     for (const Instruction* op : i->operands()) stack.push_back(op);
   }
-  return true;
+  return !(windows && lanes_move);
 }
 
 void ElementalEmitter::BindBuffer(const Instruction* inst, std::string pointer,
@@ -470,7 +496,6 @@ absl::StatusOr<std::string> ElementalEmitter::EmitUncached(
       return v;
     }
     case Opcode::kPad: {
-      if (width_ > 1) return absl::UnimplementedError("pad in vector mode");
       XTUNE_ASSIGN_OR_RETURN(std::string pad_value,
                              Emit(inst->operand(1), {}, out));
       const Shape& in = inst->operand(0)->shape();
@@ -478,6 +503,14 @@ absl::StatusOr<std::string> ElementalEmitter::EmitUncached(
       std::vector<IndexExpr> op_index;
       for (size_t d = 0; d < index.size(); ++d) {
         const PaddingDimension& p = a.padding[d];
+        if (index[d].lane_stride != 0) {
+          // Vector lanes: only along a dimension without padding.
+          if (p.low != 0 || p.high != 0 || p.interior != 0) {
+            return absl::UnimplementedError("pad of the vector lanes' dimension");
+          }
+          op_index.push_back(index[d]);
+          continue;
+        }
         std::string rel = absl::StrCat("(", index[d].base, " - (", p.low, "))");
         int64_t step = p.interior + 1;
         conds.push_back(absl::StrCat(rel, " >= 0"));
@@ -486,7 +519,9 @@ absl::StatusOr<std::string> ElementalEmitter::EmitUncached(
         op_index.push_back({step > 1 ? absl::StrCat(rel, " / ", step) : rel, 0});
       }
       std::string v = out->Fresh();
-      out->Linef(ScalarType(shape.dtype()), " ", v, " = ", pad_value, ";");
+      // (In vector mode the value is already a vector: scalars splat.)
+      out->Linef(width_ > 1 ? "xt_vf" : ScalarType(shape.dtype()), " ", v, " = ", pad_value,
+                 ";");
       out->Open(absl::StrCat("if (", conds.empty() ? "true" : absl::StrJoin(conds, " && "), ")"));
       XTUNE_ASSIGN_OR_RETURN(std::string x, Emit(inst->operand(0), op_index, out));
       out->Linef(v, " = ", x, ";");
@@ -494,10 +529,13 @@ absl::StatusOr<std::string> ElementalEmitter::EmitUncached(
       return v;
     }
     case Opcode::kConcatenate: {
-      if (width_ > 1) return absl::UnimplementedError("concatenate in vector mode");
       int64_t dim = a.dimensions[0];
+      if (width_ > 1 && index[dim].lane_stride != 0) {
+        return absl::UnimplementedError("concatenate along the vector lanes");
+      }
       std::string v = out->Fresh();
-      out->Linef(ScalarType(shape.dtype()), " ", v, " = 0;");
+      out->Linef(width_ > 1 ? "xt_vf" : ScalarType(shape.dtype()), " ", v, " = ",
+                 width_ > 1 ? Splat("0.0f") : "0", ";");
       int64_t offset = 0;
       for (int64_t i = 0; i < inst->operand_count(); ++i) {
         int64_t size = inst->operand(i)->shape().dim(dim);
