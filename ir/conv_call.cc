@@ -24,22 +24,9 @@ const RawAttribute* Raw(const Instruction& inst, absl::string_view name) {
   return nullptr;
 }
 
-absl::StatusOr<double> Number(const JsonValue& config, absl::string_view field,
-                              double fallback) {
-  const JsonValue* v = config.Find(field);
-  double x;
-  if (v == nullptr) return fallback;
-  if ((v->kind != JsonValue::Kind::kNumber && v->kind != JsonValue::Kind::kString) ||
-      !absl::SimpleAtod(v->text, &x)) {
-    return absl::InvalidArgumentError(absl::StrCat("\"", field, "\" must be a number"));
-  }
-  return x;
-}
-
 absl::Status ReadBackendConfig(const Instruction& inst, ConvCall* call) {
   if (inst.attrs().backend_config.empty()) return absl::OkStatus();
-  absl::StatusOr<JsonValue> parsed = ParseJson(inst.attrs().backend_config);
-  if (parsed.ok() && parsed->kind == JsonValue::Kind::kString) parsed = ParseJson(parsed->text);
+  absl::StatusOr<JsonValue> parsed = ParseBackendConfigJson(inst.attrs().backend_config);
   if (!parsed.ok()) return Bad(inst, "its backend_config is not JSON");
   const JsonValue* c = parsed->Find("cudnn_conv_backend_config");
   if (c == nullptr) c = &*parsed;
@@ -47,7 +34,7 @@ absl::Status ReadBackendConfig(const Instruction& inst, ConvCall* call) {
        {std::tuple{"conv_result_scale", &call->conv_result_scale, 1.0},
         std::tuple{"side_input_scale", &call->side_input_scale, 0.0},
         std::tuple{"leakyrelu_alpha", &call->leakyrelu_alpha, 0.0}}) {
-    absl::StatusOr<double> v = Number(*c, field, fallback);
+    absl::StatusOr<double> v = JsonNumberField(*c, field, fallback);
     if (!v.ok()) return Bad(inst, v.status().message());
     *out = *v;
   }

@@ -56,31 +56,11 @@ absl::StatusOr<std::vector<int64_t>> IntList(const JsonValue* v,
   return out;
 }
 
-// A number field (proto JSON writes doubles as numbers, int64s as strings);
-// `fallback` when absent.
-absl::StatusOr<double> Number(const JsonValue& config, absl::string_view field,
-                              double fallback) {
-  const JsonValue* v = config.Find(field);
-  if (v == nullptr) return fallback;
-  double x;
-  if ((v->kind != JsonValue::Kind::kNumber &&
-       v->kind != JsonValue::Kind::kString) ||
-      !absl::SimpleAtod(v->text, &x)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("\"", field, "\" must be a number"));
-  }
-  return x;
-}
 
 // The GemmBackendConfig object of a backend_config, bare or wrapped.
 absl::StatusOr<JsonValue> GemmConfigJson(const Instruction& inst,
                                          JsonValue* whole) {
-  absl::StatusOr<JsonValue> parsed = ParseJson(inst.attrs().backend_config);
-  // XLA also writes the config as a string holding the JSON
-  // (backend_config="{ \"gemm_backend_config\": ...}").
-  if (parsed.ok() && parsed->kind == JsonValue::Kind::kString) {
-    parsed = ParseJson(parsed->text);
-  }
+  absl::StatusOr<JsonValue> parsed = ParseBackendConfigJson(inst.attrs().backend_config);
   if (!parsed.ok()) {
     return Bad(inst, absl::StrCat("its backend_config is not JSON (",
                                   parsed.status().message(), ")"));
@@ -245,13 +225,13 @@ absl::StatusOr<GemmCall> ReadGemmCall(const Instruction& inst) {
       if (!v.ok()) return v.status();
       *out = std::move(*v);
     }
-    absl::StatusOr<double> x = Number(*config, "alpha_real", 1);
+    absl::StatusOr<double> x = JsonNumberField(*config, "alpha_real", 1);
     if (!x.ok()) return x.status();
     call.alpha = *x;
-    x = Number(*config, "beta", 0);
+    x = JsonNumberField(*config, "beta", 0);
     if (!x.ok()) return x.status();
     call.beta = *x;
-    x = Number(*config, "alpha_imag", 0);
+    x = JsonNumberField(*config, "alpha_imag", 0);
     if (!x.ok()) return x.status();
     if (*x != 0) {
       return absl::UnimplementedError("a complex alpha (alpha_imag != 0)");

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace xtune {
@@ -216,6 +217,24 @@ bool JsonValue::Erase(absl::string_view key) {
     }
   }
   return false;
+}
+
+absl::StatusOr<double> JsonNumberField(const JsonValue& object, absl::string_view field,
+                                       double fallback) {
+  const JsonValue* v = object.Find(field);
+  if (v == nullptr) return fallback;
+  double x;
+  if ((v->kind != JsonValue::Kind::kNumber && v->kind != JsonValue::Kind::kString) ||
+      !absl::SimpleAtod(v->text, &x)) {
+    return absl::InvalidArgumentError(absl::StrCat("\"", field, "\" must be a number"));
+  }
+  return x;
+}
+
+absl::StatusOr<JsonValue> ParseBackendConfigJson(absl::string_view text) {
+  absl::StatusOr<JsonValue> parsed = ParseJson(text);
+  if (parsed.ok() && parsed->kind == JsonValue::Kind::kString) parsed = ParseJson(parsed->text);
+  return parsed;
 }
 
 absl::StatusOr<JsonValue> ParseJson(absl::string_view text) {

@@ -42,6 +42,16 @@ struct JsonMember {
 // Errors: InvalidArgument naming the offset of the first bad character.
 absl::StatusOr<JsonValue> ParseJson(absl::string_view text);
 
+// A number field of object `object` (proto JSON writes doubles as numbers,
+// int64s as strings); `fallback` when absent. InvalidArgument naming the
+// field when it is neither.
+absl::StatusOr<double> JsonNumberField(const JsonValue& object, absl::string_view field,
+                                       double fallback);
+
+// An HLO backend_config's JSON: a bare object, or a string holding one (as
+// older XLA writes it).
+absl::StatusOr<JsonValue> ParseBackendConfigJson(absl::string_view text);
+
 // Compact JSON (no spaces); object members in their order, or sorted by key
 // at every level with `sort_keys` (XLA's SortJson, used in cache keys).
 std::string PrintJson(const JsonValue& value, bool sort_keys);
