@@ -171,6 +171,10 @@ ENTRY e {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("twice")));
   EXPECT_THAT(error("stride=2x1", "stride=2x1x1"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("3 dimensions")));
+  EXPECT_THAT(error("lhs_dilate=1x2", "lhs_dilate=1x9223372036854775807"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("out of range")));
+  EXPECT_THAT(error("b01f_io01->b01f", "b91f_io01->b01f"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("digits 0 to 1")));
   EXPECT_THAT(error("size=3x3", "sise=3x3"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("size= must come first")));
   EXPECT_THAT(error("f32[1,3,11,2] conv", "f32[1,3,10,2] conv"),

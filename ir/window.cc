@@ -9,6 +9,8 @@
 namespace xtune {
 namespace {
 
+constexpr int64_t kMaxWindowField = int64_t{1} << 31;
+
 // Integers joined by 'x' ("3x3"); with `pairs`, low_high pairs ("1_1x0_2").
 absl::StatusOr<std::vector<int64_t>> ParseXList(TextCursor& cursor, bool pairs) {
   std::vector<int64_t> values;
@@ -46,6 +48,13 @@ absl::Status ParseWindowText(TextCursor& cursor, std::vector<WindowDimension>* o
     XTUNE_RETURN_IF_ERROR(cursor.Expect('=', "after a window field"));
     const bool pad = key == "pad";
     XTUNE_ASSIGN_OR_RETURN(std::vector<int64_t> v, ParseXList(cursor, pad));
+    // Window arithmetic multiplies these: keep every product in int64.
+    for (int64_t x : v) {
+      if (x > kMaxWindowField || x < -kMaxWindowField) {
+        return cursor.ErrorAt(pos, absl::StrCat("window field '", key, "' value ", x,
+                                                " is out of range (|value| <= 2^31)"));
+      }
+    }
     const size_t n = pad ? v.size() / 2 : v.size();
     if (key == "size") {
       out->assign(n, WindowDimension());
@@ -139,7 +148,9 @@ absl::Status ParseLabelPart(absl::string_view part, char a, char b, int64_t* da,
       return absl::InvalidArgumentError(absl::StrCat(
           "dim_labels '", text, "': '", std::string(1, c), "' in '", part,
           "' (expected ", std::string(1, a), ", ", std::string(1, b),
-          " and the spatial digits 0..", spatial->size(), ")"));
+          spatial->empty() ? std::string(", no spatial digits")
+                           : absl::StrCat(" and the spatial digits 0 to ", spatial->size() - 1),
+          ")"));
     }
     if (*slot != -1) {
       return absl::InvalidArgumentError(absl::StrCat("dim_labels '", text, "': '",
