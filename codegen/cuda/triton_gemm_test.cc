@@ -135,6 +135,10 @@ ENTRY e {
   Generated old = Generate(module, c, true, false);
   EXPECT_THAT(old.gemm.main.body, Not(HasSubstr("XT_MMA_M16N8K32")));
   EXPECT_THAT(old.gemm.main.body, HasSubstr("XT_MMA_M16N8K8_TF32"));
+  // That path for sm_80 (and 90a), at a tile that does not spill there.
+  KernelConfig small = Triton(32, 32, 32, 1, 2, 4);
+  ExpectCompiles(Generate(module, small, true, false), small, (32 + 32) * 32 * 4,
+                 {"a100", "h200"});
   // B N-major: its bytes go through registers (ldmatrix has no 8-bit .trans).
   Generated nmajor = Generate(
       Dot("f8e4m3fn[64,128]", "f8e4m3fn[128,64]", "f32[64,64]"), Triton(32, 32, 32, 1, 2, 4),
