@@ -1,11 +1,11 @@
 #include "fusion/conv_as_dot.h"
 
-#include <algorithm>
+#include <vector>
 
 namespace xtune {
-namespace {
 
-bool Pays(const Shape& lhs, const Shape& rhs, const InstructionAttrs& a, const Shape& out) {
+bool ConvolutionAsDotPays(const Shape& lhs, const Shape& rhs, const InstructionAttrs& a,
+                          const Shape& out) {
   if (a.batch_group_count != 1 || !IsFloat(lhs.dtype()) || !IsFloat(rhs.dtype()) ||
       !IsFloat(out.dtype())) {
     return false;
@@ -18,18 +18,11 @@ bool Pays(const Shape& lhs, const Shape& rhs, const InstructionAttrs& a, const S
   return positions * rhs.dim(a.conv.kernel_input_feature) >= kConvAsDotMinDepth;
 }
 
-std::vector<int64_t> Dims(const Instruction* x) { return x->shape().dims(); }
-
-}  // namespace
-
-bool ConvolutionAsDotPays(const Shape& lhs, const Shape& rhs, const InstructionAttrs& attrs,
-                          const Shape& out) {
-  return Pays(lhs, rhs, attrs, out);
-}
-
 Instruction* BuildConvolution(HloBuilder& b, Instruction* lhs, Instruction* rhs,
                               const InstructionAttrs& a, const Shape& out) {
-  if (!Pays(lhs->shape(), rhs->shape(), a, out)) return b.Convolution(lhs, rhs, a, out);
+  if (!ConvolutionAsDotPays(lhs->shape(), rhs->shape(), a, out)) {
+    return b.Convolution(lhs, rhs, a, out);
+  }
   const ConvDimensions& d = a.conv;
   const size_t n = d.input_spatial.size();
   const int64_t g = a.feature_group_count;

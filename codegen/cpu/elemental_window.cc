@@ -14,10 +14,10 @@
 namespace xtune::cpu {
 namespace {
 
-// Opens a loop over window dimension `s` and binds `pos` to the input
-// index it reads at output position `o` (the loop `continue`s past padding
-// and base-dilation holes).
-std::string OpenWindowLoop(const WindowDimension& w, const std::string& o, int64_t input,
+// Opens a loop over window dimension `w` at output position `o`; returns
+// the variables of the input index it reads and of the window position (the
+// loop `continue`s past padding and base-dilation holes).
+std::pair<std::string, std::string> OpenWindowLoop(const WindowDimension& w, const std::string& o, int64_t input,
                            CodeBuffer* out) {
   const std::string k = out->Fresh("w");
   out->Open(absl::StrCat("for (int64_t ", k, " = 0; ", k, " < ", w.size, "; ++", k, ")"));
@@ -29,12 +29,7 @@ std::string OpenWindowLoop(const WindowDimension& w, const std::string& o, int64
   out->Linef("if (", skip, ") continue;");
   const std::string i = out->Fresh("i");
   out->Linef("const int64_t ", i, " = ", p, w.base_dilation == 1 ? "" : absl::StrCat(" / ", w.base_dilation), ";");
-  return i + "|" + k;
-}
-
-std::pair<std::string, std::string> Split(const std::string& both) {
-  const size_t bar = both.find('|');
-  return {both.substr(0, bar), both.substr(bar + 1)};
+  return {i, k};
 }
 
 }  // namespace
@@ -62,8 +57,8 @@ absl::StatusOr<std::string> ElementalEmitter::EmitConvolution(
   ri[d.kernel_output_feature] = {o, 0};
   for (size_t s = 0; s < d.input_spatial.size(); ++s) {
     const WindowDimension& w = a.window[s];
-    auto [i, k] = Split(OpenWindowLoop(w, index[d.output_spatial[s]].base,
-                                       lhs.dim(d.input_spatial[s]), out));
+    auto [i, k] = OpenWindowLoop(w, index[d.output_spatial[s]].base,
+                                 lhs.dim(d.input_spatial[s]), out);
     li[d.input_spatial[s]] = {i, 0};
     ri[d.kernel_spatial[s]] = {w.reversal ? absl::StrCat("(", w.size - 1, " - ", k, ")") : k, 0};
   }
@@ -110,9 +105,8 @@ absl::StatusOr<std::string> ElementalEmitter::EmitReduceWindow(
   const Shape& in = inst->operand(0)->shape();
   std::vector<IndexExpr> in_index;
   for (int64_t s = 0; s < in.rank(); ++s) {
-    in_index.push_back({Split(OpenWindowLoop(inst->attrs().window[s], index[s].base,
-                                             in.dim(s), out)).first,
-                        0});
+    in_index.push_back(
+        {OpenWindowLoop(inst->attrs().window[s], index[s].base, in.dim(s), out).first, 0});
   }
   XTUNE_RETURN_IF_ERROR(EmitAccumulate(inst, accs, in_index, out));
   for (int64_t s = 0; s < in.rank(); ++s) out->Close();
@@ -157,8 +151,7 @@ absl::StatusOr<std::string> ElementalEmitter::EmitSelectAndScatter(
   }
   std::vector<IndexExpr> cand_index;
   for (int64_t s = 0; s < in.rank(); ++s) {
-    cand_index.push_back(
-        {Split(OpenWindowLoop(window[s], o_index[s].base, in.dim(s), out)).first, 0});
+    cand_index.push_back({OpenWindowLoop(window[s], o_index[s].base, in.dim(s), out).first, 0});
   }
   XTUNE_ASSIGN_OR_RETURN(std::string cand, Emit(operand, cand_index, out));
   Bind(select.parameter(0), cur);
