@@ -112,7 +112,11 @@ AutotuneKey KeyOf(const Backend& backend, const Instruction& fusion) {
 
 std::optional<AutotuneKey> XlaFormKeyOf(const AutotuneKey& key,
                                         const Instruction& fusion) {
-  if (LibraryFusionOf(fusion).has_value()) return std::nullopt;
+  if (std::optional<LibraryFusion> call = LibraryFusionOf(fusion)) {
+    // Older XLA's key of the same call (its config unsorted).
+    if (call->legacy_key.empty()) return std::nullopt;
+    return AutotuneKey{key.device, call->legacy_key, key.version};
+  }
   const Computation& fused = *fusion.called_computations()[0];
   bool calls = false;
   for (const auto& inst : fused.instructions()) {

@@ -49,8 +49,9 @@ AutotuneKey KeyOf(const Backend& backend, const Instruction& fusion);
 // prints no called computation (reducer, comparator, scatter combiner) in
 // a fusion's key, so a max-reduce and a sum-reduce share it; xtune's keys
 // print them. A fusion whose xtune key misses is looked up in this form,
-// so XLA's entries for such fusions are used too. nullopt when the fused
-// computation calls nothing (the forms are the same).
+// so XLA's entries for such fusions are used too. For a library call, its
+// key in older XLA's form (LibraryFusion::legacy_key, the config unsorted).
+// nullopt when the forms are the same.
 std::optional<AutotuneKey> XlaFormKeyOf(const AutotuneKey& key,
                                         const Instruction& fusion);
 

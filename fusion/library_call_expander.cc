@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "fusion/conv_as_dot.h"
 #include "fusion/hlo_builder.h"
 #include "ir/conv_call.h"
 #include "ir/library_call.h"
@@ -20,6 +19,20 @@ enum class GemmPart {
   kUnscaled,  // FP8: f32 v before d_scale (its amax is the call's amax)
 };
 
+// Parameters like `inst`'s operands, in order.
+std::vector<Instruction*> AddParameters(const Instruction& inst, Computation* c) {
+  std::vector<Instruction*> params;
+  for (int64_t k = 0; k < inst.operand_count(); ++k) {
+    auto p = std::make_unique<Instruction>(absl::StrCat("p", k), Opcode::kParameter,
+                                           inst.operand(k)->shape());
+    p->mutable_attrs()->parameter_number = k;
+    p->set_location(inst.location());
+    params.push_back(c->AddInstruction(std::move(p)));
+  }
+  c->set_parameters(params);
+  return params;
+}
+
 // The gemm's computation: parameters like the call's operands, root `part`.
 std::unique_ptr<Computation> GemmComputation(const Instruction& inst,
                                              const GemmCall& call,
@@ -27,16 +40,7 @@ std::unique_ptr<Computation> GemmComputation(const Instruction& inst,
                                              GemmPart part) {
   const bool aux = part == GemmPart::kAux;
   auto c = std::make_unique<Computation>(name);
-  std::vector<Instruction*> params;
-  for (int64_t k = 0; k < inst.operand_count(); ++k) {
-    auto p = std::make_unique<Instruction>(absl::StrCat("p", k),
-                                           Opcode::kParameter,
-                                           inst.operand(k)->shape());
-    p->mutable_attrs()->parameter_number = k;
-    p->set_location(inst.location());
-    params.push_back(c->AddInstruction(std::move(p)));
-  }
-  c->set_parameters(params);
+  std::vector<Instruction*> params = AddParameters(inst, c.get());
   HloBuilder b(c.get(), "t", inst.location());
   const std::vector<int64_t>& dims = call.result.dims();
   const Shape out = aux                          ? inst.shape().tuple_shapes()[call.aux_index]
@@ -151,17 +155,28 @@ Instruction* MaxAbs(Instruction* v, const std::string& prefix, const Instruction
 
 }  // namespace
 
+// The call's convolution and epilogue as one library fusion (kept whole and
+// keyed as XLA's conv picker keys the call), zeros for its scratch.
 absl::StatusOr<Instruction*> ExpandConvCall(const Instruction& inst,
                                             const std::vector<Instruction*>& operands,
-                                            const std::string& prefix, Computation* out) {
+                                            const std::string& prefix, Computation* out,
+                                            Module* module) {
   absl::StatusOr<ConvCall> call = ReadConvCall(inst);
   if (!call.ok()) return call.status();
   absl::StatusOr<ConvAsConvolution> c =
       AsConvolution(*call, operands[0]->shape(), operands[1]->shape());
   if (!c.ok()) return c.status();
-  HloBuilder b(out, prefix + inst.name() + ".", inst.location());
-  Instruction* lhs = operands[c->lhs];
-  Instruction* rhs = operands[c->rhs];
+  absl::StatusOr<std::string> key = LibraryCallKeyText(inst);
+  if (!key.ok()) return key.status();
+  absl::StatusOr<std::string> legacy = LibraryCallKeyText(inst, /*sort_config=*/false);
+  if (!legacy.ok()) return legacy.status();
+  const std::string name = prefix + inst.name();
+  auto body = std::make_unique<Computation>(
+      UniqueName(*module, absl::StrCat("library_conv.", name)));
+  std::vector<Instruction*> params = AddParameters(inst, body.get());
+  HloBuilder b(body.get(), "t", inst.location());
+  Instruction* lhs = params[c->lhs];
+  Instruction* rhs = params[c->rhs];
   if (c->regroup) {
     rhs = b.Reshape(b.Transpose(b.Reshape(b.Transpose(rhs, c->perm), c->split), c->perm2),
                     c->kernel_dims);
@@ -173,17 +188,17 @@ absl::StatusOr<Instruction*> ExpandConvCall(const Instruction& inst,
   attrs.conv = c->dims;
   attrs.feature_group_count = c->feature_group_count;
   attrs.batch_group_count = c->batch_group_count;
-  Instruction* v = BuildConvolution(b, lhs, rhs, attrs, Shape(acc, dims));
+  Instruction* v = b.Convolution(lhs, rhs, attrs, Shape(acc, dims));
   if (call->conv_result_scale != 1) {
     v = b.Multiply(v, b.FloatConstant(acc, call->conv_result_scale));
   }
   if (call->side_input_operand >= 0 && call->side_input_scale != 0) {
-    Instruction* s = b.Convert(operands[call->side_input_operand], acc);
+    Instruction* s = b.Convert(params[call->side_input_operand], acc);
     if (call->side_input_scale != 1) s = b.Multiply(s, b.FloatConstant(acc, call->side_input_scale));
     v = b.Add(v, s);
   }
   if (call->bias_operand >= 0) {
-    Instruction* bias = b.Convert(operands[call->bias_operand], acc);
+    Instruction* bias = b.Convert(params[call->bias_operand], acc);
     v = b.Add(v, b.Broadcast(bias, dims, {call->dims.output_feature}));
   }
   Instruction* zero = b.FloatConstant(acc, 0);
@@ -205,12 +220,18 @@ absl::StatusOr<Instruction*> ExpandConvCall(const Instruction& inst,
   }
   v = b.Convert(v, call->result.dtype());
   *v->mutable_shape() = call->result;
-  std::vector<Instruction*> elems = {v};
+  body->set_root(v);
+  std::vector<Instruction*> elems = {AddFusion(inst, operands, std::move(body), name,
+                                               LibraryFusionBackendConfig(
+                                                   {call->target, *key,
+                                                    *legacy == *key ? "" : *legacy}),
+                                               out, module)};
+  HloBuilder rest(out, name + ".", inst.location());
   for (size_t k = 1; k < inst.shape().tuple_shapes().size(); ++k) {
     const Shape& w = inst.shape().tuple_shapes()[k];
-    elems.push_back(b.Splat(b.Constant(w.dtype(), 0), w.dims()));
+    elems.push_back(rest.Splat(rest.Constant(w.dtype(), 0), w.dims()));
   }
-  return b.Tuple(elems);
+  return rest.Tuple(elems);
 }
 
 absl::StatusOr<Instruction*> ExpandLibraryCall(
@@ -218,7 +239,7 @@ absl::StatusOr<Instruction*> ExpandLibraryCall(
     const std::string& prefix, Computation* out, Module* module) {
   std::optional<std::string> target = CustomCallTarget(inst);
   if (target.has_value() && IsConvCallTarget(*target)) {
-    return ExpandConvCall(inst, operands, prefix, out);
+    return ExpandConvCall(inst, operands, prefix, out, module);
   }
   absl::StatusOr<GemmCall> call = ReadGemmCall(inst);
   if (!call.ok()) return call.status();
@@ -230,7 +251,7 @@ absl::StatusOr<Instruction*> ExpandLibraryCall(
       GemmComputation(inst, *call, UniqueName(*module, 
                                        absl::StrCat("library_gemm.", name)),
                       GemmPart::kD),
-      name, LibraryFusionBackendConfig({call->target, *key}), out, module);
+      name, LibraryFusionBackendConfig({call->target, *key, ""}), out, module);
   if (!inst.shape().IsTuple()) return d;
   std::vector<Instruction*> elems = {d};
   if (call->aux_index >= 0) {

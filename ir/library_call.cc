@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "ir/conv_call.h"
 #include "util/json.h"
 
 namespace xtune {
@@ -403,29 +404,43 @@ absl::StatusOr<GemmCall> ReadGemmCall(const Instruction& inst) {
   return call;
 }
 
-absl::StatusOr<std::string> LibraryCallKeyText(const Instruction& inst) {
+absl::StatusOr<std::string> LibraryCallKeyText(const Instruction& inst, bool sort_config) {
   JsonValue whole;
-  absl::StatusOr<JsonValue> gemm = GemmConfigJson(inst, &whole);
-  if (!gemm.ok()) return gemm.status();
-  // Leave out the picker's answer wherever the gemm config is.
-  if (JsonValue* g = [&]() -> JsonValue* {
-        for (auto& [k, v] : whole.members) {
-          if (k == "gemm_backend_config") return &v;
-        }
-        return &whole;
-      }()) {
+  std::optional<std::string> target = CustomCallTarget(inst);
+  const bool conv = target.has_value() && IsConvCallTarget(*target);
+  Shape shape = inst.shape();
+  if (conv) {
+    // The conv picker keys the call as the conv rewriter made it: before
+    // it writes its algorithm into the config and sizes the scratch.
+    absl::StatusOr<JsonValue> parsed = ParseBackendConfigJson(inst.attrs().backend_config);
+    if (!parsed.ok()) return Bad(inst, "its backend_config is not JSON");
+    whole = *parsed;
+    for (auto& [k, v] : whole.members) {
+      if (k == "cudnn_conv_backend_config") v.Erase("algorithm");
+    }
+    if (shape.IsTuple() && shape.tuple_shapes().size() == 2) {
+      shape = Shape::Tuple({shape.tuple_shapes()[0], Shape(DType::kU8, {0})});
+    }
+  } else {
+    absl::StatusOr<JsonValue> gemm = GemmConfigJson(inst, &whole);
+    if (!gemm.ok()) return gemm.status();
+    // Leave out the picker's answer wherever the gemm config is.
+    JsonValue* g = &whole;
+    for (auto& [k, v] : whole.members) {
+      if (k == "gemm_backend_config") g = &v;
+    }
     g->Erase("selected_algorithm");
   }
   std::vector<std::string> operands;
   for (const Instruction* op : inst.operands()) {
     operands.push_back(op->shape().ToString());
   }
-  std::string out = absl::StrCat(inst.shape().ToString(), " custom-call(",
+  std::string out = absl::StrCat(shape.ToString(), " custom-call(",
                                  absl::StrJoin(operands, ", "), ")");
   for (const RawAttribute& a : inst.attrs().other) {
     absl::StrAppend(&out, ", ", a.name, "=", a.value);
   }
-  absl::StrAppend(&out, ", backend_config=", PrintJson(whole, /*sort_keys=*/true));
+  absl::StrAppend(&out, ", backend_config=", PrintJson(whole, sort_config));
   return out;
 }
 
@@ -433,6 +448,9 @@ std::string LibraryFusionBackendConfig(const LibraryFusion& call) {
   return absl::StrCat(R"({"fusion_backend_config":{"kind":"__library_call"},)",
                       R"("library_call":{"custom_call_target":)",
                       JsonQuote(call.target), R"(,"key":)", JsonQuote(call.key),
+                      call.legacy_key.empty() ? ""
+                                              : absl::StrCat(R"(,"legacy_key":)",
+                                                             JsonQuote(call.legacy_key)),
                       "}}");
 }
 
@@ -452,7 +470,12 @@ std::optional<LibraryFusion> LibraryFusionOf(const Instruction& fusion) {
       key->kind != JsonValue::Kind::kString) {
     return std::nullopt;
   }
-  return LibraryFusion{target->text, key->text};
+  LibraryFusion out{target->text, key->text, ""};
+  if (const JsonValue* legacy = call->Find("legacy_key");
+      legacy != nullptr && legacy->kind == JsonValue::Kind::kString) {
+    out.legacy_key = legacy->text;
+  }
+  return out;
 }
 
 }  // namespace xtune

@@ -108,8 +108,13 @@ absl::StatusOr<GemmCall> ReadGemmCall(const Instruction& custom_call);
 // algorithm picker's AutotuneCacheKey): the instruction without its name,
 // operand shapes printed, its attributes in source order and its
 // backend_config with keys sorted and "selected_algorithm" (the answer, not
-// the question) left out.
-absl::StatusOr<std::string> LibraryCallKeyText(const Instruction& custom_call);
+// the question) left out. A cuDNN convolution call is keyed as XLA's conv
+// picker keys it: without the "algorithm" of its cudnn_conv_backend_config
+// and with an empty scratch, u8[0]. XLA before 2024 printed the config in
+// the order it was written, not sorted: `sort_config` false gives that
+// form (its older files' keys).
+absl::StatusOr<std::string> LibraryCallKeyText(const Instruction& custom_call,
+                                               bool sort_config = true);
 
 // A fusion standing for a library call (made by the flatten pass): the
 // call's target and key text, kept in the fusion's backend_config so that
@@ -117,6 +122,7 @@ absl::StatusOr<std::string> LibraryCallKeyText(const Instruction& custom_call);
 struct LibraryFusion {
   std::string target;
   std::string key;
+  std::string legacy_key;  // the unsorted form, when it differs
 };
 std::string LibraryFusionBackendConfig(const LibraryFusion& call);
 std::optional<LibraryFusion> LibraryFusionOf(const Instruction& fusion);

@@ -266,7 +266,7 @@ TEST(LibraryCallTest, KeyLeavesOutTheChosenAlgorithmAndSortsTheConfig) {
 }
 
 TEST(LibraryCallTest, LibraryFusionConfigRoundTrips) {
-  LibraryFusion call{"__cublas$lt$matmul", "f32[2]{0} custom-call(\"q\")\n"};
+  LibraryFusion call{"__cublas$lt$matmul", "f32[2]{0} custom-call(\"q\")\n", ""};
   Instruction fusion("f", Opcode::kFusion, Shape(DType::kF32, {2}));
   fusion.mutable_attrs()->backend_config = LibraryFusionBackendConfig(call);
   std::optional<LibraryFusion> back = LibraryFusionOf(fusion);

@@ -211,6 +211,30 @@ absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::CompileLibraryGemm(
       std::move(epilogue), gemm, finish));
 }
 
+absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::CompileLibraryConv(
+    const Instruction& fusion, const KernelConfig& config) {
+  XTUNE_ASSIGN_OR_RETURN(LibraryConv c, ConvSource(fusion, config));
+  if (driver_ != nullptr) {
+    return absl::UnimplementedError(
+        "cuDNN is not loaded by xtune yet: its candidate runs in the emulator "
+        "and compiles for named targets; on a GPU the call runs as generated kernels");
+  }
+  const std::string& name = fusion.name();
+  const int params = static_cast<int>(fusion.operand_count());
+  XTUNE_RETURN_IF_ERROR(CompileKernel(fusion, name + ".pack_x", config, c.pack_x, params).status());
+  XTUNE_RETURN_IF_ERROR(CompileKernel(fusion, name + ".pack_w", config, c.pack_w, params).status());
+  XTUNE_RETURN_IF_ERROR(
+      CompileKernel(fusion, name + ".epilogue", config, c.epilogue, params + 1).status());
+  return std::unique_ptr<Kernel>(
+      new CompiledOnlyKernel(absl::StrCat(name, " (", device().Arch(), ", cuDNN)")));
+}
+
+KernelConfig CudaBackend::DefaultConfig(const Instruction& fusion) const {
+  KernelConfig def = GpuBackend::DefaultConfig(fusion);
+  if (driver_ == nullptr || def.kind() != "cuda_cudnn") return def;
+  return CudaDefaultConfig(*fusion.called_computations()[0], device());
+}
+
 absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::Compile(
     const Instruction& fusion, const KernelConfig& config) {
   return CompileWith(fusion, config, /*refuse_spills=*/false);
@@ -224,6 +248,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::CompileCandidate(
 absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::CompileWith(
     const Instruction& fusion, const KernelConfig& config, bool refuse_spills) {
   if (config.kind() == "cuda_cublaslt") return CompileLibraryGemm(fusion, config);
+  if (config.kind() == "cuda_cudnn") return CompileLibraryConv(fusion, config);
   if (config.kind() == "triton_gemm") {
     XTUNE_ASSIGN_OR_RETURN(TritonGemm g, TritonSource(fusion, config));
     const int params = static_cast<int>(fusion.operand_count());
@@ -248,6 +273,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::CompileWith(
 std::vector<KernelConfig> CudaBackend::Candidates(const Instruction& fusion,
                                                   bool exhaustive) const {
   std::vector<KernelConfig> out = GpuBackend::Candidates(fusion, exhaustive);
+  if (driver_ != nullptr) {
+    std::erase_if(out, [](const KernelConfig& c) { return c.kind() == "cuda_cudnn"; });
+  }
   if (cublaslt_ == nullptr || out.empty() ||
       out.back().kind() != "cuda_cublaslt" ||
       out.back().Get("algorithm", 0) != 0) {

@@ -82,6 +82,10 @@ class CudaBackend : public GpuBackend {
   // proposes for a gemm fusion (4 at most, 16 exhaustive).
   std::vector<KernelConfig> Candidates(const Instruction& fusion,
                                        bool exhaustive) const override;
+  // On a GPU, cuDNN calls run as generated kernels: xtune does not load
+  // cuDNN yet, so its candidate (cuda_cudnn) is compiled for named targets
+  // (deviceless) and run by the emulator only.
+  KernelConfig DefaultConfig(const Instruction& fusion) const override;
 
   // NVRTC's output for one generated kernel named `name` (the fusion, or
   // "<fusion>.pack_a" ...) of (fusion, config), resources checked against
@@ -111,6 +115,8 @@ class CudaBackend : public GpuBackend {
                                                       const KernelConfig& config,
                                                       bool refuse_spills);
   absl::StatusOr<std::unique_ptr<Kernel>> CompileLibraryGemm(
+      const Instruction& fusion, const KernelConfig& config);
+  absl::StatusOr<std::unique_ptr<Kernel>> CompileLibraryConv(
       const Instruction& fusion, const KernelConfig& config);
   absl::Status Dump(const std::string& name, const KernelConfig& config,
                     const std::string& source, const NvrtcOutput& out);

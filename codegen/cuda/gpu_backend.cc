@@ -4,7 +4,9 @@
 #include "absl/strings/str_join.h"
 #include "codegen/config_codec.h"
 #include "codegen/cuda/cuda_candidates.h"
+#include "codegen/cuda/library_conv.h"
 #include "fusion/precision.h"
+#include "ir/conv_call.h"
 #include "ir/library_call.h"
 #include "util/sha256.h"
 #include "util/status_macros.h"
@@ -24,6 +26,41 @@ KernelConfig LibraryCallConfig(const LibraryFusion& call) {
                       {{"algorithm", call.target == kCublasGemmTarget ? -1 : 0}});
 }
 
+bool IsConvCall(const LibraryFusion& call) { return IsConvCallTarget(call.target); }
+
+// cuDNN's forward convolution computes forward and bias+activation calls;
+// the backward calls' algorithms are another API's, so they run as
+// generated kernels.
+bool TakesCudnn(const Instruction& fusion, const LibraryFusion& call) {
+  return (call.target == kCudnnConvForwardTarget ||
+          call.target == kCudnnConvBiasActivationTarget) &&
+         LibraryConvShape(Fused(fusion)).ok();
+}
+
+KernelConfig CudnnConfig(int64_t algorithm, bool tensor_ops) {
+  return KernelConfig("cuda_cudnn",
+                      {{"algorithm", algorithm}, {"tensor_ops", tensor_ops ? 1 : 0}});
+}
+
+// The legacy API's forward algorithms (cudnnConvolutionFwdAlgo_t).
+constexpr int64_t kCudnnFwdAlgorithms = 8;
+
+// XLA's AlgorithmProto: a legacy algorithm (no frontend, no knobs) is
+// xtune's; a cuDNN frontend engine and its knobs are not.
+absl::StatusOr<KernelConfig> CudnnConfigOf(const stream_executor::dnn::AlgorithmProto& a) {
+  if (a.is_cudnn_frontend() || a.tuning_knobs_size() > 0 || a.algo_id() < 0 ||
+      a.algo_id() >= kCudnnFwdAlgorithms) {
+    return absl::UnimplementedError(absl::StrCat(
+        "XLA's cuDNN choice is engine ", a.algo_id(),
+        a.tuning_knobs_size() > 0 ? " with tuning knobs" : "",
+        a.is_cudnn_frontend() ? " of the cuDNN frontend" : "",
+        "; xtune's cuDNN candidate runs the legacy forward algorithms 0 to ",
+        kCudnnFwdAlgorithms - 1));
+  }
+  return CudnnConfig(a.algo_id(),
+                     a.math_type() == stream_executor::dnn::AlgorithmProto::TENSOR_OP_MATH);
+}
+
 }  // namespace
 
 std::string GpuBackend::DeviceDescription() const {
@@ -34,15 +71,25 @@ std::vector<KernelConfig> GpuBackend::Candidates(const Instruction& fusion,
                                                  bool exhaustive) const {
   // XLA's library calls stay library calls (CudaBackend adds the
   // heuristic's other algorithms to a cuBLASLt call's algorithm 0).
-  if (std::optional<LibraryFusion> call = LibraryFusionOf(fusion)) {
-    return {LibraryCallConfig(*call)};
+  // A cuDNN call takes cuDNN's implicit-gemm algorithms (CudaBackend asks
+  // the library for the others) and the generated kernels.
+  std::optional<LibraryFusion> call = LibraryFusionOf(fusion);
+  if (call.has_value() && !IsConvCall(*call)) return {LibraryCallConfig(*call)};
+  std::vector<KernelConfig> out;
+  if (call.has_value() && TakesCudnn(fusion, *call)) {
+    out = {CudnnConfig(0, true), CudnnConfig(1, true)};
   }
-  return CudaCandidates(Fused(fusion), device_, exhaustive);
+  for (KernelConfig& c : CudaCandidates(Fused(fusion), device_, exhaustive)) {
+    out.push_back(std::move(c));
+  }
+  return out;
 }
 
 KernelConfig GpuBackend::DefaultConfig(const Instruction& fusion) const {
   if (std::optional<LibraryFusion> call = LibraryFusionOf(fusion)) {
-    return LibraryCallConfig(*call);
+    if (!IsConvCall(*call)) return LibraryCallConfig(*call);
+    // cuDNN's heuristic's choice, as XLA runs a call it did not tune.
+    if (TakesCudnn(fusion, *call)) return CudnnConfig(-1, true);
   }
   return CudaDefaultConfig(Fused(fusion), device_);
 }
@@ -50,9 +97,13 @@ KernelConfig GpuBackend::DefaultConfig(const Instruction& fusion) const {
 absl::Status GpuBackend::CheckKindAndParameters(
     const Instruction& fusion, const KernelConfig& config) const {
   KernelConfig def = DefaultConfig(fusion);
-  // A gemm fusion also takes the library candidate.
+  // A gemm fusion also takes the library candidate; a cuDNN call the
+  // generated kernels.
   if (def.kind() == "triton_gemm" && config.kind() == "cuda_cublaslt") {
     def = KernelConfig("cuda_cublaslt", {{"algorithm", 0}});
+  }
+  if (def.kind() == "cuda_cudnn" && config.kind() != "cuda_cudnn") {
+    def = CudaDefaultConfig(Fused(fusion), device_);
   }
   if (config.kind() != def.kind()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -72,11 +123,27 @@ absl::Status GpuBackend::CheckKindAndParameters(
 
 absl::Status GpuBackend::CheckConfig(const Instruction& fusion,
                                      const KernelConfig& config) const {
-  if (std::optional<LibraryFusion> call = LibraryFusionOf(fusion);
-      call.has_value() && config.kind() != "cuda_cublaslt") {
+  std::optional<LibraryFusion> call = LibraryFusionOf(fusion);
+  if (call.has_value() && !IsConvCall(*call) && config.kind() != "cuda_cublaslt") {
     return absl::InvalidArgumentError(absl::StrCat(
         "fusion '", fusion.name(), "' is XLA's ", call->target,
         " call: it takes cuda_cublaslt configs, not ", config.kind()));
+  }
+  if (config.kind() == "cuda_cudnn") {
+    if (!call.has_value() || !TakesCudnn(fusion, *call)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "fusion '", fusion.name(), "' takes no cuda_cudnn config: only XLA's "
+          "forward and bias+activation cuDNN calls run on cuDNN"));
+    }
+    XTUNE_RETURN_IF_ERROR(CheckKindAndParameters(fusion, config));
+    const int64_t a = config.Get("algorithm", 0), t = config.Get("tensor_ops", 0);
+    if (a < -1 || a >= kCudnnFwdAlgorithms || (t != 0 && t != 1)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          config.ToString(), ": the algorithm is cuDNN's forward algorithm, 0 to ",
+          kCudnnFwdAlgorithms - 1, " (cudnnConvolutionFwdAlgo_t) or -1 for its "
+          "heuristic's choice; tensor_ops is 0 or 1"));
+    }
+    return absl::OkStatus();
   }
   if (config.kind() == "cuda_cublaslt") {
     XTUNE_RETURN_IF_ERROR(CheckKindAndParameters(fusion, config));
@@ -106,9 +173,11 @@ absl::Status GpuBackend::CheckConfig(const Instruction& fusion,
 absl::StatusOr<CudaKernelSource> GpuBackend::Source(
     const Instruction& fusion, const KernelConfig& config) const {
   XTUNE_RETURN_IF_ERROR(CheckKindAndParameters(fusion, config));
-  if (config.kind() == "cuda_cublaslt" || config.kind() == "triton_gemm") {
+  if (config.kind() == "cuda_cublaslt" || config.kind() == "triton_gemm" ||
+      config.kind() == "cuda_cudnn") {
     return absl::UnimplementedError(
-        "gemm fusions have their own kernels (TritonSource, LibrarySource)");
+        "gemm and library fusions have their own kernels (TritonSource, "
+        "LibrarySource, ConvSource)");
   }
   std::unique_ptr<Module> rounded;
   const Computation& fused = Generated(fusion, &rounded);
@@ -145,6 +214,12 @@ std::string GpuBackend::CodeKey(const Instruction& fusion,
     AppendKernel(g->pack_a, &text);
     AppendKernel(g->pack_b, &text);
     if (g->has_epilogue) AppendKernel(g->epilogue, &text);
+  } else if (config.kind() == "cuda_cudnn") {
+    absl::StatusOr<LibraryConv> c = ConvSource(fusion, config);
+    if (!c.ok()) return config.ToString();
+    AppendKernel(c->pack_x, &text);
+    AppendKernel(c->pack_w, &text);
+    AppendKernel(c->epilogue, &text);
   } else if (config.kind() == "triton_gemm") {
     absl::StatusOr<TritonGemm> g = TritonSource(fusion, config);
     if (!g.ok()) return config.ToString();
@@ -174,6 +249,20 @@ absl::StatusOr<LibraryGemm> GpuBackend::LibrarySource(
   return LibraryGemmKernels(fused, options);
 }
 
+absl::StatusOr<LibraryConv> GpuBackend::ConvSource(const Instruction& fusion,
+                                                   const KernelConfig& config) const {
+  XTUNE_RETURN_IF_ERROR(CheckConfig(fusion, config));
+  if (config.kind() != "cuda_cudnn") {
+    return absl::InvalidArgumentError(
+        absl::StrCat(config.ToString(), " is not a cuDNN config"));
+  }
+  std::unique_ptr<Module> rounded;
+  const Computation& fused = Generated(fusion, &rounded);
+  CudaKernelOptions options;
+  options.name = fusion.name();
+  return LibraryConvKernels(fused, options);
+}
+
 absl::StatusOr<TritonGemm> GpuBackend::TritonSource(
     const Instruction& fusion, const KernelConfig& config) const {
   XTUNE_RETURN_IF_ERROR(CheckKindAndParameters(fusion, config));
@@ -191,7 +280,7 @@ absl::StatusOr<TritonGemm> GpuBackend::TritonSource(
 }
 
 bool GpuBackend::IsLibraryCall(const KernelConfig& config) const {
-  return config.kind() == "cuda_cublaslt";
+  return config.kind() == "cuda_cublaslt" || config.kind() == "cuda_cudnn";
 }
 
 absl::Status GpuBackend::ConfigToResult(const KernelConfig& config,
@@ -199,6 +288,12 @@ absl::Status GpuBackend::ConfigToResult(const KernelConfig& config,
   if (config.kind() == "triton_gemm") {
     result->clear_key();
     return ConfigToTritonKey(config, result);
+  }
+  if (config.kind() == "cuda_cudnn" && config.Get("algorithm", -1) >= 0) {
+    result->clear_key();
+    result->mutable_conv()->set_algorithm(config.Get("algorithm", 0));
+    result->mutable_conv()->set_tensor_ops_enabled(config.Get("tensor_ops", 0) != 0);
+    return absl::OkStatus();
   }
   if (config.kind() != "cuda_cublaslt") {
     return Backend::ConfigToResult(config, result);
@@ -214,6 +309,19 @@ absl::StatusOr<KernelConfig> GpuBackend::ConfigFromResult(
   if (result.has_gemm()) {
     return KernelConfig("cuda_cublaslt",
                         {{"algorithm", result.gemm().algorithm()}});
+  }
+  if (result.has_conv()) {
+    return CudnnConfig(result.conv().algorithm(), result.conv().tensor_ops_enabled());
+  }
+  if (result.has_algorithm()) return CudnnConfigOf(result.algorithm());
+  if (result.has_other() && result.other().name() == "CUDNN") {
+    stream_executor::dnn::AlgorithmProto algorithm;
+    if (!result.other().config().UnpackTo(&algorithm)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "XLA's CUDNN result does not hold an AlgorithmProto (",
+          result.other().config().type_url(), ")"));
+    }
+    return CudnnConfigOf(algorithm);
   }
   if (result.has_other()) {
     // XLA's autotuner infrastructure names its backends: the cuBLAS ones
@@ -248,6 +356,13 @@ absl::StatusOr<KernelConfig> GpuBackend::ConfigFromResultFor(
     return DefaultConfig(fusion);
   }
   std::optional<LibraryFusion> call = LibraryFusionOf(fusion);
+  const bool cudnn_result = result.has_conv() || result.has_algorithm() ||
+                            (result.has_other() && result.other().name() == "CUDNN");
+  if (cudnn_result && call.has_value() && IsConvCall(*call) && !TakesCudnn(fusion, *call)) {
+    return absl::UnimplementedError(absl::StrCat(
+        "XLA's cuDNN algorithm for a ", call->target, " call is one of that call's "
+        "own algorithms; xtune runs backward calls as generated kernels"));
+  }
   if (call.has_value() && call->target == kCublasGemmTarget &&
       result.has_gemm()) {
     // XLA's picker numbers legacy cuBLAS algorithms as cublasGemmAlgo_t,

@@ -11,6 +11,7 @@
 #include "codegen/backend.h"
 #include "codegen/cuda/cuda_kernels.h"
 #include "codegen/cuda/gpu_device_info.h"
+#include "codegen/cuda/library_conv.h"
 #include "codegen/cuda/library_gemm.h"
 #include "codegen/cuda/triton_gemm.h"
 
@@ -61,6 +62,12 @@ class GpuBackend : public Backend {
   // for dots it cannot express (the evaluator computes them).
   absl::StatusOr<LibraryGemm> LibrarySource(const Instruction& fusion,
                                             const KernelConfig& config) const;
+
+  // The cuDNN candidate's kernels for XLA's forward or bias+activation
+  // cuDNN call (library_conv.h). InvalidArgument for a config that is not
+  // cuda_cudnn or a fusion that takes none.
+  absl::StatusOr<LibraryConv> ConvSource(const Instruction& fusion,
+                                         const KernelConfig& config) const;
 
   // The SHA-256 of the sources of every kernel the config builds: the library candidate's cuBLASLt algorithms share their pack
   // and epilogue kernels, so the autotuner compiles them once. The config's

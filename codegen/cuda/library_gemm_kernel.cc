@@ -97,4 +97,47 @@ absl::Status SplitKKernel::Enqueue(absl::Span<const DeviceBuffer> inputs,
                   absl::StrCat(name_, " (split-k sum and epilogue)"));
 }
 
+LibraryConvKernel::~LibraryConvKernel() {
+  if (!allocated_) return;
+  backend_->Free(x_);
+  backend_->Free(w_);
+  backend_->Free(y_);
+}
+
+absl::Status LibraryConvKernel::Run(absl::Span<const DeviceBuffer> inputs,
+                                    DeviceBuffer output) {
+  XTUNE_RETURN_IF_ERROR(Enqueue(inputs, output));
+  if (finish_ == nullptr) return absl::OkStatus();
+  return Prefixed(finish_(), name_);
+}
+
+absl::Status LibraryConvKernel::Enqueue(absl::Span<const DeviceBuffer> inputs,
+                                        DeviceBuffer output) {
+  if (!allocated_) {
+    const int64_t esize = DTypeByteSize(shape_.pack_type);
+    DeviceBuffer bufs[3];
+    const int64_t sizes[3] = {shape_.InElements() * esize, shape_.KernelElements() * esize,
+                              shape_.OutElements() * esize};
+    for (int i = 0; i < 3; ++i) {
+      absl::StatusOr<DeviceBuffer> b = backend_->Allocate(sizes[i]);
+      if (!b.ok()) {
+        for (int j = 0; j < i; ++j) backend_->Free(bufs[j]);
+        return b.status();
+      }
+      bufs[i] = *b;
+    }
+    x_ = bufs[0], w_ = bufs[1], y_ = bufs[2];
+    allocated_ = true;
+  }
+  XTUNE_RETURN_IF_ERROR(
+      Prefixed(Step(*pack_x_, inputs, x_), absl::StrCat(name_, " (packing the input)")));
+  XTUNE_RETURN_IF_ERROR(
+      Prefixed(Step(*pack_w_, inputs, w_), absl::StrCat(name_, " (packing the kernel)")));
+  XTUNE_RETURN_IF_ERROR(
+      Prefixed(conv_(shape_, x_, w_, y_), absl::StrCat(name_, " (convolution)")));
+  std::vector<DeviceBuffer> with_y(inputs.begin(), inputs.end());
+  with_y.push_back(y_);
+  return Prefixed(Step(*epilogue_, with_y, output), absl::StrCat(name_, " (epilogue)"));
+}
+
 }  // namespace xtune::cuda

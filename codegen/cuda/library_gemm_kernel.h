@@ -15,6 +15,7 @@
 
 #include "codegen/backend.h"
 #include "codegen/cuda/gpu_kernel.h"
+#include "codegen/cuda/library_conv.h"
 #include "codegen/cuda/library_gemm.h"
 
 namespace xtune::cuda {
@@ -95,6 +96,40 @@ class SplitKKernel : public QueuedKernel {
   std::function<absl::Status()> wait_;
   bool allocated_ = false;
   DeviceBuffer partials_;
+};
+
+// LibraryConvKernel: the cuDNN candidate of a convolution fusion run as its
+// four steps (library_conv.h): pack_x, pack_w, the convolution (cuDNN, or
+// the emulator's HostConv), the epilogue; scratch buffers as above.
+class LibraryConvKernel : public QueuedKernel {
+ public:
+  using ConvFn = std::function<absl::Status(const ConvShape& shape, DeviceBuffer x,
+                                            DeviceBuffer w, DeviceBuffer y)>;
+  LibraryConvKernel(std::string name, Backend* backend, ConvShape shape,
+                    std::unique_ptr<Kernel> pack_x, std::unique_ptr<Kernel> pack_w,
+                    std::unique_ptr<Kernel> epilogue, ConvFn conv,
+                    std::function<absl::Status()> finish = nullptr)
+      : name_(std::move(name)),
+        backend_(backend),
+        shape_(std::move(shape)),
+        pack_x_(std::move(pack_x)),
+        pack_w_(std::move(pack_w)),
+        epilogue_(std::move(epilogue)),
+        conv_(std::move(conv)),
+        finish_(std::move(finish)) {}
+  ~LibraryConvKernel() override;
+  absl::Status Run(absl::Span<const DeviceBuffer> inputs, DeviceBuffer output) override;
+  absl::Status Enqueue(absl::Span<const DeviceBuffer> inputs, DeviceBuffer output) override;
+
+ private:
+  std::string name_;
+  Backend* backend_;
+  ConvShape shape_;
+  std::unique_ptr<Kernel> pack_x_, pack_w_, epilogue_;
+  ConvFn conv_;
+  std::function<absl::Status()> finish_;
+  bool allocated_ = false;
+  DeviceBuffer x_, w_, y_;
 };
 
 }  // namespace xtune::cuda

@@ -157,6 +157,31 @@ absl::StatusOr<EmulatorBackend::Plan> EmulatorBackend::PlanFor(
     };
     return plan;
   }
+  if (config.kind() == "cuda_cudnn") {
+    // The cuDNN candidate: its generated pack and epilogue kernels run
+    // emulated, cuDNN's convolution as HostConv.
+    XTUNE_ASSIGN_OR_RETURN(LibraryConv c, ConvSource(fusion, config));
+    plan.parts = {{name + ".pack_x", c.pack_x},
+                  {name + ".pack_w", c.pack_w},
+                  {name + ".epilogue", c.epilogue}};
+    const ConvShape shape = c.shape;
+    plan.assemble = [this, name, shape](std::vector<std::unique_ptr<Kernel>> k)
+        -> std::unique_ptr<Kernel> {
+      auto conv = [](const ConvShape& s, DeviceBuffer x, DeviceBuffer w,
+                     DeviceBuffer y) -> absl::Status {
+        const int64_t esize = DTypeByteSize(s.pack_type);
+        if (x.bytes < s.InElements() * esize || w.bytes < s.KernelElements() * esize ||
+            y.bytes < s.OutElements() * esize) {
+          return absl::InternalError("convolution buffers smaller than the convolution");
+        }
+        HostConv(s, x.opaque, w.opaque, y.opaque);
+        return absl::OkStatus();
+      };
+      return std::unique_ptr<Kernel>(new LibraryConvKernel(
+          name, this, shape, std::move(k[0]), std::move(k[1]), std::move(k[2]), conv));
+    };
+    return plan;
+  }
   if (config.kind() == "triton_gemm") {
     XTUNE_ASSIGN_OR_RETURN(TritonGemm g, TritonSource(fusion, config));
     plan.parts = {{name, g.main}};
