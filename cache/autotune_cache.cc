@@ -54,14 +54,10 @@ bool IsXlaResultKind(const xla::AutotuneResult& result) {
 
 absl::string_view KeyDevice(absl::string_view device,
                             const xla::AutotuneResult& result) {
-  // cuDNN's legacy algorithms (ConvKey, and an AlgorithmProto naming one:
-  // no frontend, no knobs) are one enum in every cuDNN version; its engines
-  // and plans are the version's own.
-  const bool cudnn =
-      result.has_cuda_conv_plan() ||
-      (result.has_algorithm() &&
-       (result.algorithm().is_cudnn_frontend() || result.algorithm().tuning_knobs_size() > 0 ||
-        result.algorithm().algo_id() >= 8));
+  // cuDNN's legacy algorithms (a ConvKey) are one enum in every cuDNN
+  // version; its engines and plans (an AlgorithmProto, a plan) are the
+  // version's own.
+  const bool cudnn = result.has_cuda_conv_plan() || result.has_algorithm();
   if (cudnn) return device;
   constexpr absl::string_view kDnn = ", DNN version: ";
   const size_t at = device.rfind(kDnn);

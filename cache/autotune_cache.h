@@ -143,9 +143,9 @@ bool IsXlaResultKind(const xla::AutotuneResult& result);
 // (XLA's entries carry XLA's cache-key version, not xtune's codegen
 // version; the config means the same to xtune whatever XLA's version), read
 // as `current_version`. The device drops XLA's ", DNN version: X" suffix
-// except for cuDNN engines and plans, which are the cuDNN version's own
-// (its legacy algorithms, a ConvKey or an AlgorithmProto without frontend
-// and knobs, are the same in every version; gemms do not use cuDNN). Dump()
+// except for cuDNN engines and plans (an AlgorithmProto, a conv plan),
+// which are the cuDNN version's own (its legacy algorithms, a ConvKey, are
+// the same in every version; gemms do not use cuDNN). Dump()
 // writes entries back with the device and version they were loaded with.
 AutotuneKey KeyOfEntry(const xla::AutotuneResults::Entry& e,
                        int current_version);

@@ -622,5 +622,41 @@ TEST_F(CliTest, XlasCublasCustomCallEntryIsUsedAsItIs) {
                                         "not one xtune runs"));
 }
 
+// XLA's cuDNN convolution results (tests/xla_compat/xla_conv_entries.textproto):
+// a deviceless compile finds the entry of a module's __cudnn$ call under
+// XLA's conv key, sorted or in an older XLA's unsorted form (the call of
+// XLA's own AOT test results), runs its algorithm as xtune's cuDNN
+// candidate, and dumps the entries back unchanged; the emulator runs that
+// config and verifies it. A cuDNN frontend engine (with knobs) belongs to
+// its cuDNN version and is not used.
+TEST_F(CliTest, XlasConvEntriesAreUsedAsTheyAre) {
+  const std::string data = std::string(XTUNE_SOURCE_DIR) + "/tests/xla_compat/";
+  const std::string cache = data + "xla_conv_entries.textproto";
+  const std::string load = " --xla_gpu_load_autotune_results_from=" + cache;
+  const std::string bias = data + "h200/conv/conv_bias_relu.default.hlo";
+  Result compiled =
+      RunXtune("compile " + bias + " --backend=cuda --xtune_gpu_target=h200" + load);
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
+  EXPECT_THAT(compiled.output, HasSubstr("1 from the cache"));
+  EXPECT_THAT(compiled.output, HasSubstr("cuda_cudnn:algorithm=1,tensor_ops=1"));
+  std::string dumped = dir_ + "/dumped.textproto";
+  Result aot = RunXtune("compile " + data + "xla_aot_conv_entry.hlo --backend=cuda"
+                        " --xtune_gpu_target=h200 --xla_gpu_require_complete_aot_autotune_results" +
+                        load + " --xla_gpu_dump_autotune_results_to=" + dumped);
+  ASSERT_EQ(aot.exit_code, 0) << aot.output;
+  EXPECT_THAT(aot.output, HasSubstr("cuda_cudnn:algorithm=0,tensor_ops=1"));
+  Result diff = RunXtune("cache diff " + cache + " " + dumped);
+  EXPECT_THAT(diff.output, HasSubstr("0 added, 0 removed, 0 changed config")) << diff.output;
+  Result run = RunXtune("run " + bias + " --backend=cuda_emulator --verify" + load);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("1 from the cache"));
+  EXPECT_THAT(run.output, HasSubstr("verify: every output matches"));
+  Result engine = RunXtune("compile " + data + "h200/conv/conv_depthwise.default.hlo"
+                           " --backend=cuda --xtune_gpu_target=h200" + load);
+  ASSERT_EQ(engine.exit_code, 0) << engine.output;
+  EXPECT_THAT(engine.output, HasSubstr("0 from the cache"));
+  EXPECT_THAT(engine.output, HasSubstr("cuda_cudnn:algorithm=-1,tensor_ops=1"));
+}
+
 }  // namespace
 }  // namespace xtune

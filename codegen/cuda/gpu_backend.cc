@@ -45,20 +45,14 @@ KernelConfig CudnnConfig(int64_t algorithm, bool tensor_ops) {
 // The legacy API's forward algorithms (cudnnConvolutionFwdAlgo_t).
 constexpr int64_t kCudnnFwdAlgorithms = 8;
 
-// XLA's AlgorithmProto: a legacy algorithm (no frontend, no knobs) is
-// xtune's; a cuDNN frontend engine and its knobs are not.
-absl::StatusOr<KernelConfig> CudnnConfigOf(const stream_executor::dnn::AlgorithmProto& a) {
-  if (a.is_cudnn_frontend() || a.tuning_knobs_size() > 0 || a.algo_id() < 0 ||
-      a.algo_id() >= kCudnnFwdAlgorithms) {
-    return absl::UnimplementedError(absl::StrCat(
-        "XLA's cuDNN choice is engine ", a.algo_id(),
-        a.tuning_knobs_size() > 0 ? " with tuning knobs" : "",
-        a.is_cudnn_frontend() ? " of the cuDNN frontend" : "",
-        "; xtune's cuDNN candidate runs the legacy forward algorithms 0 to ",
-        kCudnnFwdAlgorithms - 1));
-  }
-  return CudnnConfig(a.algo_id(),
-                     a.math_type() == stream_executor::dnn::AlgorithmProto::TENSOR_OP_MATH);
+// XLA's AlgorithmProto names a cuDNN engine (since 2025 always; before,
+// without the frontend, possibly a legacy algorithm: the proto does not
+// say which), with its knobs: xtune's candidate runs the legacy API.
+absl::Status EngineRefused(const stream_executor::dnn::AlgorithmProto& a) {
+  return absl::UnimplementedError(absl::StrCat(
+      "XLA's cuDNN choice is engine ", a.algo_id(),
+      a.tuning_knobs_size() > 0 ? " with tuning knobs" : "",
+      "; xtune's cuDNN candidate runs the legacy forward algorithms (XLA's ConvKey)"));
 }
 
 }  // namespace
@@ -313,7 +307,7 @@ absl::StatusOr<KernelConfig> GpuBackend::ConfigFromResult(
   if (result.has_conv()) {
     return CudnnConfig(result.conv().algorithm(), result.conv().tensor_ops_enabled());
   }
-  if (result.has_algorithm()) return CudnnConfigOf(result.algorithm());
+  if (result.has_algorithm()) return EngineRefused(result.algorithm());
   if (result.has_other() && result.other().name() == "CUDNN") {
     stream_executor::dnn::AlgorithmProto algorithm;
     if (!result.other().config().UnpackTo(&algorithm)) {
@@ -321,7 +315,7 @@ absl::StatusOr<KernelConfig> GpuBackend::ConfigFromResult(
           "XLA's CUDNN result does not hold an AlgorithmProto (",
           result.other().config().type_url(), ")"));
     }
-    return CudnnConfigOf(algorithm);
+    return EngineRefused(algorithm);
   }
   if (result.has_other()) {
     // XLA's autotuner infrastructure names its backends: the cuBLAS ones
