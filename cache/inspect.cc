@@ -158,13 +158,17 @@ std::string ResultMeaning(const xla::AutotuneResult& result) {
     return absl::StrCat("cuDNN convolution algorithm ",
                         result.conv().algorithm(), ", tensor ops ",
                         result.conv().tensor_ops_enabled() ? "on" : "off",
-                        ": convolutions are not supported yet");
+                        " (cudnnConvolutionFwdAlgo_t): xtune's cuDNN candidate "
+                        "(cuda_cudnn) for a forward or bias+activation call");
   }
   if (result.has_cuda_conv_plan()) {
-    return "a cuDNN execution plan: convolutions are not supported yet";
+    return "a cuDNN execution plan: xtune does not run cuDNN plans yet";
   }
   if (result.has_algorithm()) {
-    return "a cuDNN algorithm: convolutions are not supported yet";
+    return absl::StrCat("cuDNN engine ", result.algorithm().algo_id(),
+                        result.algorithm().tuning_knobs_size() > 0 ? " with tuning knobs" : "",
+                        " of the device's cuDNN version: xtune does not run cuDNN "
+                        "engines yet (its cuDNN candidate runs the legacy algorithms)");
   }
   if (result.has_custom_kernel_fusion()) {
     return absl::StrCat("XLA's custom kernel ",

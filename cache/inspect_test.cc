@@ -105,9 +105,12 @@ TEST(InspectTest, XlaEntriesMatchWhateverXlasVersionAndDnnVersion) {
   *r.add_results() = e;
   EXPECT_EQ(KeyOfEntry(e, 2), (AutotuneKey{"CUDA: 9.0, Cores: 132", kGemm, 2}));
   EXPECT_TRUE(ExplainMiss(r, {"CUDA: 9.0, Cores: 132", kGemm, 2}, 2).hit);
-  // cuDNN results keep the DNN version: it changes their meaning.
-  e.mutable_result()->mutable_conv()->set_algorithm(3);
+  // cuDNN engines keep the DNN version: it changes their meaning; its
+  // legacy algorithms (a ConvKey) are one enum in every version.
+  e.mutable_result()->mutable_algorithm()->set_algo_id(3);
   EXPECT_EQ(KeyOfEntry(e, 2).device, "CUDA: 9.0, Cores: 132, DNN version: 9.10.0");
+  e.mutable_result()->mutable_conv()->set_algorithm(3);
+  EXPECT_EQ(KeyOfEntry(e, 2).device, "CUDA: 9.0, Cores: 132");
   // xtune's own kinds keep their version.
   EXPECT_EQ(KeyOfEntry(Entry("cpu", kGemm, 1, 64, 5), 2).version, 1);
   // Loaded, then dumped: the device and version as they were.

@@ -412,9 +412,11 @@ absl::StatusOr<std::string> LibraryCallKeyText(const Instruction& inst, bool sor
   if (conv) {
     // The conv picker keys the call as the conv rewriter made it: before
     // it writes its algorithm into the config and sizes the scratch.
-    absl::StatusOr<JsonValue> parsed = ParseBackendConfigJson(inst.attrs().backend_config);
-    if (!parsed.ok()) return Bad(inst, "its backend_config is not JSON");
-    whole = *parsed;
+    if (!inst.attrs().backend_config.empty()) {
+      absl::StatusOr<JsonValue> parsed = ParseBackendConfigJson(inst.attrs().backend_config);
+      if (!parsed.ok()) return Bad(inst, "its backend_config is not JSON");
+      whole = *parsed;
+    }
     for (auto& [k, v] : whole.members) {
       if (k == "cudnn_conv_backend_config") v.Erase("algorithm");
     }
@@ -440,7 +442,9 @@ absl::StatusOr<std::string> LibraryCallKeyText(const Instruction& inst, bool sor
   for (const RawAttribute& a : inst.attrs().other) {
     absl::StrAppend(&out, ", ", a.name, "=", a.value);
   }
-  absl::StrAppend(&out, ", backend_config=", PrintJson(whole, sort_config));
+  if (!conv || !inst.attrs().backend_config.empty()) {
+    absl::StrAppend(&out, ", backend_config=", PrintJson(whole, sort_config));
+  }
   return out;
 }
 

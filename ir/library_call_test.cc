@@ -265,6 +265,32 @@ TEST(LibraryCallTest, KeyLeavesOutTheChosenAlgorithmAndSortsTheConfig) {
             "\"rhs_batch_dimensions\":[],\"rhs_contracting_dimensions\":[\"0\"]}}}");
 }
 
+// A cuDNN call is keyed as XLA's conv picker sees it: before it writes its
+// algorithm and sizes the scratch. The unsorted form keeps the config's
+// own order (older XLA's keys).
+TEST(LibraryCallTest, ConvCallKeyLeavesOutThePickersAnswer) {
+  auto m = ParseModule(R"hlo(HloModule m
+ENTRY e {
+  x = f32[1,4,4,2] parameter(0)
+  w = f32[3,3,2,5] parameter(1)
+  ROOT c = (f32[1,2,2,5], u8[4096]) custom-call(x, w), window={size=3x3}, dim_labels=b01f_01io->b01f, custom_call_target="__cudnn$convForward", backend_config={"operation_queue_id":"0","cudnn_conv_backend_config":{"conv_result_scale":1,"algorithm":{"algo_id":"3","math_type":"TENSOR_OP_MATH"},"activation_mode":"kNone"}}
+})hlo");
+  ASSERT_THAT(m, IsOk());
+  absl::StatusOr<std::string> sorted = LibraryCallKeyText(*(*m)->entry()->root());
+  absl::StatusOr<std::string> legacy =
+      LibraryCallKeyText(*(*m)->entry()->root(), /*sort_config=*/false);
+  ASSERT_THAT(sorted, IsOk());
+  ASSERT_THAT(legacy, IsOk());
+  const std::string head =
+      "(f32[1,2,2,5]{3,2,1,0}, u8[0]{0}) custom-call(f32[1,4,4,2]{3,2,1,0}, "
+      "f32[3,3,2,5]{3,2,1,0}), window={size=3x3}, dim_labels=b01f_01io->b01f, "
+      "custom_call_target=\"__cudnn$convForward\", backend_config=";
+  EXPECT_EQ(*sorted, head + "{\"cudnn_conv_backend_config\":{\"activation_mode\":\"kNone\","
+                            "\"conv_result_scale\":1},\"operation_queue_id\":\"0\"}");
+  EXPECT_EQ(*legacy, head + "{\"operation_queue_id\":\"0\",\"cudnn_conv_backend_config\":"
+                            "{\"conv_result_scale\":1,\"activation_mode\":\"kNone\"}}");
+}
+
 TEST(LibraryCallTest, LibraryFusionConfigRoundTrips) {
   LibraryFusion call{"__cublas$lt$matmul", "f32[2]{0} custom-call(\"q\")\n", ""};
   Instruction fusion("f", Opcode::kFusion, Shape(DType::kF32, {2}));

@@ -35,8 +35,10 @@ class GpuBackend : public Backend {
                            const KernelConfig& config) const override;
 
   // cuda_cublaslt configs are library calls, stored as XLA's
-  // GemmKey{algorithm}; triton_gemm configs are XLA's TritonGemmKey; the
-  // others use the default codec.
+  // GemmKey{algorithm}; cuda_cudnn ones too, as XLA's ConvKey{algorithm,
+  // tensor_ops_enabled} (its heuristic's choice, -1, in the default codec);
+  // triton_gemm configs are XLA's TritonGemmKey; the others use the default
+  // codec.
   bool IsLibraryCall(const KernelConfig& config) const override;
   absl::Status ConfigToResult(const KernelConfig& config,
                               xla::AutotuneResult* result) const override;

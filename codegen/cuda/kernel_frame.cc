@@ -1,9 +1,11 @@
 #include "codegen/cuda/kernel_frame.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "util/float_formats.h"
 
 namespace xtune::cuda {
 namespace {
@@ -72,6 +74,44 @@ std::string ParameterNames(const Computation& fused) {
   std::string out;
   for (int64_t i = 0; i < fused.parameter_count(); ++i) absl::StrAppend(&out, "xt_p", i, ", ");
   return out;
+}
+
+std::vector<DType> ParameterTypes(const Computation& fused) {
+  std::vector<DType> types;
+  for (int64_t i = 0; i < fused.parameter_count(); ++i) {
+    types.push_back(fused.parameter(i)->shape().dtype());
+  }
+  return types;
+}
+
+float LoadPacked(const void* p, int64_t i, DType t) {
+  uint16_t h;
+  switch (t) {
+    case DType::kF16:
+      std::memcpy(&h, static_cast<const uint16_t*>(p) + i, 2);
+      return static_cast<float>(F16FromBits(h));
+    case DType::kBF16:
+      std::memcpy(&h, static_cast<const uint16_t*>(p) + i, 2);
+      return static_cast<float>(BF16FromBits(h));
+    default:
+      return static_cast<const float*>(p)[i];
+  }
+}
+
+void StorePacked(void* p, int64_t i, DType t, float v) {
+  uint16_t h;
+  switch (t) {
+    case DType::kF16:
+      h = F16ToBits(v);
+      std::memcpy(static_cast<uint16_t*>(p) + i, &h, 2);
+      return;
+    case DType::kBF16:
+      h = BF16ToBits(v);
+      std::memcpy(static_cast<uint16_t*>(p) + i, &h, 2);
+      return;
+    default:
+      static_cast<float*>(p)[i] = v;
+  }
 }
 
 }  // namespace xtune::cuda

@@ -38,6 +38,14 @@ CudaKernelSource Assemble(const CudaKernelOptions& options, const Frame& frame,
 
 inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// The element types of the fusion's parameters, in order.
+std::vector<DType> ParameterTypes(const Computation& fused);
+
+// Host access to element i of a dense buffer of f32, f16 or bf16 (the
+// library candidates' packed operands, in the emulator).
+float LoadPacked(const void* p, int64_t i, DType t);
+void StorePacked(void* p, int64_t i, DType t, float v);
+
 // "XT_IN(float) xt_p0, XT_IN(uint16_t) xt_p1, " for the fusion's parameters
 // (each followed by ", "), to declare a device function taking them.
 std::string ParameterDecls(const Computation& fused);

@@ -1,12 +1,10 @@
 #include "codegen/cuda/library_conv.h"
 
-#include <cstring>
 #include <string>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda/kernel_frame.h"
-#include "util/float_formats.h"
 #include "util/status_macros.h"
 
 namespace xtune::cuda {
@@ -54,14 +52,6 @@ absl::StatusOr<const Instruction*> FindConvolution(const Computation& fused) {
   }
   if (!after.contains(fused.root())) return Refuse("its result is not the convolution's");
   return conv;
-}
-
-std::vector<DType> ParameterTypes(const Computation& fused) {
-  std::vector<DType> types;
-  for (int64_t i = 0; i < fused.parameter_count(); ++i) {
-    types.push_back(fused.parameter(i)->shape().dtype());
-  }
-  return types;
 }
 
 // Declares `names[d]` as the multi-index of row-major `dims` at xt_lin.
@@ -249,40 +239,6 @@ absl::StatusOr<LibraryConv> LibraryConvKernels(const Computation& fused,
   return out;
 }
 
-namespace {
-
-float Load(const void* p, int64_t i, DType t) {
-  uint16_t h;
-  switch (t) {
-    case DType::kF16:
-      std::memcpy(&h, static_cast<const uint16_t*>(p) + i, 2);
-      return static_cast<float>(F16FromBits(h));
-    case DType::kBF16:
-      std::memcpy(&h, static_cast<const uint16_t*>(p) + i, 2);
-      return static_cast<float>(BF16FromBits(h));
-    default:
-      return static_cast<const float*>(p)[i];
-  }
-}
-
-void Store(void* p, int64_t i, DType t, float v) {
-  uint16_t h;
-  switch (t) {
-    case DType::kF16:
-      h = F16ToBits(v);
-      std::memcpy(static_cast<uint16_t*>(p) + i, &h, 2);
-      return;
-    case DType::kBF16:
-      h = BF16ToBits(v);
-      std::memcpy(static_cast<uint16_t*>(p) + i, &h, 2);
-      return;
-    default:
-      static_cast<float*>(p)[i] = v;
-  }
-}
-
-}  // namespace
-
 void HostConv(const ConvShape& s, const void* x, const void* w, void* y) {
   // Three spatial dimensions, the missing ones of size 1.
   std::vector<int64_t> in = s.in_spatial, ks = s.kernel_spatial, os = s.out_spatial,
@@ -309,12 +265,12 @@ void HostConv(const ConvShape& s, const void* x, const void* w, void* y) {
                   const int64_t xi =
                       (((b * in[0] + i0) * in[1] + i1) * in[2] + i2) * s.in_features + g * cg;
                   for (int64_t c = 0; c < cg; ++c, ++wi) {
-                    acc += Load(x, xi + c, s.pack_type) * Load(w, wi, s.pack_type);
+                    acc += LoadPacked(x, xi + c, s.pack_type) * LoadPacked(w, wi, s.pack_type);
                   }
                 }
               }
             }
-            Store(y, out, s.pack_type, acc);
+            StorePacked(y, out, s.pack_type, acc);
           }
         }
       }

@@ -1,12 +1,9 @@
 #include "codegen/cuda/library_gemm.h"
 
-#include <cstring>
-
 #include "absl/strings/str_cat.h"
 #include "codegen/cpu/gemm_analysis.h"
 #include "codegen/cuda/kernel_frame.h"
 #include "ir/dot_precision.h"
-#include "util/float_formats.h"
 #include "util/status_macros.h"
 
 namespace xtune::cuda {
@@ -17,14 +14,6 @@ using cpu::ElementalEmitter;
 using cpu::IndexExpr;
 
 constexpr int kBlock = 256;
-
-std::vector<DType> ParameterTypes(const Computation& fused) {
-  std::vector<DType> types;
-  for (int64_t i = 0; i < fused.parameter_count(); ++i) {
-    types.push_back(fused.parameter(i)->shape().dtype());
-  }
-  return types;
-}
 
 // Declares xt_bi and the two inner indices of a row-major [batch, rows,
 // cols] element xt_lin.
@@ -113,27 +102,6 @@ absl::StatusOr<CudaKernelSource> GemmEpilogueKernel(
 
 namespace {
 
-float Load(const void* p, int64_t i, DType t) {
-  switch (t) {
-    case DType::kF16: {
-      uint16_t h;
-      std::memcpy(&h, static_cast<const uint16_t*>(p) + i, 2);
-      return static_cast<float>(F16FromBits(h));
-    }
-    case DType::kBF16: {
-      uint16_t h;
-      std::memcpy(&h, static_cast<const uint16_t*>(p) + i, 2);
-      return static_cast<float>(BF16FromBits(h));
-    }
-    default:
-      return static_cast<const float*>(p)[i];
-  }
-}
-
-}  // namespace
-
-namespace {
-
 absl::StatusOr<cpu::GemmFusion> Analyze(const Computation& fused) {
   absl::StatusOr<cpu::GemmFusion> analyzed = cpu::AnalyzeGemmFusion(fused);
   if (!analyzed.ok()) {
@@ -182,8 +150,8 @@ void HostGemm(const GemmShape& s, const void* a, const void* b, float* c) {
       for (int64_t n = 0; n < s.n; ++n) {
         float acc = 0;
         for (int64_t k = 0; k < s.k; ++k) {
-          acc += Load(a, (bi * s.m + m) * s.k + k, s.pack_type) *
-                 Load(b, (bi * s.k + k) * s.n + n, s.pack_type);
+          acc += LoadPacked(a, (bi * s.m + m) * s.k + k, s.pack_type) *
+                 LoadPacked(b, (bi * s.k + k) * s.n + n, s.pack_type);
         }
         c[(bi * s.m + m) * s.n + n] = acc;
       }
