@@ -79,6 +79,10 @@ find_cuda_lib() {  # find_cuda_lib SONAME -> a path, or nothing
 : "${XTUNE_CUBLASLT:=$(find_cuda_lib libcublasLt.so.13)}"
 [ -n "$XTUNE_NVRTC" ] && export XTUNE_NVRTC || unset XTUNE_NVRTC
 [ -n "$XTUNE_CUBLASLT" ] && export XTUNE_CUBLASLT || unset XTUNE_CUBLASLT
+# cuDNN 9: the system's, else a Python wheel's (nvidia/cudnn/lib, found
+# next to PyTorch or JAX); its sub-libraries load from its own folder.
+: "${XTUNE_CUDNN:=$(find_cuda_lib libcudnn.so.9)}"
+[ -n "$XTUNE_CUDNN" ] && export XTUNE_CUDNN || unset XTUNE_CUDNN
 export XTUNE_SOURCE_DIR="$data"  # where the tests find examples/ and tests/
 export xtune data out here
 summary="$out/summary.txt"
@@ -113,7 +117,7 @@ cuda_env() {
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv
   ls -l /usr/local/cuda/lib64 2>&1 | grep -E 'nvrtc|cublasLt|cudnn' | head -20
   ldconfig -p | grep -E 'libnvrtc|libcublasLt|libcuda\.' | head
-  echo "XTUNE_NVRTC=${XTUNE_NVRTC:-} XTUNE_CUBLASLT=${XTUNE_CUBLASLT:-}"
+  echo "XTUNE_NVRTC=${XTUNE_NVRTC:-} XTUNE_CUBLASLT=${XTUNE_CUBLASLT:-} XTUNE_CUDNN=${XTUNE_CUDNN:-}"
 }
 modules_all() {
   local run="$data/tests/xla_compat/run_modules.py" rc=0
@@ -124,7 +128,20 @@ modules_all() {
   echo "== tuned on the GPU (level 4)"
   python3 "$run" "$xtune" "$out/modules-tuned" cuda --level=4 --timeout=90 --jobs=4 \
     "$data"/tests/numpy/cases/cublas_calls.hlo "$data"/tests/numpy/cases/fp8.hlo \
-    "$data"/tests/numpy/cases/dots.hlo "$data"/tests/xla_compat/h200/cublas/fp8_*.hlo || rc=1
+    "$data"/tests/numpy/cases/dots.hlo "$data"/tests/xla_compat/h200/cublas/fp8_*.hlo \
+    "$data"/tests/xla_compat/h200/conv/*.default.hlo "$data"/tests/xla_compat/cudnn_calls.hlo || rc=1
+  return $rc
+}
+# XLA's cuDNN calls tuned on the GPU: each call's table row gives the
+# chosen config (a cuDNN algorithm or a generated kernel), its time and the
+# default's (cuDNN's heuristic); the log has every candidate's time.
+conv_tuning() {
+  local rc=0 m
+  for m in "$data"/tests/xla_compat/h200/conv/*.default.hlo "$data"/tests/xla_compat/cudnn_calls.hlo; do
+    echo "== $m"
+    "$xtune" compile "$m" --backend=cuda --xla_gpu_autotune_level=4 \
+      --xla_gpu_dump_autotune_logs_to="$out/conv-$(basename "$m" .hlo).log.textproto" || rc=1
+  done
   return $rc
 }
 xla_data() {
@@ -140,7 +157,7 @@ xla_compare() {  # xtune needs the bundle's libraries: not jax_python
   python3 "$data/tests/xla_compat/compare_with_xla.py" "$xtune" "$out/xla_data" cuda \
     "$out/xla_compare"
 }
-export -f cuda_env modules_all xla_data jax_python xla_compare
+export -f cuda_env modules_all conv_tuning xla_data jax_python xla_compare
 
 step gpu 30 nvidia-smi -q
 step env 20 bash -c cuda_env
@@ -155,6 +172,7 @@ grep -c '^gpu-vs-emulator' "$out/gpu_tests.log" | sed 's/^/gpu_tests: kernels co
 grep -c 'bitwise_equal' "$out/gpu_tests.log" | sed 's/^/gpu_tests: of them bitwise equal: /' >> "$summary"
 grep -m1 'SKIPPED \] [0-9]* test' "$out/gpu_tests.log" | sed 's/^/gpu_tests: /' >> "$summary"
 step modules 150 bash -c modules_all
+step conv 90 bash -c conv_tuning
 grep 'modules, .* failed' "$out/modules.log" | sed 's/^/modules: /' >> "$summary"
 compile_all() {
   for m in "$data"/examples/*.hlo; do
@@ -236,5 +254,5 @@ with open(os.path.join(out, "bench_compare.log"), "w") as f:
                 + (f"; XLA {x['xla_tflops']} TFLOP/s" if x else ""))
         print(line); f.write(line + "\n")
 PY
-echo "not yet: ldmatrix + swizzled shared memory, a cp.async pipeline, TF32 and wgmma in the generated gemm (f16/bf16 use mma.sync, f32 uses CUDA cores)" >> "$summary"
+echo "not yet: wgmma/TMA in the generated gemm (Hopper warpgroup MMA); cuDNN engines (its frontend API, what XLA tunes today) as candidates" >> "$summary"
 ! grep -q 'FAILED\|TIMED OUT\|SKIPPED' "$summary"

@@ -71,6 +71,12 @@ absl::StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(
     } else {
       backend->cublaslt_error_ = std::string(lt.status().message());
     }
+    absl::StatusOr<std::unique_ptr<Cudnn>> dnn = Cudnn::Load();
+    if (dnn.ok()) {
+      backend->cudnn_ = std::move(*dnn);
+    } else {
+      backend->cudnn_error_ = std::string(dnn.status().message());
+    }
   }
   return backend;
 }
@@ -214,24 +220,41 @@ absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::CompileLibraryGemm(
 absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::CompileLibraryConv(
     const Instruction& fusion, const KernelConfig& config) {
   XTUNE_ASSIGN_OR_RETURN(LibraryConv c, ConvSource(fusion, config));
-  if (driver_ != nullptr) {
-    return absl::UnimplementedError(
-        "cuDNN is not loaded by xtune yet: its candidate runs in the emulator "
-        "and compiles for named targets; on a GPU the call runs as generated kernels");
+  if (driver_ != nullptr && cudnn_ == nullptr) {
+    return absl::UnimplementedError(absl::StrCat("cuDNN is not available (", cudnn_error_, ")"));
   }
   const std::string& name = fusion.name();
   const int params = static_cast<int>(fusion.operand_count());
-  XTUNE_RETURN_IF_ERROR(CompileKernel(fusion, name + ".pack_x", config, c.pack_x, params).status());
-  XTUNE_RETURN_IF_ERROR(CompileKernel(fusion, name + ".pack_w", config, c.pack_w, params).status());
-  XTUNE_RETURN_IF_ERROR(
-      CompileKernel(fusion, name + ".epilogue", config, c.epilogue, params + 1).status());
-  return std::unique_ptr<Kernel>(
-      new CompiledOnlyKernel(absl::StrCat(name, " (", device().Arch(), ", cuDNN)")));
+  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> pack_x,
+                         CompileKernel(fusion, name + ".pack_x", config, c.pack_x, params));
+  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> pack_w,
+                         CompileKernel(fusion, name + ".pack_w", config, c.pack_w, params));
+  XTUNE_ASSIGN_OR_RETURN(
+      std::unique_ptr<Kernel> epilogue,
+      CompileKernel(fusion, name + ".epilogue", config, c.epilogue, params + 1));
+  if (driver_ == nullptr) {
+    return std::unique_ptr<Kernel>(
+        new CompiledOnlyKernel(absl::StrCat(name, " (", device().Arch(), ", cuDNN)")));
+  }
+  const int algorithm = static_cast<int>(config.Get("algorithm", -1));
+  const bool tensor_ops = config.Get("tensor_ops", 0) != 0;
+  auto conv = [this, algorithm, tensor_ops](const ConvShape& s, DeviceBuffer x, DeviceBuffer w,
+                                            DeviceBuffer y) -> absl::Status {
+    XTUNE_ASSIGN_OR_RETURN(uint64_t workspace, Workspace());
+    return cudnn_->Forward(s, algorithm, tensor_ops, reinterpret_cast<uint64_t>(x.opaque),
+                           reinterpret_cast<uint64_t>(w.opaque),
+                           reinterpret_cast<uint64_t>(y.opaque), workspace,
+                           CublasLt::kWorkspaceBytes);
+  };
+  auto finish = [driver = driver_]() { return driver->Synchronize(); };
+  return std::unique_ptr<Kernel>(new LibraryConvKernel(name, this, c.shape, std::move(pack_x),
+                                                       std::move(pack_w), std::move(epilogue),
+                                                       conv, finish));
 }
 
 KernelConfig CudaBackend::DefaultConfig(const Instruction& fusion) const {
   KernelConfig def = GpuBackend::DefaultConfig(fusion);
-  if (driver_ == nullptr || def.kind() != "cuda_cudnn") return def;
+  if (driver_ == nullptr || cudnn_ != nullptr || def.kind() != "cuda_cudnn") return def;
   return CudaDefaultConfig(*fusion.called_computations()[0], device());
 }
 
@@ -273,8 +296,23 @@ absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::CompileWith(
 std::vector<KernelConfig> CudaBackend::Candidates(const Instruction& fusion,
                                                   bool exhaustive) const {
   std::vector<KernelConfig> out = GpuBackend::Candidates(fusion, exhaustive);
-  if (driver_ != nullptr) {
+  if (driver_ != nullptr && !out.empty() && out[0].kind() == "cuda_cudnn") {
+    // cuDNN's supported algorithms for the call replace the static pair.
+    const bool tensor_ops = out[0].Get("tensor_ops", 0) != 0;
     std::erase_if(out, [](const KernelConfig& c) { return c.kind() == "cuda_cudnn"; });
+    absl::StatusOr<ConvShape> shape = LibraryConvShape(*fusion.called_computations()[0]);
+    absl::StatusOr<std::vector<int>> algorithms =
+        cudnn_ != nullptr && shape.ok()
+            ? cudnn_->Algorithms(*shape, tensor_ops, CublasLt::kWorkspaceBytes)
+            : absl::StatusOr<std::vector<int>>(std::vector<int>());
+    std::vector<KernelConfig> library;
+    for (int a : algorithms.ok() ? *algorithms : std::vector<int>()) {
+      if (!exhaustive && library.size() >= 4) break;
+      library.push_back(KernelConfig("cuda_cudnn", {{"algorithm", a},
+                                                    {"tensor_ops", tensor_ops ? 1 : 0}}));
+    }
+    out.insert(out.begin(), library.begin(), library.end());
+    return out;
   }
   if (cublaslt_ == nullptr || out.empty() ||
       out.back().kind() != "cuda_cublaslt" ||

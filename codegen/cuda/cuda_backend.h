@@ -25,6 +25,7 @@
 #include "codegen/backend.h"
 #include "codegen/backend_factory.h"
 #include "codegen/cuda/cublaslt.h"
+#include "codegen/cuda/cudnn.h"
 #include "codegen/cuda/cubin_cache.h"
 #include "codegen/cuda/cuda_kernels.h"
 #include "codegen/cuda/driver.h"
@@ -82,9 +83,9 @@ class CudaBackend : public GpuBackend {
   // proposes for a gemm fusion (4 at most, 16 exhaustive).
   std::vector<KernelConfig> Candidates(const Instruction& fusion,
                                        bool exhaustive) const override;
-  // On a GPU, cuDNN calls run as generated kernels: xtune does not load
-  // cuDNN yet, so its candidate (cuda_cudnn) is compiled for named targets
-  // (deviceless) and run by the emulator only.
+  // On a GPU with cuDNN (cudnn.h), a cuDNN call's cuda_cudnn candidates
+  // are the forward algorithms cuDNN supports for it; without cuDNN the
+  // call runs as generated kernels (its default too).
   KernelConfig DefaultConfig(const Instruction& fusion) const override;
 
   // NVRTC's output for one generated kernel named `name` (the fusion, or
@@ -126,6 +127,8 @@ class CudaBackend : public GpuBackend {
   std::shared_ptr<Driver> driver_;
   std::unique_ptr<CublasLt> cublaslt_;  // with a GPU, when it loads
   std::string cublaslt_error_;
+  std::unique_ptr<Cudnn> cudnn_;  // with a GPU, when it loads
+  std::string cudnn_error_;
   Mutex workspace_mu_;
   uint64_t workspace_ = 0;
   std::unique_ptr<Nvrtc> nvrtc_;

@@ -3,6 +3,10 @@
 // reports.
 #include "codegen/cuda/driver.h"
 
+#include <cstdlib>
+
+#include "codegen/cuda/cudnn.h"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "util/status_matchers.h"
@@ -42,6 +46,17 @@ TEST(DriverTest, AMissingLibraryIsUnavailableWithItsName) {
   EXPECT_EQ(driver.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(std::string(driver.status().message()),
               HasSubstr("no NVIDIA driver (/nonexistent/libcuda.so.1 not found"));
+}
+
+// cuDNN is looked for where it is named; a missing one is Unavailable with
+// its path (the backend then runs cuDNN calls as generated kernels).
+TEST(DriverTest, AMissingCudnnIsUnavailableWithItsName) {
+  setenv("XTUNE_CUDNN", "/nonexistent/libcudnn.so.9", 1);
+  absl::StatusOr<std::unique_ptr<Cudnn>> dnn = Cudnn::Load();
+  unsetenv("XTUNE_CUDNN");
+  EXPECT_EQ(dnn.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(dnn.status().message()),
+              HasSubstr("cuDNN not found (tried /nonexistent/libcudnn.so.9"));
 }
 
 }  // namespace

@@ -37,6 +37,13 @@ bool TakesCudnn(const Instruction& fusion, const LibraryFusion& call) {
          LibraryConvShape(Fused(fusion)).ok();
 }
 
+// Tensor cores for f16 and bf16; f32 stays f32 (FMA math, not TF32), as
+// the convolution's own products.
+bool CudnnTensorOps(const Instruction& fusion) {
+  absl::StatusOr<ConvShape> s = LibraryConvShape(Fused(fusion));
+  return s.ok() && s->pack_type != DType::kF32;
+}
+
 KernelConfig CudnnConfig(int64_t algorithm, bool tensor_ops) {
   return KernelConfig("cuda_cudnn",
                       {{"algorithm", algorithm}, {"tensor_ops", tensor_ops ? 1 : 0}});
@@ -71,7 +78,8 @@ std::vector<KernelConfig> GpuBackend::Candidates(const Instruction& fusion,
   if (call.has_value() && !IsConvCall(*call)) return {LibraryCallConfig(*call)};
   std::vector<KernelConfig> out;
   if (call.has_value() && TakesCudnn(fusion, *call)) {
-    out = {CudnnConfig(0, true), CudnnConfig(1, true)};
+    const bool tc = CudnnTensorOps(fusion);
+    out = {CudnnConfig(0, tc), CudnnConfig(1, tc)};
   }
   for (KernelConfig& c : CudaCandidates(Fused(fusion), device_, exhaustive)) {
     out.push_back(std::move(c));
@@ -83,7 +91,7 @@ KernelConfig GpuBackend::DefaultConfig(const Instruction& fusion) const {
   if (std::optional<LibraryFusion> call = LibraryFusionOf(fusion)) {
     if (!IsConvCall(*call)) return LibraryCallConfig(*call);
     // cuDNN's heuristic's choice, as XLA runs a call it did not tune.
-    if (TakesCudnn(fusion, *call)) return CudnnConfig(-1, true);
+    if (TakesCudnn(fusion, *call)) return CudnnConfig(-1, CudnnTensorOps(fusion));
   }
   return CudaDefaultConfig(Fused(fusion), device_);
 }
