@@ -656,6 +656,13 @@ TEST_F(CliTest, XlasConvEntriesAreUsedAsTheyAre) {
   ASSERT_EQ(engine.exit_code, 0) << engine.output;
   EXPECT_THAT(engine.output, HasSubstr("0 from the cache"));
   EXPECT_THAT(engine.output, HasSubstr("cuda_cudnn:algorithm=-1,tensor_ops=0"));
+  // Every candidate of hand-written calls (cuDNN's and the generated
+  // kernels) agrees with the reference in the emulator.
+  Result every = RunXtune("compile " + data + "cudnn_calls.hlo --backend=cuda_emulator"
+                          " --xla_gpu_crash_on_verification_failures");
+  ASSERT_EQ(every.exit_code, 0) << every.output;
+  EXPECT_THAT(every.output, HasSubstr("(0 failed), 0 timed, 0 wrong"));
+  EXPECT_THAT(every.output, HasSubstr("cuda_cudnn:algorithm=-1,tensor_ops=1"));  // bf16
 }
 
 }  // namespace
