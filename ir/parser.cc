@@ -162,7 +162,7 @@ class Parser {
         while (true) {
           XTUNE_ASSIGN_OR_RETURN(std::string pname,
                                  cursor_.ParseName("a parameter name"));
-          XTUNE_RETURN_IF_ERROR(cursor_.Expect(':', "after a parameter name"));
+          cursor_.TryConsume(':');  // XLA also reads `name shape`
           XTUNE_ASSIGN_OR_RETURN(Shape s, ParseShapeText(cursor_));
           signature.emplace_back(pname, std::move(s));
           if (cursor_.TryConsume(')')) break;

@@ -152,11 +152,11 @@ absl::Status CheckRequiredAttributes(
     case Opcode::kConvolution:
       required = {"dim_labels"};  // a 0-spatial convolution has no window
       break;
-    case Opcode::kReduceWindow:
-      required = {"window", "to_apply"};
+    case Opcode::kReduceWindow:  // a rank-0 one has no window either
+      required = {"to_apply"};
       break;
     case Opcode::kSelectAndScatter:
-      required = {"window", "select", "scatter"};
+      required = {"select", "scatter"};
       break;
     case Opcode::kScatter:
       required = {"update_window_dims", "inserted_window_dims",

@@ -536,5 +536,35 @@ ENTRY e {
                                 HasSubstr("'// -----'"))));
 }
 
+// As XLA's parser: a signature's parameters may be `name shape`, and a
+// rank-0 reduce-window or select-and-scatter has no window attribute.
+TEST(ParserTest, XlasLooserFormsAreRead) {
+  auto m = ParseModule(R"hlo(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e (x f32[], y: f32[]) -> f32[] {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT r = f32[] reduce-window(x, y), to_apply=add
+})hlo");
+  ASSERT_TRUE(m.ok()) << m.status();
+  auto bad = ParseModule(R"hlo(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  y = f32[] parameter(1)
+  ROOT r = f32[4] reduce-window(x, y), to_apply=add
+})hlo");
+  EXPECT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()), ::testing::HasSubstr("the window has 0"));
+}
+
 }  // namespace
 }  // namespace xtune

@@ -144,6 +144,7 @@ absl::StatusOr<Shape> InferBinary(const Instruction& inst) {
 
 absl::StatusOr<Shape> InferDot(const Instruction& inst) {
   XTUNE_RETURN_IF_ERROR(ExpectOperands(inst, 2));
+  XTUNE_RETURN_IF_ERROR(RefusePackedNibbles(inst));
   XTUNE_RETURN_IF_ERROR(ExpectArrays(inst));
   const Shape& lhs = inst.operand(0)->shape();
   const Shape& rhs = inst.operand(1)->shape();

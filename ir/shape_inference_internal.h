@@ -25,6 +25,10 @@ absl::Status CheckScalarComputation(const Computation* c,
                                     absl::string_view role);
 
 // Indexing (shape_inference_indexing.cc).
+// Unimplemented for operand_precision PACKED_NIBBLE (each s8 two 4-bit
+// values, XLA's conv or dot of the low and of the high nibbles, summed).
+absl::Status RefusePackedNibbles(const Instruction& inst);
+
 absl::StatusOr<Shape> InferDynamicSlice(const Instruction& inst);
 absl::StatusOr<Shape> InferDynamicUpdateSlice(const Instruction& inst);
 absl::StatusOr<Shape> InferGather(const Instruction& inst);

@@ -1,6 +1,8 @@
 // Shape inference of the windowed operations: convolution (any rank, any
 // dim_labels, feature and batch groups), reduce-window (variadic) and
 // select-and-scatter, with XLA's output-size rule (ir/window.h).
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "ir/conv_call.h"
 #include "ir/library_call.h"
@@ -8,6 +10,18 @@
 #include "ir/window.h"
 
 namespace xtune {
+
+absl::Status RefusePackedNibbles(const Instruction& inst) {
+  for (const RawAttribute& a : inst.attrs().other) {
+    if (a.name == "operand_precision" &&
+        absl::StrContains(absl::AsciiStrToLower(a.value), "packed_nibble")) {
+      return absl::UnimplementedError(
+          "operand_precision PACKED_NIBBLE (two 4-bit values in each s8) is not supported");
+    }
+  }
+  return absl::OkStatus();
+}
+
 namespace {
 
 // The parser and the verifier name the instruction; the message says what.
@@ -21,10 +35,14 @@ bool SameClass(DType a, DType b) {
 
 absl::StatusOr<Shape> InferConvolution(const Instruction& inst) {
   if (inst.operand_count() != 2) return Invalid(inst, "takes an input and a kernel");
+  if (absl::Status s = RefusePackedNibbles(inst); !s.ok()) return s;
   const Shape& in = inst.operand(0)->shape();
   const Shape& k = inst.operand(1)->shape();
   if (!in.IsArray() || !k.IsArray() || in.rank() != k.rank() || in.rank() < 2) {
     return Invalid(inst, "input and kernel must be arrays of the same rank (at least 2)");
+  }
+  if (in.dtype() == DType::kPred && k.dtype() == DType::kPred) {
+    return absl::UnimplementedError("pred operands (XLA's OR of ANDs) are not supported");
   }
   if (!SameClass(in.dtype(), k.dtype()) || !SameClass(in.dtype(), inst.shape().dtype()) ||
       in.dtype() == DType::kPred) {

@@ -231,9 +231,53 @@ absl::StatusOr<double> JsonNumberField(const JsonValue& object, absl::string_vie
   return x;
 }
 
+namespace {
+
+// `{conv_result_scale:1}` as `{"conv_result_scale":1}`: object keys that
+// are bare identifiers, as XLA of 2019 wrote backend configs, quoted.
+std::string QuoteBareKeys(absl::string_view text) {
+  std::string out;
+  bool in_string = false, key_may_start = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (key_may_start && (absl::ascii_isalpha(c) || c == '_')) {
+      size_t end = i;
+      while (end < text.size() && (absl::ascii_isalnum(text[end]) || text[end] == '_')) ++end;
+      size_t colon = end;
+      while (colon < text.size() && absl::ascii_isspace(text[colon])) ++colon;
+      if (colon < text.size() && text[colon] == ':') {
+        absl::StrAppend(&out, "\"", text.substr(i, end - i), "\"");
+        i = end - 1;
+        key_may_start = false;
+        continue;
+      }
+    }
+    if (c == '"') in_string = true;
+    if (!absl::ascii_isspace(c)) key_may_start = c == '{' || c == ',';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
 absl::StatusOr<JsonValue> ParseBackendConfigJson(absl::string_view text) {
   absl::StatusOr<JsonValue> parsed = ParseJson(text);
-  if (parsed.ok() && parsed->kind == JsonValue::Kind::kString) parsed = ParseJson(parsed->text);
+  if (parsed.ok() && parsed->kind == JsonValue::Kind::kString) {
+    absl::StatusOr<JsonValue> inner = ParseJson(parsed->text);
+    if (!inner.ok()) inner = ParseJson(QuoteBareKeys(parsed->text));
+    return inner;
+  }
+  if (!parsed.ok()) {
+    absl::StatusOr<JsonValue> quoted = ParseJson(QuoteBareKeys(text));
+    if (quoted.ok()) return quoted;
+  }
   return parsed;
 }
 

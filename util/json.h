@@ -49,7 +49,8 @@ absl::StatusOr<double> JsonNumberField(const JsonValue& object, absl::string_vie
                                        double fallback);
 
 // An HLO backend_config's JSON: a bare object, or a string holding one (as
-// older XLA writes it).
+// older XLA writes it), its keys possibly bare identifiers (XLA of 2019:
+// `{conv_result_scale:1}`).
 absl::StatusOr<JsonValue> ParseBackendConfigJson(absl::string_view text);
 
 // Compact JSON (no spaces); object members in their order, or sorted by key

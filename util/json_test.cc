@@ -46,5 +46,17 @@ TEST(JsonTest, QuoteEscapesControlCharacters) {
   EXPECT_EQ(v->text, "a\x01\n\"\\");
 }
 
+// XLA of 2019 wrote backend configs with bare keys; string values keep
+// their text, and what is not JSON either way stays an error.
+TEST(JsonTest, BackendConfigsWithBareKeysAreRead) {
+  absl::StatusOr<JsonValue> v =
+      ParseBackendConfigJson(R"("{conv_result_scale:1, b : {c_2:\"x:y\"}}")");
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(PrintJson(*v, /*sort_keys=*/true),
+            R"({"b":{"c_2":"x:y"},"conv_result_scale":1})");
+  EXPECT_TRUE(ParseBackendConfigJson("{a:1}").ok());
+  EXPECT_FALSE(ParseBackendConfigJson("{a 1}").ok());
+}
+
 }  // namespace
 }  // namespace xtune
