@@ -647,6 +647,10 @@ TEST_F(CliTest, XlasConvEntriesAreUsedAsTheyAre) {
   EXPECT_THAT(aot.output, HasSubstr("cuda_cudnn:algorithm=0,tensor_ops=1"));
   Result diff = RunXtune("cache diff " + cache + " " + dumped);
   EXPECT_THAT(diff.output, HasSubstr("0 added, 0 removed, 0 changed config")) << diff.output;
+  Result explain = RunXtune("cache explain " + data + "xla_aot_conv_entry.hlo --cache=" + cache +
+                            " --backend=cuda --xtune_gpu_target=h200");
+  EXPECT_EQ(explain.exit_code, 0) << explain.output;
+  EXPECT_THAT(explain.output, HasSubstr("hit in older XLA's key form (the config unsorted)"));
   Result run = RunXtune("run " + bias + " --backend=cuda_emulator --verify" + load);
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_THAT(run.output, HasSubstr("1 from the cache"));

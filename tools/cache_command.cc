@@ -18,6 +18,7 @@
 #include "codegen/codegen_version.h"
 #include "codegen/registry.h"
 #include "fusion/fusion_pass.h"
+#include "ir/library_call.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "tools/cli_args.h"
@@ -402,12 +403,15 @@ absl::Status Explain(const ParsedArgs& args, int* exit_code) {
     MissExplanation x = ExplainMiss(r, key, kCodegenVersion);
     std::string form;
     if (!x.hit) {
-      // XLA's form of the key leaves called computations out (a reducer).
+      // XLA's form of the key leaves called computations out (a reducer);
+      // a library call's is older XLA's, its config unsorted.
       if (std::optional<AutotuneKey> xla = XlaFormKeyOf(key, *i)) {
         MissExplanation y = ExplainMiss(r, *xla, kCodegenVersion);
         if (y.hit) {
           x = y;
-          form = " in XLA's key form (without the called computations)";
+          form = LibraryFusionOf(*i).has_value()
+                     ? " in older XLA's key form (the config unsorted)"
+                     : " in XLA's key form (without the called computations)";
         }
       }
     }
