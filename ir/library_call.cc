@@ -57,7 +57,6 @@ absl::StatusOr<std::vector<int64_t>> IntList(const JsonValue* v,
   return out;
 }
 
-
 // The GemmBackendConfig object of a backend_config, bare or wrapped.
 absl::StatusOr<JsonValue> GemmConfigJson(const Instruction& inst,
                                          JsonValue* whole) {

@@ -17,8 +17,9 @@ namespace {
 // Opens a loop over window dimension `w` at output position `o`; returns
 // the variables of the input index it reads and of the window position (the
 // loop `continue`s past padding and base-dilation holes).
-std::pair<std::string, std::string> OpenWindowLoop(const WindowDimension& w, const std::string& o, int64_t input,
-                           CodeBuffer* out) {
+std::pair<std::string, std::string> OpenWindowLoop(const WindowDimension& w,
+                                                   const std::string& o, int64_t input,
+                                                   CodeBuffer* out) {
   const std::string k = out->Fresh("w");
   out->Open(absl::StrCat("for (int64_t ", k, " = 0; ", k, " < ", w.size, "; ++", k, ")"));
   const std::string p = out->Fresh("p");

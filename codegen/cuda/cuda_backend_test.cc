@@ -95,6 +95,14 @@ void ExpectWithinLimits(const CudaBackend& b, const Instruction& fusion,
     }
     return;
   }
+  if (config.kind() == "cuda_cudnn") {
+    absl::StatusOr<LibraryConv> c = b.ConvSource(fusion, config);
+    ASSERT_THAT(c, IsOk()) << fusion.name();
+    ExpectKernelWithinLimits(b, fusion.name() + ".pack_x", config, c->pack_x);
+    ExpectKernelWithinLimits(b, fusion.name() + ".pack_w", config, c->pack_w);
+    ExpectKernelWithinLimits(b, fusion.name() + ".epilogue", config, c->epilogue);
+    return;
+  }
   if (config.kind() == "triton_gemm") {
     absl::StatusOr<TritonGemm> g = b.TritonSource(fusion, config);
     ASSERT_THAT(g, IsOk()) << fusion.name() << " " << config.ToString();
@@ -124,7 +132,8 @@ TEST(CudaBackendTest, EveryDefaultKernelCompilesForSm80AndSm90a) {
                             "tests/golden/column_reduce.hlo",
                             "tests/numpy/cases/fp8.hlo",
                             "tests/numpy/cases/cublas_calls.hlo",
-                            "tests/numpy/cases/float_special.hlo"}) {
+                            "tests/numpy/cases/float_special.hlo",
+                            "tests/xla_compat/cudnn_calls.hlo"}) {
       std::unique_ptr<Module> m = Fused(rel);
       for (const auto& inst : m->entry()->instructions()) {
         if (inst->opcode() != Opcode::kFusion) continue;
@@ -132,6 +141,29 @@ TEST(CudaBackendTest, EveryDefaultKernelCompilesForSm80AndSm90a) {
         ExpectWithinLimits(*b, *inst, b->DefaultConfig(*inst));
       }
     }
+  }
+}
+
+// A cuDNN call's kernels: the cuDNN candidate's pack and epilogue kernels
+// and the generated direct convolution, for sm_80 and sm_90a.
+TEST(CudaBackendTest, CudnnCallKernelsCompileForSm80AndSm90a) {
+  for (const char* target : {"a100", "h200"}) {
+    std::unique_ptr<CudaBackend> b = Make(target);
+    ASSERT_NE(b, nullptr);
+    std::unique_ptr<Module> m = Fused("tests/xla_compat/cudnn_calls.hlo");
+    int cudnn = 0, generated = 0;
+    for (const auto& inst : m->entry()->instructions()) {
+      if (inst->opcode() != Opcode::kFusion) continue;
+      std::vector<KernelConfig> configs = b->Candidates(*inst, /*exhaustive=*/false);
+      ASSERT_FALSE(configs.empty());
+      SCOPED_TRACE(absl::StrCat(target, " ", inst->name()));
+      ExpectWithinLimits(*b, *inst, configs[0]);
+      ExpectWithinLimits(*b, *inst, configs.back());
+      cudnn += configs[0].kind() == "cuda_cudnn";
+      generated += configs.back().kind() == "cuda_loop";
+    }
+    EXPECT_EQ(cudnn, 4);
+    EXPECT_EQ(generated, 4);
   }
 }
 

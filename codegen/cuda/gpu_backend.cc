@@ -28,21 +28,21 @@ KernelConfig LibraryCallConfig(const LibraryFusion& call) {
 
 bool IsConvCall(const LibraryFusion& call) { return IsConvCallTarget(call.target); }
 
-// cuDNN's forward convolution computes forward and bias+activation calls;
-// the backward calls' algorithms are another API's, so they run as
-// generated kernels.
-bool TakesCudnn(const Instruction& fusion, const LibraryFusion& call) {
-  return (call.target == kCudnnConvForwardTarget ||
-          call.target == kCudnnConvBiasActivationTarget) &&
-         LibraryConvShape(Fused(fusion)).ok();
+// The packed convolution of a call cuDNN's forward convolution computes:
+// forward and bias+activation calls (the backward calls' algorithms are
+// another API's, so they run as generated kernels).
+std::optional<ConvShape> CudnnShape(const Instruction& fusion, const LibraryFusion& call) {
+  if (call.target != kCudnnConvForwardTarget && call.target != kCudnnConvBiasActivationTarget) {
+    return std::nullopt;
+  }
+  absl::StatusOr<ConvShape> s = LibraryConvShape(Fused(fusion));
+  if (!s.ok()) return std::nullopt;
+  return *s;
 }
 
 // Tensor cores for f16 and bf16; f32 stays f32 (FMA math, not TF32), as
 // the convolution's own products.
-bool CudnnTensorOps(const Instruction& fusion) {
-  absl::StatusOr<ConvShape> s = LibraryConvShape(Fused(fusion));
-  return s.ok() && s->pack_type != DType::kF32;
-}
+bool TensorOps(const ConvShape& s) { return s.pack_type != DType::kF32; }
 
 KernelConfig CudnnConfig(int64_t algorithm, bool tensor_ops) {
   return KernelConfig("cuda_cudnn",
@@ -77,9 +77,8 @@ std::vector<KernelConfig> GpuBackend::Candidates(const Instruction& fusion,
   std::optional<LibraryFusion> call = LibraryFusionOf(fusion);
   if (call.has_value() && !IsConvCall(*call)) return {LibraryCallConfig(*call)};
   std::vector<KernelConfig> out;
-  if (call.has_value() && TakesCudnn(fusion, *call)) {
-    const bool tc = CudnnTensorOps(fusion);
-    out = {CudnnConfig(0, tc), CudnnConfig(1, tc)};
+  if (std::optional<ConvShape> s = call ? CudnnShape(fusion, *call) : std::nullopt) {
+    out = {CudnnConfig(0, TensorOps(*s)), CudnnConfig(1, TensorOps(*s))};
   }
   for (KernelConfig& c : CudaCandidates(Fused(fusion), device_, exhaustive)) {
     out.push_back(std::move(c));
@@ -91,7 +90,9 @@ KernelConfig GpuBackend::DefaultConfig(const Instruction& fusion) const {
   if (std::optional<LibraryFusion> call = LibraryFusionOf(fusion)) {
     if (!IsConvCall(*call)) return LibraryCallConfig(*call);
     // cuDNN's heuristic's choice, as XLA runs a call it did not tune.
-    if (TakesCudnn(fusion, *call)) return CudnnConfig(-1, CudnnTensorOps(fusion));
+    if (std::optional<ConvShape> s = CudnnShape(fusion, *call)) {
+      return CudnnConfig(-1, TensorOps(*s));
+    }
   }
   return CudaDefaultConfig(Fused(fusion), device_);
 }
@@ -132,7 +133,7 @@ absl::Status GpuBackend::CheckConfig(const Instruction& fusion,
         " call: it takes cuda_cublaslt configs, not ", config.kind()));
   }
   if (config.kind() == "cuda_cudnn") {
-    if (!call.has_value() || !TakesCudnn(fusion, *call)) {
+    if (!call.has_value() || !CudnnShape(fusion, *call).has_value()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "fusion '", fusion.name(), "' takes no cuda_cudnn config: only XLA's "
           "forward and bias+activation cuDNN calls run on cuDNN"));
@@ -360,7 +361,8 @@ absl::StatusOr<KernelConfig> GpuBackend::ConfigFromResultFor(
   std::optional<LibraryFusion> call = LibraryFusionOf(fusion);
   const bool cudnn_result = result.has_conv() || result.has_algorithm() ||
                             (result.has_other() && result.other().name() == "CUDNN");
-  if (cudnn_result && call.has_value() && IsConvCall(*call) && !TakesCudnn(fusion, *call)) {
+  if (cudnn_result && call.has_value() && IsConvCall(*call) &&
+      !CudnnShape(fusion, *call).has_value()) {
     return absl::UnimplementedError(absl::StrCat(
         "XLA's cuDNN algorithm for a ", call->target, " call is one of that call's "
         "own algorithms; xtune runs backward calls as generated kernels"));

@@ -54,9 +54,19 @@ absl::StatusOr<const Instruction*> FindConvolution(const Computation& fused) {
   return conv;
 }
 
-// Declares `names[d]` as the multi-index of row-major `dims` at xt_lin.
-void Decode(const std::vector<std::string>& names, const std::vector<int64_t>& dims,
-            CodeBuffer* body) {
+// Declares the index of element xt_lin of a dense [outer, spatial...,
+// inner] tensor: `outer`, `spatial`0, `spatial`1, ..., `inner`.
+void Decode(const std::string& outer, int64_t outer_size, const std::string& spatial,
+            const std::vector<int64_t>& spatial_sizes, const std::string& inner,
+            int64_t inner_size, CodeBuffer* body) {
+  std::vector<std::string> names = {outer};
+  std::vector<int64_t> dims = {outer_size};
+  for (size_t i = 0; i < spatial_sizes.size(); ++i) {
+    names.push_back(absl::StrCat(spatial, i));
+    dims.push_back(spatial_sizes[i]);
+  }
+  names.push_back(inner);
+  dims.push_back(inner_size);
   body->Line("int64_t xt_rest = xt_lin;");
   for (size_t d = dims.size(); d-- > 0;) {
     body->Linef("const int64_t ", names[d], " = xt_rest % ", dims[d], ";");
@@ -143,15 +153,7 @@ absl::StatusOr<LibraryConv> LibraryConvKernels(const Computation& fused,
       out.pack_x,
       kernel(".pack_x", s.InElements(),
              [&](ElementalEmitter& e, CodeBuffer& body, int64_t) -> absl::Status {
-               std::vector<std::string> names = {"xt_b"};
-               std::vector<int64_t> dims = {s.batch};
-               for (size_t i = 0; i < n; ++i) {
-                 names.push_back(absl::StrCat("xt_s", i));
-                 dims.push_back(s.in_spatial[i]);
-               }
-               names.push_back("xt_f");
-               dims.push_back(s.in_features);
-               Decode(names, dims, &body);
+               Decode("xt_b", s.batch, "xt_s", s.in_spatial, "xt_f", s.in_features, &body);
                std::vector<IndexExpr> index(n + 2);
                index[d.input_batch].base = "xt_b";
                index[d.input_feature].base = "xt_f";
@@ -180,15 +182,8 @@ absl::StatusOr<LibraryConv> LibraryConvKernels(const Computation& fused,
       out.pack_w,
       kernel(".pack_w", s.KernelElements(),
              [&](ElementalEmitter& e, CodeBuffer& body, int64_t) -> absl::Status {
-               std::vector<std::string> names = {"xt_o"};
-               std::vector<int64_t> dims = {s.out_features};
-               for (size_t i = 0; i < n; ++i) {
-                 names.push_back(absl::StrCat("xt_r", i));
-                 dims.push_back(s.kernel_spatial[i]);
-               }
-               names.push_back("xt_i");
-               dims.push_back(s.in_features / s.groups);
-               Decode(names, dims, &body);
+               Decode("xt_o", s.out_features, "xt_r", s.kernel_spatial, "xt_i",
+                      s.in_features / s.groups, &body);
                std::vector<IndexExpr> index(n + 2);
                index[d.kernel_output_feature].base = "xt_o";
                index[d.kernel_input_feature].base = "xt_i";
@@ -210,15 +205,7 @@ absl::StatusOr<LibraryConv> LibraryConvKernels(const Computation& fused,
       out.epilogue,
       kernel(".epilogue", s.OutElements(),
              [&](ElementalEmitter& e, CodeBuffer& body, int64_t y) -> absl::Status {
-               std::vector<std::string> names = {"xt_b"};
-               std::vector<int64_t> dims = {s.batch};
-               for (size_t i = 0; i < n; ++i) {
-                 names.push_back(absl::StrCat("xt_o", i));
-                 dims.push_back(s.out_spatial[i]);
-               }
-               names.push_back("xt_k");
-               dims.push_back(s.out_features);
-               Decode(names, dims, &body);
+               Decode("xt_b", s.batch, "xt_o", s.out_spatial, "xt_k", s.out_features, &body);
                body.Linef("const float xt_y = (float)",
                           ElementalEmitter::FromStorage(absl::StrCat("XT_G(xt_p", y, ")"),
                                                         "xt_lin", s.pack_type),
