@@ -12,9 +12,9 @@
 namespace xtune {
 namespace {
 
-absl::Status Bad(const Instruction& inst, absl::string_view what) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("custom-call '", inst.name(), "': ", what));
+// The parser and the verifier name the instruction; the message says what.
+absl::Status Bad(const Instruction& /*inst*/, absl::string_view what) {
+  return absl::InvalidArgumentError(what);
 }
 
 const RawAttribute* Raw(const Instruction& inst, absl::string_view name) {
@@ -50,7 +50,7 @@ absl::Status ReadBackendConfig(const Instruction& inst, ConvCall* call) {
     }
     if (!found) {
       return absl::UnimplementedError(absl::StrCat(
-          "custom-call '", inst.name(), "': cuDNN activation ", a->text,
+          "cuDNN activation ", a->text,
           " (xtune runs kNone kRelu kRelu6 kElu kLeakyRelu kTanh kSigmoid)"));
     }
   }
@@ -110,15 +110,13 @@ absl::StatusOr<ConvCall> ReadConvCall(const Instruction& inst) {
   call.result = inst.shape().tuple_shapes()[0];
   if (call.kind == ConvCallKind::kBackwardInput || call.kind == ConvCallKind::kBackwardFilter) {
     if (call.batch_group_count != 1) {
-      return absl::UnimplementedError(absl::StrCat(
-          "custom-call '", inst.name(), "': batch groups in a backward cuDNN convolution"));
+      return absl::UnimplementedError("batch groups in a backward cuDNN convolution");
     }
     for (const WindowDimension& w : call.window) {
       if (w.base_dilation != 1 ||
           (call.kind == ConvCallKind::kBackwardFilter && w.reversal)) {
-        return absl::UnimplementedError(absl::StrCat(
-            "custom-call '", inst.name(),
-            "': lhs dilation or a reversed kernel in a backward cuDNN convolution"));
+        return absl::UnimplementedError(
+            "lhs dilation or a reversed kernel in a backward cuDNN convolution");
       }
     }
   }
