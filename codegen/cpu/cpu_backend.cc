@@ -10,6 +10,8 @@
 #include "codegen/cpu/kernel_source.h"
 #include "codegen/cpu/prelude.h"
 #include "fusion/precision.h"
+#include "ir/conv_call.h"
+#include "ir/library_call.h"
 #include "util/sha256.h"
 #include "util/status_macros.h"
 
@@ -18,6 +20,12 @@ namespace {
 
 const Computation& Fused(const Instruction& fusion) {
   return *fusion.called_computations()[0];
+}
+
+// XLA's cuDNN calls: their convolution also runs as an implicit gemm.
+bool IsConvCallFusion(const Instruction& fusion) {
+  std::optional<LibraryFusion> call = LibraryFusionOf(fusion);
+  return call.has_value() && IsConvCallTarget(call->target);
 }
 
 }  // namespace
@@ -111,16 +119,16 @@ BackendRegistration CpuBackendRegistration() {
 
 std::vector<KernelConfig> CpuBackend::Candidates(const Instruction& fusion,
                                                  bool exhaustive) const {
-  return CpuCandidates(Fused(fusion), device_, exhaustive);
+  return CpuCandidates(Fused(fusion), device_, exhaustive, IsConvCallFusion(fusion));
 }
 
 KernelConfig CpuBackend::DefaultConfig(const Instruction& fusion) const {
-  return CpuDefaultConfig(Fused(fusion), device_);
+  return CpuDefaultConfig(Fused(fusion), device_, IsConvCallFusion(fusion));
 }
 
 absl::Status CpuBackend::CheckConfig(const Instruction& fusion,
                                      const KernelConfig& config) const {
-  return CheckCpuConfig(Fused(fusion), device_, config);
+  return CheckCpuConfig(Fused(fusion), device_, config, IsConvCallFusion(fusion));
 }
 
 absl::StatusOr<std::string> CpuBackend::Source(

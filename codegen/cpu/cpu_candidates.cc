@@ -241,18 +241,26 @@ CpuKernelKind ChooseKernelKind(const Computation& fused) {
 
 std::vector<KernelConfig> CpuCandidates(const Computation& fused,
                                         const CpuDevice& device,
-                                        bool exhaustive) {
+                                        bool exhaustive, bool conv_as_gemm) {
   CpuKernelKind kind = ChooseKernelKind(fused);
   if (kind == CpuKernelKind::kGemm) {
     return GemmConfigs(*AnalyzeGemmFusion(fused), device, exhaustive);
   }
-  return StreamingConfigs(fused, kind, device, exhaustive);
+  std::vector<KernelConfig> out = StreamingConfigs(fused, kind, device, exhaustive);
+  if (absl::StatusOr<GemmFusion> g = AnalyzeGemmFusion(fused); conv_as_gemm && g.ok()) {
+    for (KernelConfig& c : GemmConfigs(*g, device, exhaustive)) out.push_back(std::move(c));
+  }
+  return out;
 }
 
-KernelConfig CpuDefaultConfig(const Computation& fused, const CpuDevice& d) {
+KernelConfig CpuDefaultConfig(const Computation& fused, const CpuDevice& d,
+                              bool conv_as_gemm) {
   CpuKernelKind kind = ChooseKernelKind(fused);
-  if (kind == CpuKernelKind::kGemm) {
-    GemmFusion g = *AnalyzeGemmFusion(fused);
+  absl::StatusOr<GemmFusion> analyzed = kind == CpuKernelKind::kGemm || conv_as_gemm
+                                            ? AnalyzeGemmFusion(fused)
+                                            : absl::StatusOr<GemmFusion>(absl::NotFoundError(""));
+  if (analyzed.ok()) {
+    const GemmFusion& g = *analyzed;
     bool big = g.batch * g.m * g.n * g.k >= (int64_t{1} << 21);
     Tile t = Tiles(d, false)[1];  // 6x16 on AVX2, 8x32 on AVX-512
     int64_t mc =
@@ -282,14 +290,14 @@ KernelConfig CpuDefaultConfig(const Computation& fused, const CpuDevice& d) {
 }
 
 absl::Status CheckCpuConfig(const Computation& fused, const CpuDevice& d,
-                            const KernelConfig& config) {
+                            const KernelConfig& config, bool conv_as_gemm) {
   auto bad = [&](absl::string_view why) {
     return absl::InvalidArgumentError(
         absl::StrCat("config ", config.ToString(), ": ", why));
   };
   // The parameter schema of the kind: its default-space configs.
   const KernelConfig* like = nullptr;
-  std::vector<KernelConfig> space = CpuCandidates(fused, d, false);
+  std::vector<KernelConfig> space = CpuCandidates(fused, d, false, conv_as_gemm);
   for (const KernelConfig& c : space) {
     if (c.kind() == config.kind()) {
       like = &c;

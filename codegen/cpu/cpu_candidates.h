@@ -25,10 +25,15 @@ enum class CpuKernelKind {
 // Picks the generator for a fused computation.
 CpuKernelKind ChooseKernelKind(const Computation& fused);
 
+// `conv_as_gemm` (XLA's cuDNN calls, kept whole as their convolution and
+// epilogue): a fusion whose convolution is one gemm (cpu::GemmFusion::conv)
+// also takes the gemm kinds, which read the input's patches as they pack A.
 std::vector<KernelConfig> CpuCandidates(const Computation& fused,
                                         const CpuDevice& device,
-                                        bool exhaustive);
-KernelConfig CpuDefaultConfig(const Computation& fused, const CpuDevice& device);
+                                        bool exhaustive, bool conv_as_gemm = false);
+// With `conv_as_gemm`, a convolution that is one gemm defaults to it.
+KernelConfig CpuDefaultConfig(const Computation& fused, const CpuDevice& device,
+                              bool conv_as_gemm = false);
 
 // Whether the CPU generators take `config` for `fused`: a kind of this
 // fusion with exactly its parameters in order (kernels read them by
@@ -36,7 +41,7 @@ KernelConfig CpuDefaultConfig(const Computation& fused, const CpuDevice& device)
 // may exceed the problem, up to a cap; split_k <= min(K, max(64, device
 // threads)); threads <= max(1024, device threads)). InvalidArgument naming the offending parameter.
 absl::Status CheckCpuConfig(const Computation& fused, const CpuDevice& device,
-                            const KernelConfig& config);
+                            const KernelConfig& config, bool conv_as_gemm = false);
 
 }  // namespace xtune::cpu
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "util/status_macros.h"
 
 namespace xtune::cpu {
 namespace {
@@ -90,24 +92,84 @@ std::vector<IndexExpr> DotResultIndex(const Instruction& dot,
   return index;
 }
 
-absl::StatusOr<GemmFusion> AnalyzeGemmFusion(const Computation& fused) {
-  GemmFusion g;
+namespace {
+
+// The convolution's operand dimensions as a gemm's: the kernel is a plain
+// [k, n] view; the input is read through the window (no dims).
+std::vector<int64_t> ConvKDims(const ConvDimensions& d) {
+  std::vector<int64_t> k = d.kernel_spatial;
+  k.push_back(d.kernel_input_feature);
+  return k;
+}
+
+std::vector<int64_t> ConvMDims(const ConvDimensions& d) {
+  std::vector<int64_t> m = {d.output_batch};
+  m.insert(m.end(), d.output_spatial.begin(), d.output_spatial.end());
+  return m;
+}
+
+// Finds the core (a dot, or without one a single convolution) and the
+// problem's size.
+absl::Status FindCore(const Computation& fused, GemmFusion* g) {
+  const Instruction* conv = nullptr;
   for (const auto& i : fused.instructions()) {
     if (i->opcode() == Opcode::kDot) {
-      if (g.dot != nullptr) return absl::InvalidArgumentError("several dots");
-      g.dot = i.get();
+      if (g->dot != nullptr) return absl::InvalidArgumentError("several dots");
+      g->dot = i.get();
+    } else if (i->opcode() == Opcode::kConvolution) {
+      if (conv != nullptr) return absl::InvalidArgumentError("several convolutions");
+      conv = i.get();
     }
   }
-  if (g.dot == nullptr) return absl::InvalidArgumentError("no dot");
+  if (g->dot != nullptr) {
+    const Instruction* dot = g->dot;
+    const Shape& lhs = dot->operand(0)->shape();
+    const Shape& rhs = dot->operand(1)->shape();
+    const DotDimensions& dd = dot->attrs().dot;
+    for (int64_t d : dd.lhs_batch) g->batch *= lhs.dim(d);
+    for (int64_t d : dd.lhs_contracting) g->k *= lhs.dim(d);
+    for (int64_t d : FreeDims(lhs, dd.lhs_batch, dd.lhs_contracting)) g->m *= lhs.dim(d);
+    for (int64_t d : FreeDims(rhs, dd.rhs_batch, dd.rhs_contracting)) g->n *= rhs.dim(d);
+    return absl::OkStatus();
+  }
+  if (conv == nullptr) return absl::InvalidArgumentError("no dot");
+  const InstructionAttrs& a = conv->attrs();
+  if (a.feature_group_count != 1 || a.batch_group_count != 1) {
+    return absl::UnimplementedError(
+        "a grouped convolution is no single gemm (its loop kernel computes it)");
+  }
+  g->dot = conv;
+  g->conv = true;
+  const ConvDimensions& d = a.conv;
+  const Shape& rhs = conv->operand(1)->shape();
+  for (int64_t x : ConvMDims(d)) g->m *= conv->shape().dim(x);
+  for (int64_t x : ConvKDims(d)) g->k *= rhs.dim(x);
+  g->n = conv->shape().dim(d.output_feature);
+  return absl::OkStatus();
+}
+
+// Whether the output's memory order is [m, n] row-major: batch, spatial
+// dimensions in order, then the features, densely.
+bool ConvOutputIsRowMajor(const Instruction& conv) {
+  const ConvDimensions& d = conv.attrs().conv;
+  std::vector<int64_t> major_to_minor = ConvMDims(d);
+  major_to_minor.push_back(d.output_feature);
+  const std::vector<int64_t>& m2m = conv.shape().minor_to_major();
+  if (m2m.size() != major_to_minor.size()) return false;
+  for (size_t i = 0; i < m2m.size(); ++i) {
+    if (m2m[i] != major_to_minor[m2m.size() - 1 - i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<GemmFusion> AnalyzeGemmFusion(const Computation& fused) {
+  GemmFusion g;
+  XTUNE_RETURN_IF_ERROR(FindCore(fused, &g));
   const Instruction* dot = g.dot;
   const Shape& lhs = dot->operand(0)->shape();
   const Shape& rhs = dot->operand(1)->shape();
-  const DotDimensions& dd = dot->attrs().dot;
-  for (int64_t d : dd.lhs_batch) g.batch *= lhs.dim(d);
-  for (int64_t d : dd.lhs_contracting) g.k *= lhs.dim(d);
-  for (int64_t d : FreeDims(lhs, dd.lhs_batch, dd.lhs_contracting)) g.m *= lhs.dim(d);
-  std::vector<int64_t> rhs_free = FreeDims(rhs, dd.rhs_batch, dd.rhs_contracting);
-  for (int64_t d : rhs_free) g.n *= rhs.dim(d);
   DType out = dot->shape().dtype();
   if (out != DType::kF32 && out != DType::kF16 && out != DType::kBF16) {
     return absl::UnimplementedError(absl::StrCat(
@@ -171,12 +233,19 @@ absl::StatusOr<GemmFusion> AnalyzeGemmFusion(const Computation& fused) {
   g.epilogue_root = e;
   g.has_epilogue = e != dot;
   const Shape& es = e->shape();
-  g.output_is_plain_f32 = !g.has_epilogue && es.dtype() == DType::kF32 &&
-                          es.HasDefaultLayout() &&
+  const bool row_major = g.conv ? ConvOutputIsRowMajor(*dot) && fused.root() == e
+                                 : es.HasDefaultLayout();
+  g.output_is_plain_f32 = !g.has_epilogue && es.dtype() == DType::kF32 && row_major &&
                           fused.root()->shape().dtype() == DType::kF32;
-  bool contiguous_n =
-      rhs_free.size() == 1 && !es.minor_to_major().empty() &&
-      es.minor_to_major()[0] == es.rank() - 1;
+  bool contiguous_n;
+  if (g.conv) {
+    contiguous_n = es.minor_to_major()[0] == dot->attrs().conv.output_feature;
+  } else {
+    const DotDimensions& dd = dot->attrs().dot;
+    contiguous_n = FreeDims(rhs, dd.rhs_batch, dd.rhs_contracting).size() == 1 &&
+                   !es.minor_to_major().empty() &&
+                   es.minor_to_major()[0] == es.rank() - 1;
+  }
   g.vector_epilogue =
       contiguous_n &&
       ElementalEmitter::Vectorizable(e, absl::flat_hash_set<const Instruction*>{dot});
@@ -193,6 +262,108 @@ bool DotOperandNeedsRounding(const Instruction& dot, int operand) {
     op = op->operand(0);
   }
   return MayExceedPrecision(*op);
+}
+
+std::optional<GemmOperandDims> OperandDimsOf(const GemmFusion& g, int operand) {
+  if (g.conv) {
+    if (operand == 0) return std::nullopt;
+    const ConvDimensions& d = g.dot->attrs().conv;
+    return GemmOperandDims{{}, ConvKDims(d), {d.kernel_output_feature}};
+  }
+  const Shape& s = g.dot->operand(operand)->shape();
+  const DotDimensions& dd = g.dot->attrs().dot;
+  GemmOperandDims out;
+  out.batch = operand == 0 ? dd.lhs_batch : dd.rhs_batch;
+  out.contracting = operand == 0 ? dd.lhs_contracting : dd.rhs_contracting;
+  out.free = FreeDims(s, out.batch, out.contracting);
+  return out;
+}
+
+std::optional<std::vector<IndexExpr>> GemmOperandIndex(const GemmFusion& g, int operand,
+                                                       const std::string& b,
+                                                       const std::string& mn,
+                                                       const std::string& k) {
+  if (!g.conv) return DotOperandIndex(*g.dot, operand, b, mn, k);
+  if (operand == 0) return std::nullopt;
+  const std::vector<WindowDimension>& w = g.dot->attrs().window;
+  const ConvDimensions& d = g.dot->attrs().conv;
+  const Shape& s = g.dot->operand(1)->shape();
+  std::vector<IndexExpr> index(s.rank());
+  std::vector<std::string> ks = Decompose(k, SizesOf(s, ConvKDims(d)));
+  for (size_t i = 0; i < d.kernel_spatial.size(); ++i) {
+    index[d.kernel_spatial[i]] = {
+        w[i].reversal ? absl::StrCat("(", w[i].size - 1, " - ", ks[i], ")") : ks[i], 0};
+  }
+  index[d.kernel_input_feature] = {ks.back(), 0};
+  index[d.kernel_output_feature] = {mn, 0};
+  return index;
+}
+
+absl::StatusOr<std::string> EmitGemmOperand(ElementalEmitter& emitter, const GemmFusion& g,
+                                            int operand, const std::string& b,
+                                            const std::string& mn, const std::string& k,
+                                            CodeBuffer* out) {
+  const Instruction* op = g.dot->operand(operand);
+  if (std::optional<std::vector<IndexExpr>> index = GemmOperandIndex(g, operand, b, mn, k)) {
+    return emitter.Emit(op, *index, out);
+  }
+  // A convolution's input: output position o and window element w of each
+  // spatial dimension meet at o * stride + w * rhs_dilate - pad_low of the
+  // input dilated by lhs_dilate; outside it, or in a dilation hole, the
+  // element is 0. The read itself is clamped to index 0 there.
+  const std::vector<WindowDimension>& win = g.dot->attrs().window;
+  const ConvDimensions& d = g.dot->attrs().conv;
+  const Shape& in = op->shape();
+  const Shape& rhs = g.dot->operand(1)->shape();
+  std::vector<int64_t> m_sizes;
+  for (int64_t x : ConvMDims(d)) m_sizes.push_back(g.dot->shape().dim(x));
+  std::vector<std::string> ms = Decompose(mn, m_sizes);
+  std::vector<std::string> ks = Decompose(k, SizesOf(rhs, ConvKDims(d)));
+  std::vector<IndexExpr> index(in.rank());
+  index[d.input_batch] = {ms[0], 0};
+  index[d.input_feature] = {ks.back(), 0};
+  const std::string valid = out->Fresh("inside");
+  std::vector<std::string> positions, conditions;
+  for (size_t i = 0; i < d.input_spatial.size(); ++i) {
+    const WindowDimension& w = win[i];
+    const std::string p = out->Fresh("at");
+    out->Linef("const int64_t ", p, " = ", ms[i + 1], " * ", w.stride, " + ", ks[i], " * ",
+               w.window_dilation, " - ", w.pad_low, ";");
+    const int64_t size = in.dim(d.input_spatial[i]);
+    if (w.base_dilation == 1) {
+      conditions.push_back(absl::StrCat(p, " >= 0 && ", p, " < ", size));
+      positions.push_back(p);
+    } else {
+      conditions.push_back(absl::StrCat(p, " >= 0 && ", p, " % ", w.base_dilation, " == 0 && ",
+                                        p, " / ", w.base_dilation, " < ", size));
+      positions.push_back(absl::StrCat("(", p, " / ", w.base_dilation, ")"));
+    }
+  }
+  out->Linef("const bool ", valid, " = ",
+             conditions.empty() ? "true" : absl::StrJoin(conditions, " && "), ";");
+  for (size_t i = 0; i < d.input_spatial.size(); ++i) {
+    index[d.input_spatial[i]] = {absl::StrCat("(", valid, " ? ", positions[i], " : 0)"), 0};
+  }
+  XTUNE_ASSIGN_OR_RETURN(std::string v, emitter.Emit(op, index, out));
+  const std::string type = ElementalEmitter::ScalarType(in.dtype());
+  const std::string r = out->Fresh("x");
+  out->Linef("const ", type, " ", r, " = ", valid, " ? (", type, ")(", v, ") : (", type,
+             ")0;");
+  return r;
+}
+
+std::vector<IndexExpr> GemmResultIndex(const GemmFusion& g, const std::string& b,
+                                       const std::string& m, const std::string& n,
+                                       int64_t n_lane_stride) {
+  if (!g.conv) return DotResultIndex(*g.dot, b, m, n, n_lane_stride);
+  const ConvDimensions& d = g.dot->attrs().conv;
+  const Shape& s = g.dot->shape();
+  std::vector<int64_t> m_dims = ConvMDims(d);
+  std::vector<std::string> ms = Decompose(m, SizesOf(s, m_dims));
+  std::vector<IndexExpr> index(s.rank());
+  for (size_t i = 0; i < m_dims.size(); ++i) index[m_dims[i]] = {ms[i], 0};
+  index[d.output_feature] = {n, n_lane_stride};
+  return index;
 }
 
 }  // namespace xtune::cpu

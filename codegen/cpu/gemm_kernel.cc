@@ -41,10 +41,9 @@ absl::Status EmitOperandReaders(const Computation& fused, const GemmFusion& g,
                            operand == 0 ? "xt_mi, int64_t xt_ki" : "xt_ki, int64_t xt_ni",
                            ")"));
     EmitPointers(fused, out);
-    std::vector<IndexExpr> index = DotOperandIndex(
-        *g.dot, operand, "xt_bi", operand == 0 ? "xt_mi" : "xt_ni", "xt_ki");
     XTUNE_ASSIGN_OR_RETURN(std::string v,
-                           emitter.Emit(g.dot->operand(operand), index, out));
+                           EmitGemmOperand(emitter, g, operand, "xt_bi",
+                                           operand == 0 ? "xt_mi" : "xt_ni", "xt_ki", out));
     if (DotOperandNeedsRounding(*g.dot, operand)) {
       v = ElementalEmitter::RoundTo(v, g.dot->operand(operand)->shape().dtype());
     }
@@ -74,7 +73,7 @@ absl::Status EmitEpilogueRow(const Computation& fused, const GemmFusion& g,
     out->Line("const xt_vf xt_acc = xt_load(xt_vals + xt_j);");
     out->Line("const int64_t xt_ni = xt_n0 + xt_j;");
     vec.Bind(g.dot, "xt_acc");
-    std::vector<IndexExpr> index = DotResultIndex(*g.dot, "xt_bi", "xt_mi", "xt_ni", 1);
+    std::vector<IndexExpr> index = GemmResultIndex(g, "xt_bi", "xt_mi", "xt_ni", 1);
     XTUNE_ASSIGN_OR_RETURN(std::string v, vec.Emit(g.epilogue_root, index, out));
     IndexExpr at = PhysicalOffset(es, index);
     switch (t) {
@@ -98,7 +97,7 @@ absl::Status EmitEpilogueRow(const Computation& fused, const GemmFusion& g,
   out->Line("const float xt_acc = xt_vals[xt_j];");
   out->Line("const int64_t xt_ni = xt_n0 + xt_j;");
   sca.Bind(g.dot, "xt_acc");
-  std::vector<IndexExpr> index = DotResultIndex(*g.dot, "xt_bi", "xt_mi", "xt_ni", 0);
+  std::vector<IndexExpr> index = GemmResultIndex(g, "xt_bi", "xt_mi", "xt_ni", 0);
   XTUNE_ASSIGN_OR_RETURN(std::string v, sca.Emit(g.epilogue_root, index, out));
   out->Linef("xt_out[", PhysicalOffset(es, index).base, "] = ",
              ElementalEmitter::ToStorage(v, t), ";");
@@ -433,10 +432,10 @@ std::string DirectOperand(const GemmFusion& g, int operand) {
   if (op->opcode() != Opcode::kParameter || op->shape().dtype() != DType::kF32) {
     return no;
   }
-  const DotDimensions& dd = g.dot->attrs().dot;
-  const std::vector<int64_t>& batch = operand == 0 ? dd.lhs_batch : dd.rhs_batch;
-  const std::vector<int64_t>& contracting =
-      operand == 0 ? dd.lhs_contracting : dd.rhs_contracting;
+  std::optional<GemmOperandDims> dims = OperandDimsOf(g, operand);
+  if (!dims.has_value()) return no;
+  const std::vector<int64_t>& batch = dims->batch;
+  const std::vector<int64_t>& contracting = dims->contracting;
   const Shape& s = op->shape();
   if (contracting.size() != 1 ||
       s.rank() != static_cast<int64_t>(batch.size()) + 2) {

@@ -255,7 +255,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::CompileLibraryConv(
 KernelConfig CudaBackend::DefaultConfig(const Instruction& fusion) const {
   KernelConfig def = GpuBackend::DefaultConfig(fusion);
   if (driver_ == nullptr || cudnn_ != nullptr || def.kind() != "cuda_cudnn") return def;
-  return CudaDefaultConfig(*fusion.called_computations()[0], device());
+  return GeneratedDefault(fusion);
 }
 
 absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::Compile(
@@ -272,7 +272,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CudaBackend::CompileWith(
     const Instruction& fusion, const KernelConfig& config, bool refuse_spills) {
   if (config.kind() == "cuda_cublaslt") return CompileLibraryGemm(fusion, config);
   if (config.kind() == "cuda_cudnn") return CompileLibraryConv(fusion, config);
-  if (config.kind() == "triton_gemm") {
+  if (config.kind() == "triton_gemm" || config.kind() == kImplicitGemmKind) {
     XTUNE_ASSIGN_OR_RETURN(TritonGemm g, TritonSource(fusion, config));
     const int params = static_cast<int>(fusion.operand_count());
     XTUNE_ASSIGN_OR_RETURN(

@@ -103,7 +103,7 @@ void ExpectWithinLimits(const CudaBackend& b, const Instruction& fusion,
     ExpectKernelWithinLimits(b, fusion.name() + ".epilogue", config, c->epilogue);
     return;
   }
-  if (config.kind() == "triton_gemm") {
+  if (config.kind() == "triton_gemm" || config.kind() == kImplicitGemmKind) {
     absl::StatusOr<TritonGemm> g = b.TritonSource(fusion, config);
     ASSERT_THAT(g, IsOk()) << fusion.name() << " " << config.ToString();
     ExpectKernelWithinLimits(b, fusion.name(), config, g->main, /*may_spill=*/true);
@@ -144,14 +144,16 @@ TEST(CudaBackendTest, EveryDefaultKernelCompilesForSm80AndSm90a) {
   }
 }
 
-// A cuDNN call's kernels: the cuDNN candidate's pack and epilogue kernels
-// and the generated direct convolution, for sm_80 and sm_90a.
+// A cuDNN call's kernels: the cuDNN candidate's pack and epilogue kernels,
+// the implicit gemm (on tensor cores for bf16; not for the depthwise call,
+// which is no single gemm) and the generated direct convolution, for sm_80
+// and sm_90a.
 TEST(CudaBackendTest, CudnnCallKernelsCompileForSm80AndSm90a) {
   for (const char* target : {"a100", "h200"}) {
     std::unique_ptr<CudaBackend> b = Make(target);
     ASSERT_NE(b, nullptr);
     std::unique_ptr<Module> m = Fused("tests/xla_compat/cudnn_calls.hlo");
-    int cudnn = 0, generated = 0;
+    int cudnn = 0, implicit = 0, generated = 0;
     for (const auto& inst : m->entry()->instructions()) {
       if (inst->opcode() != Opcode::kFusion) continue;
       std::vector<KernelConfig> configs = b->Candidates(*inst, /*exhaustive=*/false);
@@ -161,8 +163,20 @@ TEST(CudaBackendTest, CudnnCallKernelsCompileForSm80AndSm90a) {
       ExpectWithinLimits(*b, *inst, configs.back());
       cudnn += configs[0].kind() == "cuda_cudnn";
       generated += configs.back().kind() == "cuda_loop";
+      for (const KernelConfig& c : configs) {
+        if (c.kind() != kImplicitGemmKind) continue;
+        ExpectWithinLimits(*b, *inst, c);
+        if (inst->name() == "e") {  // bf16: tensor cores
+          absl::StatusOr<TritonGemm> g = b->TritonSource(*inst, c);
+          ASSERT_THAT(g, IsOk());
+          EXPECT_THAT(g->main.body, HasSubstr("XT_MMA_M16N8K16_BF16"));
+        }
+        ++implicit;
+        break;
+      }
     }
     EXPECT_EQ(cudnn, 4);
+    EXPECT_EQ(implicit, 3);
     EXPECT_EQ(generated, 4);
   }
 }

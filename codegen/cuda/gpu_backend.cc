@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "codegen/config_codec.h"
+#include "codegen/cpu/gemm_analysis.h"
 #include "codegen/cuda/cuda_candidates.h"
 #include "codegen/cuda/library_conv.h"
 #include "fusion/precision.h"
@@ -27,6 +28,16 @@ KernelConfig LibraryCallConfig(const LibraryFusion& call) {
 }
 
 bool IsConvCall(const LibraryFusion& call) { return IsConvCallTarget(call.target); }
+
+// Whether a cuDNN call's convolution is one gemm (ungrouped, float).
+bool TakesImplicitGemm(const Instruction& fusion) {
+  std::optional<LibraryFusion> call = LibraryFusionOf(fusion);
+  return call.has_value() && IsConvCall(*call) && cpu::AnalyzeGemmFusion(Fused(fusion)).ok();
+}
+
+KernelConfig AsImplicitGemm(const KernelConfig& triton) {
+  return KernelConfig(kImplicitGemmKind, triton.params());
+}
 
 // The packed convolution of a call cuDNN's forward convolution computes:
 // forward and bias+activation calls (the backward calls' algorithms are
@@ -80,10 +91,20 @@ std::vector<KernelConfig> GpuBackend::Candidates(const Instruction& fusion,
   if (std::optional<ConvShape> s = call ? CudnnShape(fusion, *call) : std::nullopt) {
     out = {CudnnConfig(0, TensorOps(*s)), CudnnConfig(1, TensorOps(*s))};
   }
+  if (TakesImplicitGemm(fusion)) {
+    for (const KernelConfig& c : TritonGemmCandidates(Fused(fusion), device_, exhaustive)) {
+      out.push_back(AsImplicitGemm(c));
+    }
+  }
   for (KernelConfig& c : CudaCandidates(Fused(fusion), device_, exhaustive)) {
     out.push_back(std::move(c));
   }
   return out;
+}
+
+KernelConfig GpuBackend::GeneratedDefault(const Instruction& fusion) const {
+  if (TakesImplicitGemm(fusion)) return AsImplicitGemm(TritonGemmDefault(Fused(fusion)));
+  return CudaDefaultConfig(Fused(fusion), device_);
 }
 
 KernelConfig GpuBackend::DefaultConfig(const Instruction& fusion) const {
@@ -94,7 +115,7 @@ KernelConfig GpuBackend::DefaultConfig(const Instruction& fusion) const {
       return CudnnConfig(-1, TensorOps(*s));
     }
   }
-  return CudaDefaultConfig(Fused(fusion), device_);
+  return GeneratedDefault(fusion);
 }
 
 absl::Status GpuBackend::CheckKindAndParameters(
@@ -105,7 +126,11 @@ absl::Status GpuBackend::CheckKindAndParameters(
   if (def.kind() == "triton_gemm" && config.kind() == "cuda_cublaslt") {
     def = KernelConfig("cuda_cublaslt", {{"algorithm", 0}});
   }
+  // A cuDNN call also takes the implicit gemm and the loop kernels.
   if (def.kind() == "cuda_cudnn" && config.kind() != "cuda_cudnn") {
+    def = GeneratedDefault(fusion);
+  }
+  if (def.kind() == kImplicitGemmKind && config.kind() != kImplicitGemmKind) {
     def = CudaDefaultConfig(Fused(fusion), device_);
   }
   if (config.kind() != def.kind()) {
@@ -159,7 +184,7 @@ absl::Status GpuBackend::CheckConfig(const Instruction& fusion,
     }
     return absl::OkStatus();
   }
-  if (config.kind() == "triton_gemm") {
+  if (config.kind() == "triton_gemm" || config.kind() == kImplicitGemmKind) {
     absl::StatusOr<TritonGemm> g = TritonSource(fusion, config);
     if (!g.ok() && g.status().code() == absl::StatusCode::kUnimplemented) {
       return absl::OkStatus();  // the evaluator runs it
@@ -177,7 +202,7 @@ absl::StatusOr<CudaKernelSource> GpuBackend::Source(
     const Instruction& fusion, const KernelConfig& config) const {
   XTUNE_RETURN_IF_ERROR(CheckKindAndParameters(fusion, config));
   if (config.kind() == "cuda_cublaslt" || config.kind() == "triton_gemm" ||
-      config.kind() == "cuda_cudnn") {
+      config.kind() == kImplicitGemmKind || config.kind() == "cuda_cudnn") {
     return absl::UnimplementedError(
         "gemm and library fusions have their own kernels (TritonSource, "
         "LibrarySource, ConvSource)");
@@ -223,7 +248,7 @@ std::string GpuBackend::CodeKey(const Instruction& fusion,
     AppendKernel(c->pack_x, &text);
     AppendKernel(c->pack_w, &text);
     AppendKernel(c->epilogue, &text);
-  } else if (config.kind() == "triton_gemm") {
+  } else if (config.kind() == "triton_gemm" || config.kind() == kImplicitGemmKind) {
     absl::StatusOr<TritonGemm> g = TritonSource(fusion, config);
     if (!g.ok()) return config.ToString();
     absl::StrAppend(&text, g->splits, " ", g->partial_bytes, "\n");
@@ -269,7 +294,7 @@ absl::StatusOr<LibraryConv> GpuBackend::ConvSource(const Instruction& fusion,
 absl::StatusOr<TritonGemm> GpuBackend::TritonSource(
     const Instruction& fusion, const KernelConfig& config) const {
   XTUNE_RETURN_IF_ERROR(CheckKindAndParameters(fusion, config));
-  if (config.kind() != "triton_gemm") {
+  if (config.kind() != "triton_gemm" && config.kind() != kImplicitGemmKind) {
     return absl::InvalidArgumentError(
         absl::StrCat(config.ToString(), " is not a triton_gemm config"));
   }
@@ -279,7 +304,7 @@ absl::StatusOr<TritonGemm> GpuBackend::TritonSource(
   options.name = fusion.name();
   options.tf32 = Tf32Dots();
   options.fp8_mma = Fp8Mma();
-  return TritonGemmKernels(fused, config, options);
+  return TritonGemmKernels(fused, KernelConfig("triton_gemm", config.params()), options);
 }
 
 bool GpuBackend::IsLibraryCall(const KernelConfig& config) const {

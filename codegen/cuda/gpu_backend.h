@@ -17,6 +17,12 @@
 
 namespace xtune::cuda {
 
+// A cuDNN call computed as an implicit gemm: the triton_gemm kernel with
+// the call's convolution as its core (cpu::GemmFusion::conv), with
+// triton_gemm's parameters. Stored as xtune's own result kind, as XLA has
+// no Triton convolutions.
+inline constexpr char kImplicitGemmKind[] = "cuda_implicit_gemm";
+
 class GpuBackend : public Backend {
  public:
   std::string DeviceDescription() const override;
@@ -78,6 +84,12 @@ class GpuBackend : public Backend {
                       const KernelConfig& config) const override;
 
   const GpuDeviceInfo& device() const { return device_; }
+
+  // The generated kernels' default for a fusion: for a cuDNN call whose
+  // convolution is one gemm (not grouped), the implicit gemm
+  // (kImplicitGemmKind: XLA's default Triton tiling, the input's patches
+  // read by the loaders); else the fusion's kind's (cuda_candidates.h).
+  KernelConfig GeneratedDefault(const Instruction& fusion) const;
 
  protected:
   GpuBackend(GpuDeviceInfo device, bool excess_precision)

@@ -43,10 +43,9 @@ absl::StatusOr<CudaKernelSource> PackKernel(const Computation& fused,
   } else {
     Split("xt_ki", "xt_ni", rows, cols, &body);
   }
-  std::vector<IndexExpr> index = cpu::DotOperandIndex(
-      *g.dot, operand, "xt_bi", operand == 0 ? "xt_mi" : "xt_ni", "xt_ki");
   XTUNE_ASSIGN_OR_RETURN(std::string v,
-                         emitter.Emit(g.dot->operand(operand), index, &body));
+                         cpu::EmitGemmOperand(emitter, g, operand, "xt_bi",
+                                              operand == 0 ? "xt_mi" : "xt_ni", "xt_ki", &body));
   std::string value = absl::StrCat("(float)(", v, ")");
   if (shape.tf32) value = absl::StrCat("xt_round_tf32(", value, ")");
   body.Linef("XT_G(xt_out)[xt_lin] = ", ElementalEmitter::ToStorage(value, pack), ";");
@@ -62,7 +61,7 @@ absl::StatusOr<CudaKernelSource> PackKernel(const Computation& fused,
 absl::Status EmitGemmResultStore(const cpu::GemmFusion& g, const std::string& acc,
                                  DType out, ElementalEmitter* emitter, CodeBuffer* body) {
   emitter->Bind(g.dot, acc);
-  std::vector<IndexExpr> index = cpu::DotResultIndex(*g.dot, "xt_bi", "xt_mi", "xt_ni", 0);
+  std::vector<IndexExpr> index = cpu::GemmResultIndex(g, "xt_bi", "xt_mi", "xt_ni", 0);
   XTUNE_ASSIGN_OR_RETURN(std::string v, emitter->Emit(g.epilogue_root, index, body));
   body->Linef("XT_G(xt_out)[", cpu::PhysicalOffset(g.epilogue_root->shape(), index).base,
               "] = ", ElementalEmitter::ToStorage(v, out), ";");

@@ -110,10 +110,9 @@ absl::Status EmitLoader(const Computation& fused, const cpu::GemmFusion& g,
       : absl::StrCat("xt_e < ", rows * cols, " && xt_ki < xt_k_end && xt_ni < ", g.n);
   out->Open(absl::StrCat("if (", inside, ")"));
   ElementalEmitter emitter = MakeEmitter(operand == 0 ? "xt_la" : "xt_lb");
-  std::vector<IndexExpr> index = cpu::DotOperandIndex(
-      *g.dot, operand, "xt_bi", operand == 0 ? "xt_mi" : "xt_ni", "xt_ki");
   XTUNE_ASSIGN_OR_RETURN(std::string v,
-                         emitter.Emit(g.dot->operand(operand), index, out));
+                         cpu::EmitGemmOperand(emitter, g, operand, "xt_bi",
+                                              operand == 0 ? "xt_mi" : "xt_ni", "xt_ki", out));
   if (cpu::DotOperandNeedsRounding(*g.dot, operand)) {
     v = ElementalEmitter::RoundTo(v, g.dot->operand(operand)->shape().dtype());
   }

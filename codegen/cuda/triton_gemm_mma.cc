@@ -104,17 +104,10 @@ std::optional<bool> AsyncKMajor(const cpu::GemmFusion& g, int operand,
     return std::nullopt;
   }
   const Shape& s = op->shape();
-  const DotDimensions& dd = g.dot->attrs().dot;
-  const std::vector<int64_t>& batch = operand == 0 ? dd.lhs_batch : dd.rhs_batch;
-  const std::vector<int64_t>& contracting =
-      operand == 0 ? dd.lhs_contracting : dd.rhs_contracting;
-  std::vector<int64_t> free;
-  for (int64_t d = 0; d < s.rank(); ++d) {
-    if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
-        std::find(contracting.begin(), contracting.end(), d) == contracting.end()) {
-      free.push_back(d);
-    }
-  }
+  std::optional<cpu::GemmOperandDims> dims = cpu::OperandDimsOf(g, operand);
+  if (!dims.has_value()) return std::nullopt;
+  const std::vector<int64_t>& contracting = dims->contracting;
+  const std::vector<int64_t>& free = dims->free;
   const int64_t minor = s.minor_to_major()[0];
   if (s.dim(minor) % (16 / DTypeByteSize(pack)) != 0) return std::nullopt;
   if (!contracting.empty() && minor == contracting.back()) return true;
@@ -152,9 +145,9 @@ absl::Status EmitWordLoader(const Computation& fused, const cpu::GemmFusion& g,
   out->Open(StrCat("if (xt_p < ", words, " && ", row, " < ", operand == 0 ? g.m : g.n,
                    " && xt_ki < xt_k_end)"));
   ElementalEmitter emitter = MakeEmitter(operand == 0 ? "xt_la" : "xt_lb");
-  std::vector<IndexExpr> index =
-      cpu::DotOperandIndex(*g.dot, operand, "xt_bi", row, "xt_ki");
   if (fp8 != nullptr) {
+    std::vector<IndexExpr> index =
+        *cpu::GemmOperandIndex(g, operand, "xt_bi", row, "xt_ki");  // no FP8 convolutions
     out->Linef("xt_word |= (uint32_t)XT_G(xt_p", fp8->attrs().parameter_number, ")[",
                cpu::PhysicalOffset(fp8->shape(), index).base, "] << (8 * xt_h);");
     out->Close();
@@ -165,7 +158,7 @@ absl::Status EmitWordLoader(const Computation& fused, const cpu::GemmFusion& g,
     return absl::OkStatus();
   }
   XTUNE_ASSIGN_OR_RETURN(std::string v,
-                         emitter.Emit(g.dot->operand(operand), index, out));
+                         cpu::EmitGemmOperand(emitter, g, operand, "xt_bi", row, "xt_ki", out));
   if (t.tf32) {
     out->Linef("xt_word = xt_f32_bits(xt_round_tf32((float)(", v, ")));");
   } else {
@@ -210,7 +203,8 @@ void EmitIssue(const cpu::GemmFusion& g, const Mma& t, int operand,
   }
   b->Linef("const int64_t xt_d = (int64_t)(", buf, ") * ", l.halves(), " + ", swz,
            "(xt_r, xt_c);");
-  std::vector<IndexExpr> index = cpu::DotOperandIndex(*g.dot, operand, "xt_bi", mn, "xt_ki");
+  // Async operands are plain views (AsyncKMajor).
+  std::vector<IndexExpr> index = *cpu::GemmOperandIndex(g, operand, "xt_bi", mn, "xt_ki");
   const std::string offset = cpu::PhysicalOffset(src->shape(), index).base;
   const bool partial = total % t.threads != 0;
   if (partial) b->Open(StrCat("if (xt_q < ", total, ")"));
@@ -255,7 +249,7 @@ absl::StatusOr<std::optional<CudaKernelSource>> MmaGemmKernel(
   DType rhs = g.dot->operand(1)->shape().dtype();
   Mma t;
   std::optional<Fp8Operand> f8[2];
-  if (options.fp8_mma) {
+  if (options.fp8_mma && !g.conv) {
     f8[0] = Fp8OperandOf(g.dot->operand(0));
     f8[1] = Fp8OperandOf(g.dot->operand(1));
   }

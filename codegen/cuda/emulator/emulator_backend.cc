@@ -182,7 +182,7 @@ absl::StatusOr<EmulatorBackend::Plan> EmulatorBackend::PlanFor(
     };
     return plan;
   }
-  if (config.kind() == "triton_gemm") {
+  if (config.kind() == "triton_gemm" || config.kind() == kImplicitGemmKind) {
     XTUNE_ASSIGN_OR_RETURN(TritonGemm g, TritonSource(fusion, config));
     plan.parts = {{name, g.main}};
     if (g.splits == 1) return plan;
