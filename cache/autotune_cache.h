@@ -66,6 +66,13 @@ class AutotuneCache {
   virtual absl::Status Insert(const AutotuneKey& key,
                               const xla::AutotuneResult& result) = 0;
 
+  // Fetches the entries of `keys` at once (one round trip of a remote
+  // store), so that their lookups do not each ask it. Errors as Lookup's.
+  // The default does nothing.
+  virtual absl::Status Prefetch(const std::vector<AutotuneKey>& keys) {
+    return absl::OkStatus();
+  }
+
   // Every entry of `device` and `version` this store can list, sorted by
   // key: what the autotuner's cost model learns from before it tunes (a
   // loaded file, fusions tuned earlier in this process, a per-fusion

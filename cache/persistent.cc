@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -10,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "cache/merge.h"
 #include "cache/path_resolution.h"
+#include "cache/redis_store.h"
 #include "cache/results_file.h"
 #include "util/file.h"
 #include "util/status_macros.h"
@@ -43,7 +45,9 @@ absl::StatusOr<std::string> SessionKey(const PersistentCacheOptions& o) {
   // author to add it here).
   return absl::StrCat("load=", load, "\ndump=", dump,
                       "\nmerge=", o.dump_merge, "\ndir=", dir,
-                      "\nmode=", static_cast<int>(o.per_fusion_mode));
+                      "\nmode=", static_cast<int>(o.per_fusion_mode), "\nremote=", o.remote,
+                      "\nremote_timeout_ms=", o.remote_timeout_ms,
+                      "\nremote_ttl=", o.remote_ttl_seconds);
 }
 
 absl::StatusOr<std::unique_ptr<AutotuneCacheSession>>
@@ -110,6 +114,20 @@ AutotuneCacheSession::Open(const PersistentCacheOptions& options,
     policy.writes_required = false;  // a shared folder may be full or gone
     policy.promote = true;           // so that a dump holds its hits
     s->chain_.AddTier("directory", std::move(directory), policy);
+  }
+  if (!options.remote.empty()) {
+    RedisStoreOptions redis;
+    XTUNE_ASSIGN_OR_RETURN(redis.address, ParseRedisUrl(options.remote));
+    redis.timeout = absl::Milliseconds(std::max(1, options.remote_timeout_ms));
+    redis.ttl_seconds = options.remote_ttl_seconds;
+    TierPolicy policy;
+    policy.writes_required = false;  // a fault costs a warning, not the compile
+    policy.promote = true;           // read-through: a remote hit lands above
+    policy.down_on_failure = true;   // one warning, then left alone
+    // hiredis times out each call itself; this bounds a hung connect or
+    // a slow pipeline.
+    policy.timeout = 3 * redis.timeout + absl::Milliseconds(500);
+    s->chain_.AddTier("redis", std::make_shared<RedisAutotuneCache>(std::move(redis)), policy);
   }
   return s;
 }

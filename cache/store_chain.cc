@@ -5,6 +5,7 @@
 #include <system_error>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace xtune {
@@ -57,6 +58,7 @@ void StoreChain::AddTier(std::string name, std::shared_ptr<AutotuneCache> store,
   tiers_.push_back(Tier{std::move(name), std::move(store), policy});
   MutexLock lock(&mu_);
   down_until_.push_back(absl::InfinitePast());
+  writes_down_until_.push_back(absl::InfinitePast());
 }
 
 bool StoreChain::Down(size_t tier) {
@@ -64,14 +66,31 @@ bool StoreChain::Down(size_t tier) {
   return absl::Now() < down_until_[tier];
 }
 
-void StoreChain::MarkDown(size_t tier) {
+void StoreChain::MarkDown(size_t tier, const std::string& why) {
   {
     MutexLock lock(&mu_);
+    // Calls in flight on other threads may fail too: one warning.
+    if (absl::Now() < down_until_[tier]) return;
     down_until_[tier] = absl::Now() + tiers_[tier].policy.down_for;
   }
-  Warn(absl::StrCat("autotune cache tier '", tiers_[tier].name,
-                    "' timed out; not using it for the next ",
+  Warn(absl::StrCat("autotune cache tier '", tiers_[tier].name, "' ",
+                    why.empty() ? std::string("timed out")
+                    : absl::StartsWith(why, "timed out") ? why
+                                                           : absl::StrCat("failed (", why, ")"),
+                    "; not using it for the next ",
                     absl::FormatDuration(tiers_[tier].policy.down_for)));
+}
+
+bool StoreChain::TakesDown(size_t tier, const absl::Status& s) {
+  if (s.code() == absl::StatusCode::kDeadlineExceeded) {
+    MarkDown(tier, absl::StrCat("timed out (", s.message(), ")"));
+    return true;
+  }
+  if (!tiers_[tier].policy.down_on_failure || s.code() == absl::StatusCode::kDataLoss) {
+    return false;
+  }
+  MarkDown(tier, std::string(s.message()));
+  return true;
 }
 
 void StoreChain::set_warning_callback(
@@ -84,21 +103,30 @@ void StoreChain::Warn(const std::string& message) {
 }
 
 absl::StatusOr<std::optional<CacheHit>> StoreChain::LookupIn(
-    size_t tier, const AutotuneKey& key) {
+    size_t tier, const AutotuneKey& key, bool* warned) {
   std::shared_ptr<AutotuneCache> store = tiers_[tier].store;
   absl::StatusOr<std::optional<CacheHit>> r =
       WithTimeout<std::optional<CacheHit>>(
           tiers_[tier].policy.timeout,
           [store, key] { return store->Lookup(key); });
-  if (r.status().code() == absl::StatusCode::kDeadlineExceeded) {
-    MarkDown(tier);
-  }
+  *warned = !r.ok() && TakesDown(tier, r.status());
   return r;
 }
 
 absl::Status StoreChain::InsertIn(size_t tier, const AutotuneKey& key,
-                                  const xla::AutotuneResult& result) {
-  if (Down(tier)) return absl::UnavailableError("down after a timeout");
+                                  const xla::AutotuneResult& result, bool* warned) {
+  *warned = false;
+  if (Down(tier)) {
+    *warned = tiers_[tier].policy.down_on_failure;
+    return absl::UnavailableError("down after a timeout");
+  }
+  {
+    MutexLock lock(&mu_);
+    if (absl::Now() < writes_down_until_[tier]) {
+      *warned = true;
+      return absl::UnavailableError("its writes were refused before");
+    }
+  }
   std::shared_ptr<AutotuneCache> store = tiers_[tier].store;
   absl::StatusOr<bool> r = WithTimeout<bool>(
       tiers_[tier].policy.timeout,
@@ -107,10 +135,45 @@ absl::Status StoreChain::InsertIn(size_t tier, const AutotuneKey& key,
         if (!s.ok()) return s;
         return true;
       });
-  if (r.status().code() == absl::StatusCode::kDeadlineExceeded) {
-    MarkDown(tier);
+  if (r.ok()) return absl::OkStatus();
+  const absl::StatusCode code = r.status().code();
+  // A server that refuses writes (full, read-only) still answers lookups.
+  const bool refused = code == absl::StatusCode::kResourceExhausted ||
+                       code == absl::StatusCode::kFailedPrecondition;
+  if (tiers_[tier].policy.down_on_failure && refused) {
+    {
+      MutexLock lock(&mu_);
+      writes_down_until_[tier] = absl::Now() + tiers_[tier].policy.down_for;
+    }
+    Warn(absl::StrCat("autotune cache tier '", tiers_[tier].name, "' refused a write (",
+                      r.status().message(), "); not writing to it for the next ",
+                      absl::FormatDuration(tiers_[tier].policy.down_for)));
+    *warned = true;
+  } else {
+    *warned = TakesDown(tier, r.status());
   }
   return r.status();
+}
+
+absl::Status StoreChain::Prefetch(const std::vector<AutotuneKey>& keys) {
+  for (size_t i = 0; i < tiers_.size(); ++i) {
+    if (Down(i)) continue;
+    std::shared_ptr<AutotuneCache> store = tiers_[i].store;
+    absl::StatusOr<bool> r = WithTimeout<bool>(
+        tiers_[i].policy.timeout, [store, keys]() -> absl::StatusOr<bool> {
+          absl::Status s = store->Prefetch(keys);
+          if (!s.ok()) return s;
+          return true;
+        });
+    if (r.ok() || TakesDown(i, r.status())) continue;
+    {
+      MutexLock lock(&mu_);
+      ++lookup_errors_[tiers_[i].name];
+    }
+    Warn(absl::StrCat("autotune cache tier '", tiers_[i].name, "' failed a prefetch (",
+                      r.status().message(), "); its lookups go one by one"));
+  }
+  return absl::OkStatus();
 }
 
 AutotuneCache::Entries StoreChain::ListEntries(absl::string_view device,
@@ -132,13 +195,14 @@ absl::StatusOr<std::optional<CacheHit>> StoreChain::Lookup(
   for (size_t i = 0; i < tiers_.size(); ++i) {
     const Tier& tier = tiers_[i];
     if (Down(i)) continue;  // warned when it went down
-    absl::StatusOr<std::optional<CacheHit>> hit = LookupIn(i, key);
+    bool warned = false;
+    absl::StatusOr<std::optional<CacheHit>> hit = LookupIn(i, key, &warned);
     if (!hit.ok()) {
       {
         MutexLock lock(&mu_);
         ++lookup_errors_[tier.name];
       }
-      Warn(absl::StrCat("autotune cache tier '", tier.name,
+      if (!warned) Warn(absl::StrCat("autotune cache tier '", tier.name,
                         "' failed a lookup (", hit.status().message(),
                         "); treated as a miss"));
       continue;
@@ -147,13 +211,14 @@ absl::StatusOr<std::optional<CacheHit>> StoreChain::Lookup(
     if (tier.policy.promote) {
       for (size_t j = 0; j < i; ++j) {
         if (!tiers_[j].policy.writable) continue;
-        absl::Status s = InsertIn(j, key, *(*hit)->result);
+        bool insert_warned = false;
+        absl::Status s = InsertIn(j, key, *(*hit)->result, &insert_warned);
         if (!s.ok()) {
           {
             MutexLock lock(&mu_);
             ++write_failures_[tiers_[j].name];
           }
-          Warn(absl::StrCat("autotune cache tier '", tiers_[j].name,
+          if (!insert_warned) Warn(absl::StrCat("autotune cache tier '", tiers_[j].name,
                             "' could not keep a hit of '", tier.name,
                             "': ", s.message()));
         }
@@ -170,7 +235,8 @@ absl::Status StoreChain::Insert(const AutotuneKey& key,
   for (size_t i = 0; i < tiers_.size(); ++i) {
     const Tier& tier = tiers_[i];
     if (!tier.policy.writable) continue;
-    absl::Status s = InsertIn(i, key, result);
+    bool warned = false;
+    absl::Status s = InsertIn(i, key, result, &warned);
     if (s.ok()) continue;
     if (tier.policy.writes_required) {
       if (first_required.ok()) {
@@ -184,7 +250,7 @@ absl::Status StoreChain::Insert(const AutotuneKey& key,
       MutexLock lock(&mu_);
       ++write_failures_[tier.name];
     }
-    Warn(absl::StrCat("autotune cache tier '", tier.name,
+    if (!warned) Warn(absl::StrCat("autotune cache tier '", tier.name,
                       "' could not store a result (", s.message(),
                       "); continuing without it"));
   }

@@ -47,6 +47,12 @@ struct TierPolicy {
   // After a timeout the tier is skipped (lookups miss, writes are
   // dropped and counted) for this long. Default 60 s.
   absl::Duration down_for = absl::Seconds(60);
+  // A remote's policy: any failure but a damaged entry (DataLoss) takes
+  // the tier down as a timeout does (one warning, then skipped for
+  // down_for); a refused write (a full or read-only server) stops its
+  // writes, not its lookups, for down_for, with one warning. Default
+  // false: every failure is its own warning.
+  bool down_on_failure = false;
 };
 
 class StoreChain : public AutotuneCache {
@@ -61,6 +67,9 @@ class StoreChain : public AutotuneCache {
 
   // The first tier's hit, promoted as the policies say. Never an error.
   absl::StatusOr<std::optional<CacheHit>> Lookup(const AutotuneKey& key) override;
+  // Prefetches in every tier that is up (failures as a lookup's). Never an
+  // error.
+  absl::Status Prefetch(const std::vector<AutotuneKey>& keys) override;
   // Writes every writable tier. Errors: the first failure of a tier whose
   // writes are required (naming it); best-effort failures are warnings.
   absl::Status Insert(const AutotuneKey& key,
@@ -95,12 +104,16 @@ class StoreChain : public AutotuneCache {
   };
   // Whether `tier` is skipped now (after a timeout).
   bool Down(size_t tier);
-  // Records a timeout of `tier`: down for its policy's down_for.
-  void MarkDown(size_t tier);
+  // Records a timeout of `tier`: down for its policy's down_for. `why`
+  // names the failure (a timeout when empty).
+  void MarkDown(size_t tier, const std::string& why = "");
+  // Whether a failure of `tier` takes it down (and did so).
+  bool TakesDown(size_t tier, const absl::Status& s);
+  // `warned`: the failure was warned of already (the tier went down).
   absl::StatusOr<std::optional<CacheHit>> LookupIn(size_t tier,
-                                                   const AutotuneKey& key);
+                                                   const AutotuneKey& key, bool* warned);
   absl::Status InsertIn(size_t tier, const AutotuneKey& key,
-                        const xla::AutotuneResult& result);
+                        const xla::AutotuneResult& result, bool* warned);
   void Warn(const std::string& message);
 
   std::vector<Tier> tiers_;
@@ -109,6 +122,8 @@ class StoreChain : public AutotuneCache {
   std::map<std::string, int64_t> lookup_errors_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int64_t> write_failures_ ABSL_GUARDED_BY(mu_);
   std::vector<absl::Time> down_until_ ABSL_GUARDED_BY(mu_);
+  // Writes of a down_on_failure tier are skipped until then.
+  std::vector<absl::Time> writes_down_until_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace xtune

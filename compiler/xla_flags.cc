@@ -101,6 +101,9 @@ std::vector<std::string> KnownXlaFlags() {
           "xla_allow_excess_precision",
           "xla_gpu_experimental_autotune_cache_mode",
           "xtune_dump_autotune_results_merge",
+          "xtune_autotune_cache_remote",
+          "xtune_autotune_cache_remote_timeout_ms",
+          "xtune_autotune_cache_remote_ttl",
           "xtune_autotune_details",
           "xtune_adaptive_timing",
           "xtune_cost_model",
@@ -187,6 +190,17 @@ absl::Status ApplyXlaFlag(absl::string_view name, absl::string_view value,
     if (!mode.ok()) return Bad(name, value, "update or read");
     c.per_fusion_mode = *mode;
     return absl::OkStatus();
+  }
+  if (name == "xtune_autotune_cache_remote") {
+    if (!has_value) return Bad(name, value, "redis://HOST:PORT[/DB] or unix:///PATH");
+    c.remote = std::string(value);
+    return absl::OkStatus();
+  }
+  if (name == "xtune_autotune_cache_remote_timeout_ms") {
+    return ParseInt(name, value, has_value, 1, 600000, &c.remote_timeout_ms);
+  }
+  if (name == "xtune_autotune_cache_remote_ttl") {
+    return ParseInt(name, value, has_value, 0, 1 << 30, &c.remote_ttl_seconds);
   }
   if (name == "xtune_dump_autotune_results_merge") {
     return ParseBool(name, value, has_value, &c.dump_merge);

@@ -12,6 +12,7 @@ packages=(
   clang libclang-rt-14-dev
   python3 python3-numpy
   valgrind
+  libhiredis-dev redis-server
 )
 
 # NVRTC, where a CUDA toolkit lacks it (scripts/install_nvrtc.sh).

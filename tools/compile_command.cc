@@ -88,6 +88,16 @@ line wins; unknown flags in XLA_FLAGS are ignored with a warning):
   --xla_gpu_experimental_autotune_cache_mode=update|read
                                          write tuned results to DIR, or only
                                          read it (default update)
+  --xtune_autotune_cache_remote=URL      a Redis server shared by every
+                                         process (redis://HOST:PORT[/DB] or
+                                         unix:///PATH); password from
+                                         $XTUNE_REDIS_PASSWORD (docs/fleet.md)
+  --xtune_autotune_cache_remote_timeout_ms=N
+                                         longest wait for the remote's
+                                         connect and each answer (default
+                                         1000); a fault costs one warning
+  --xtune_autotune_cache_remote_ttl=S    remote entries expire after S
+                                         seconds (default 0: never)
   --xtune_autotune_details               cache entries also keep every
                                          candidate's time and failure
   --xtune_adaptive_timing=BOOL           timing adapts to each kernel's run

@@ -90,7 +90,9 @@ line wins; see `xtune compile --help`): --xla_gpu_autotune_level,
 --xla_gpu_dump_autotune_results_to, --xtune_dump_autotune_results_merge,
 --xla_gpu_require_complete_aot_autotune_results,
 --xla_gpu_per_fusion_autotune_cache_dir,
---xla_gpu_experimental_autotune_cache_mode, --xtune_autotune_details,
+--xla_gpu_experimental_autotune_cache_mode, --xtune_autotune_cache_remote,
+--xtune_autotune_cache_remote_timeout_ms, --xtune_autotune_cache_remote_ttl,
+--xtune_autotune_details,
 --xtune_adaptive_timing, --xtune_cost_model, --xtune_in_module_timing,
 --xla_allow_excess_precision
 

@@ -180,6 +180,16 @@ struct PersistentCacheOptions {
   std::string per_fusion_dir;
   // --xla_gpu_experimental_autotune_cache_mode. Default update.
   DirectoryCacheMode per_fusion_mode = DirectoryCacheMode::kUpdate;
+  // --xtune_autotune_cache_remote: a Redis server every process shares
+  // (redis://HOST:PORT[/DB] or unix:///PATH[?db=N]; docs/fleet.md), the
+  // tier below the directory. Default "" (none).
+  std::string remote;
+  // --xtune_autotune_cache_remote_timeout_ms: longest connect, and longest
+  // wait for each answer of the remote. Default 1000.
+  int remote_timeout_ms = 1000;
+  // --xtune_autotune_cache_remote_ttl: seconds written entries live on the
+  // remote; 0 forever. Default 0.
+  int remote_ttl_seconds = 0;
 };
 
 struct CompilerOptions {
