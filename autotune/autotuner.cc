@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <iostream>
+#include <random>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "autotune/in_module.h"
 #include "autotune/phases.h"
 #include "autotune/progress.h"
+#include "cache/config_proto.h"
 #include "util/file.h"
 #include "util/status_macros.h"
 
@@ -62,6 +65,11 @@ std::string TuningStats::ToString() const {
                             in_module_seconds)
           : "",
       seconds) +
+         (sharded ? absl::StrFormat("; sharded: %d from other processes, %d taken over, %d "
+                                    "tuned after the wait, %d published first elsewhere",
+                                    shard_received, shard_taken_over, shard_past_wait,
+                                    shard_adopted)
+                  : "") +
          (checked_only
               ? absl::StrCat("; candidates run once and checked, not timed: ",
                              compiled, " candidates compiled, ", wrong,
@@ -78,6 +86,87 @@ Autotuner::Autotuner(Backend* backend, AutotuneCache* cache, Profiler* profiler,
       cache_(cache),
       profiler_(profiler),
       options_(std::move(options)) {}
+
+void Autotuner::Adopt(const KeyGroup& g, const xla::AutotuneResult& stored,
+                      FusionTuning* decided, TuningStats* stats) {
+  std::optional<xla::AutotuneResult> published = shards_->Published(g.key);
+  if (!published.has_value() || SameResult(*published, stored)) return;
+  absl::StatusOr<KernelConfig> config = backend_->ConfigFromResultFor(*g.first, *published);
+  if (!config.ok() || !backend_->CheckConfig(*g.first, *config).ok()) return;
+  decided->config = *config;
+  decided->chosen_seconds = RunTimeSeconds(*published);
+  (void)cache_->Insert(g.key, *published);  // this process's tiers keep it too
+  ++stats->shard_adopted;
+}
+
+absl::Status Autotuner::ShardedTune(std::vector<Trial> waiting,
+                                    const std::function<absl::Status(std::vector<Trial>&)>& run,
+                                    TuningStats* stats, const Assign& assign) {
+  // Keys taken per step: few, so that processes starting together share
+  // the work, enough to keep the compile pool busy.
+  constexpr size_t kTakePerStep = 4;
+  const absl::Time deadline = absl::Now() + shards_->wait();
+  absl::flat_hash_set<AutotuneKey> seen_held;
+  // Processes starting together begin at different keys.
+  std::rotate(waiting.begin(),
+              waiting.begin() + std::random_device()() % waiting.size(), waiting.end());
+  while (!waiting.empty()) {
+    std::vector<AutotuneKey> keys;
+    for (const Trial& t : waiting) keys.push_back(t.group->key);
+    std::vector<TuningShards::State> states = shards_->Poll(keys);
+    const bool late = absl::Now() >= deadline;
+    std::vector<Trial> now, still, free;
+    for (size_t i = 0; i < waiting.size(); ++i) {
+      Trial& t = waiting[i];
+      if (states[i] == TuningShards::State::kPublished) {
+        XTUNE_ASSIGN_OR_RETURN(Decision d, Decide(*backend_, *cache_, options_, *t.group, stats));
+        if (d.kind == Decision::Kind::kDecided) {
+          FusionTuning ft;
+          ft.source = d.source;
+          ft.config = d.config;
+          ft.chosen_seconds = d.seconds;
+          assign(*t.group, ft);
+          ++stats->shard_received;
+          continue;
+        }
+        now.push_back(std::move(t));  // published, but of no use here
+      } else if (late) {
+        ++stats->shard_past_wait;
+        now.push_back(std::move(t));
+      } else if (states[i] == TuningShards::State::kFree && free.size() < kTakePerStep) {
+        free.push_back(std::move(t));
+      } else {
+        if (states[i] == TuningShards::State::kHeld) seen_held.insert(t.group->key);
+        still.push_back(std::move(t));
+      }
+    }
+    std::vector<AutotuneKey> held;
+    if (!free.empty()) {
+      std::vector<AutotuneKey> free_keys;
+      for (const Trial& t : free) free_keys.push_back(t.group->key);
+      std::vector<bool> taken = shards_->Acquire(free_keys);
+      for (size_t i = 0; i < free.size(); ++i) {
+        if (taken[i]) {
+          held.push_back(free_keys[i]);
+          // Its holder died or gave up without a result.
+          if (seen_held.contains(free_keys[i])) ++stats->shard_taken_over;
+        }
+        (taken[i] ? now : still).push_back(std::move(free[i]));
+      }
+    }
+    if (!now.empty()) {
+      absl::Status tuned = run(now);
+      shards_->Release(held);
+      XTUNE_RETURN_IF_ERROR(tuned);
+    }
+    waiting = std::move(still);
+    // Another process took the keys this one tried: try the next at once.
+    if (!waiting.empty() && now.empty() && free.empty()) {
+      absl::SleepFor(shards_->poll_interval());
+    }
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   Progress progress(options_.progress, options_.progress_interval);
@@ -108,7 +197,9 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   std::vector<Trial> trials;
   std::vector<const KeyGroup*> missing;
   // In-module timing: the tuned fusions with close finalists.
-  const bool in_module = module_timer_ != nullptr && options_.in_module_timing &&
+  // (Not with sharded tuning: every process keeps the published config.)
+  const bool in_module = shards_ == nullptr && module_timer_ != nullptr &&
+                         options_.in_module_timing &&
                          backend_->TimesInModule() && !backend_->ChecksOnly() &&
                          backend_->CanRunKernels();
   InModuleOptions in_module_options;
@@ -186,118 +277,137 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
     stats.model_seeded =
         SeedModel(*backend_, *cache_, trials.front().group->key.version, model);
   }
-  int64_t compile_total = 0, compile_done = 0;
-  for (const Trial& t : trials) compile_total += t.configs.size();
-  size_t compiled_up_to = prune ? 0 : trials.size();
-  if (!prune) {
-    CompileTrials(*backend_, absl::MakeSpan(trials), options_.compilation_parallelism,
-                  [&](int64_t done, int64_t total) { progress.Compiled(done, total); });
-  }
+  // Tunes `trials` (compiles, times, checks, chooses, records); a batch
+  // at a time with sharded tuning.
+  auto run_trials = [&](std::vector<Trial>& trials) -> absl::Status {
+    int64_t compile_total = 0, compile_done = 0;
+    for (const Trial& t : trials) compile_total += t.configs.size();
+    size_t compiled_up_to = prune ? 0 : trials.size();
+    if (!prune) {
+      CompileTrials(*backend_, absl::MakeSpan(trials), options_.compilation_parallelism,
+                    [&](int64_t done, int64_t total) { progress.Compiled(done, total); });
+    }
 
-  // Candidates are timed in interleaved rounds so that slow drifts of the
-  // machine (frequency, neighbours) hit them all alike; each round has a
-  // share of the budget (one profiler session, so one worker, per fusion).
-  const int rounds = checks_only ? 1 : std::max(1, options_.rounds);
-  ProfileOptions per_round;
-  per_round.min_repetitions = std::max(1, options_.min_repetitions / rounds);
-  per_round.max_repetitions = options_.max_repetitions;
-  if (options_.adaptive_timing && options_.round_repetitions > 0) {
-    per_round.max_repetitions =
-        std::max(per_round.min_repetitions,
-                 std::min(per_round.max_repetitions, options_.round_repetitions));
-  }
-  per_round.time_budget = options_.time_budget / rounds;
-  if (checks_only) {  // one run each: its output is what is checked
-    per_round.min_repetitions = per_round.max_repetitions = 1;
-    per_round.time_budget = absl::ZeroDuration();
-  }
-  per_round.timeout = options_.candidate_timeout;
-  per_round.flush_bytes = options_.flush_bytes;
-  int64_t all_total = 0, all_done = 0;
-  stats.checked_only = check;
-  for (const Trial& t : trials) all_total += t.configs.size() * rounds;
-  for (size_t i = 0; i < trials.size(); ++i) {
-    Trial& trial = trials[i];
-    const Instruction& f = *trial.group->first;
-    if (i == compiled_up_to) {
-      const size_t end = std::min(trials.size(), i + kCompileWindow);
-      for (size_t w = i; w < end; ++w) {
-        const int pruned = PruneTrial(*backend_, model, trials[w]);
-        stats.pruned += pruned;
-        compile_total -= pruned;
-        all_total -= static_cast<int64_t>(pruned) * rounds;
+    // Candidates are timed in interleaved rounds so that slow drifts of the
+    // machine (frequency, neighbours) hit them all alike; each round has a
+    // share of the budget (one profiler session, so one worker, per fusion).
+    const int rounds = checks_only ? 1 : std::max(1, options_.rounds);
+    ProfileOptions per_round;
+    per_round.min_repetitions = std::max(1, options_.min_repetitions / rounds);
+    per_round.max_repetitions = options_.max_repetitions;
+    if (options_.adaptive_timing && options_.round_repetitions > 0) {
+      per_round.max_repetitions =
+          std::max(per_round.min_repetitions,
+                   std::min(per_round.max_repetitions, options_.round_repetitions));
+    }
+    per_round.time_budget = options_.time_budget / rounds;
+    if (checks_only) {  // one run each: its output is what is checked
+      per_round.min_repetitions = per_round.max_repetitions = 1;
+      per_round.time_budget = absl::ZeroDuration();
+    }
+    per_round.timeout = options_.candidate_timeout;
+    per_round.flush_bytes = options_.flush_bytes;
+    int64_t all_total = 0, all_done = 0;
+    stats.checked_only = check;
+    for (const Trial& t : trials) all_total += t.configs.size() * rounds;
+    for (size_t i = 0; i < trials.size(); ++i) {
+      Trial& trial = trials[i];
+      const Instruction& f = *trial.group->first;
+      if (i == compiled_up_to) {
+        const size_t end = std::min(trials.size(), i + kCompileWindow);
+        for (size_t w = i; w < end; ++w) {
+          const int pruned = PruneTrial(*backend_, model, trials[w]);
+          stats.pruned += pruned;
+          compile_total -= pruned;
+          all_total -= static_cast<int64_t>(pruned) * rounds;
+        }
+        const int64_t before = compile_done;
+        CompileTrials(*backend_, absl::MakeSpan(&trials[i], end - i),
+                      options_.compilation_parallelism, [&](int64_t done, int64_t) {
+                        compile_done = before + done;
+                        progress.Compiled(compile_done, compile_total);
+                      });
+        compiled_up_to = end;
       }
-      const int64_t before = compile_done;
-      CompileTrials(*backend_, absl::MakeSpan(&trials[i], end - i),
-                    options_.compilation_parallelism, [&](int64_t done, int64_t) {
-                      compile_done = before + done;
-                      progress.Compiled(compile_done, compile_total);
-                    });
-      compiled_up_to = end;
-    }
-    std::vector<Kernel*> session;
-    for (auto& k : trial.kernels) session.push_back(k.ok() ? k->get() : nullptr);
-    XTUNE_RETURN_IF_ERROR(profiler_->BeginFusion(session, trial.inputs, f.shape()));
-    int done = 0;
-    absl::Status tuned = TimeRounds(
-        *profiler_, trial, per_round, rounds,
-        options_.adaptive_timing && !checks_only, options_.min_noise_band, &stats, [&] {
-          progress.Update(static_cast<int>(i) + 1,
-                          static_cast<int>(trials.size()), f.name(), done++,
-                          static_cast<int>(trial.configs.size()), rounds,
-                          all_done++, all_total);
-        });
-    if (tuned.ok()) tuned = VerifyTrial(*backend_, options_, trial, &stats);
-    if (tuned.ok() && !checks_only) {
-      TimeFinalists(*profiler_, options_, trial, per_round);
-    }
-    profiler_->EndFusion();
-    progress.Clear();
-    XTUNE_RETURN_IF_ERROR(tuned);
-    if (checks_only) {
-      if (trial.all_unimplemented) {
-        ++stats.on_evaluator;
-      } else {
-        stats.compiled += static_cast<int64_t>(trial.configs.size());
-        stats.compile_failures += trial.compile_failures;
-        for (size_t c = 0; c < trial.configs.size(); ++c) {
-          if (!trial.failed[c]) continue;
-          if (trial.kernels[c].ok()) ++stats.run_failures;
-          if (stats.first_failure.empty()) {
-            stats.first_failure = absl::StrCat("fusion '", f.name(), "' with ",
-                                         trial.configs[c].ToString(), ": ",
-                                         trial.log.candidates[c].message);
+      std::vector<Kernel*> session;
+      for (auto& k : trial.kernels) session.push_back(k.ok() ? k->get() : nullptr);
+      XTUNE_RETURN_IF_ERROR(profiler_->BeginFusion(session, trial.inputs, f.shape()));
+      int done = 0;
+      absl::Status tuned = TimeRounds(
+          *profiler_, trial, per_round, rounds,
+          options_.adaptive_timing && !checks_only, options_.min_noise_band, &stats, [&] {
+            progress.Update(static_cast<int>(i) + 1,
+                            static_cast<int>(trials.size()), f.name(), done++,
+                            static_cast<int>(trial.configs.size()), rounds,
+                            all_done++, all_total);
+          });
+      if (tuned.ok()) tuned = VerifyTrial(*backend_, options_, trial, &stats);
+      if (tuned.ok() && !checks_only) {
+        TimeFinalists(*profiler_, options_, trial, per_round);
+      }
+      profiler_->EndFusion();
+      progress.Clear();
+      XTUNE_RETURN_IF_ERROR(tuned);
+      if (checks_only) {
+        if (trial.all_unimplemented) {
+          ++stats.on_evaluator;
+        } else {
+          stats.compiled += static_cast<int64_t>(trial.configs.size());
+          stats.compile_failures += trial.compile_failures;
+          for (size_t c = 0; c < trial.configs.size(); ++c) {
+            if (!trial.failed[c]) continue;
+            if (trial.kernels[c].ok()) ++stats.run_failures;
+            if (stats.first_failure.empty()) {
+              stats.first_failure = absl::StrCat("fusion '", f.name(), "' with ",
+                                           trial.configs[c].ToString(), ": ",
+                                           trial.log.candidates[c].message);
+            }
           }
         }
+        result.logs.push_back(std::move(trial.log));
+        trial.kernels.clear();
+        continue;
       }
-      result.logs.push_back(std::move(trial.log));
-      trial.kernels.clear();
-      continue;
-    }
-    xla::AutotuneResult stored;
-    int winner = -1;
-    XTUNE_ASSIGN_OR_RETURN(
-        FusionTuning decided,
-        ChooseAndRecord(*backend_, *cache_, options_, trial, &stats, &stored,
-                        &winner));
-    decided.missed = decided.source == ConfigSource::kTuned;
-    assign(*trial.group, decided);
-    if (in_module && decided.source == ConfigSource::kTuned) {
-      std::optional<InModuleContest> contest =
-          ContestOf(*backend_, trial, winner, in_module_options);
-      if (contest.has_value()) {
-        for (size_t m : trial.group->members) {
-          contest->fusions.push_back(result.fusions[m].fusion);
+      xla::AutotuneResult stored;
+      int winner = -1;
+      XTUNE_ASSIGN_OR_RETURN(
+          FusionTuning decided,
+          ChooseAndRecord(*backend_, *cache_, options_, trial, &stats, &stored,
+                          &winner));
+      decided.missed = decided.source == ConfigSource::kTuned;
+      if (shards_ != nullptr && decided.source == ConfigSource::kTuned) {
+        Adopt(*trial.group, stored, &decided, &stats);
+      }
+      assign(*trial.group, decided);
+      if (in_module && decided.source == ConfigSource::kTuned) {
+        std::optional<InModuleContest> contest =
+            ContestOf(*backend_, trial, winner, in_module_options);
+        if (contest.has_value()) {
+          for (size_t m : trial.group->members) {
+            contest->fusions.push_back(result.fusions[m].fusion);
+          }
+          contest->group = trial.group;
+          contest->stored = std::move(stored);
+          contest->log = result.logs.size();
+          contests.push_back(std::move(*contest));
         }
-        contest->group = trial.group;
-        contest->stored = std::move(stored);
-        contest->log = result.logs.size();
-        contests.push_back(std::move(*contest));
       }
+      if (prune) ObserveTrial(trial, model);
+      result.logs.push_back(std::move(trial.log));
+      trial.kernels.clear();  // unload the candidates
     }
-    if (prune) ObserveTrial(trial, model);
-    result.logs.push_back(std::move(trial.log));
-    trial.kernels.clear();  // unload the candidates
+    return absl::OkStatus();
+  };
+  // Sharded tuning: the misses are taken a few at a time, as other
+  // processes take theirs (ShardedTune).
+  if (shards_ != nullptr && !checks_only && !trials.empty()) {
+    stats.sharded = true;
+    XTUNE_RETURN_IF_ERROR(ShardedTune(std::move(trials), run_trials, &stats,
+                                      [&](const KeyGroup& g, const FusionTuning& d) {
+                                        assign(g, d);
+                                      }));
+  } else {
+    XTUNE_RETURN_IF_ERROR(run_trials(trials));
   }
   progress.Clear();
   if (checks_only) stats.timed = 0;  // run once to check, never timed

@@ -11,6 +11,7 @@
 #ifndef XTUNE_AUTOTUNE_AUTOTUNER_H_
 #define XTUNE_AUTOTUNE_AUTOTUNER_H_
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -25,6 +26,7 @@
 #include "codegen/profiler.h"
 #include "autotune/tuning_log.h"
 #include "cache/autotune_cache.h"
+#include "cache/tuning_shards.h"
 #include "codegen/backend.h"
 #include "ir/module.h"
 
@@ -58,13 +60,35 @@ class Autotuner {
   // choices stand.
   void SetModuleTimer(ModuleTimer* timer) { module_timer_ = timer; }
 
+  // Sharded tuning (cache/tuning_shards.h; borrowed, null: none, the
+  // default): of the misses, this process tunes those whose lease it
+  // takes, then takes the others from the shared store as their holders
+  // publish them, takes over a key whose lease is gone without a result,
+  // and tunes what is left when the wait runs out. A key published first
+  // by another process keeps that process's config here too (so every
+  // process ends with the same configs); in-module timing is off.
+  void SetShards(TuningShards* shards) { shards_ = shards; }
+
  private:
+  using Assign = std::function<void(const KeyGroup&, const FusionTuning&)>;
+  // Keeps the result the shared store holds for a key tuned here when
+  // another process published first.
+  void Adopt(const KeyGroup& group, const xla::AutotuneResult& stored, FusionTuning* decided,
+             TuningStats* stats);
+  // Tunes the misses with other processes (see SetShards): each step
+  // receives what others published, takes a few free keys and tunes them,
+  // and leaves the keys others hold for later.
+  absl::Status ShardedTune(std::vector<Trial> waiting,
+                           const std::function<absl::Status(std::vector<Trial>&)>& run,
+                           TuningStats* stats, const Assign& assign);
+
   Backend* backend_;
   AutotuneCache* cache_;
   Profiler* profiler_;
   AutotuneOptions options_;
   absl::flat_hash_map<std::string, KernelConfig> forced_;
   ModuleTimer* module_timer_ = nullptr;
+  TuningShards* shards_ = nullptr;
 };
 
 }  // namespace xtune

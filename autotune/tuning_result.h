@@ -59,6 +59,15 @@ struct TuningStats {
   bool checked_only = false;
   int64_t run_failures = 0;   // ran and failed (the emulator's checks)
   std::string first_failure;  // "fusion 'f' with <config>: <why>"
+  // Sharded tuning (cache/tuning_shards.h): misses another process tuned
+  // (received), whose lease this process took over (its holder died or
+  // gave up), tuned here after the wait, and tuned here but published
+  // first by another process (whose config this process then kept).
+  bool sharded = false;
+  int shard_received = 0;
+  int shard_taken_over = 0;
+  int shard_past_wait = 0;
+  int shard_adopted = 0;
 
   // "7 fusions (6 unique): 2 from the cache (memory 2), 4 tuned, ..."
   std::string ToString() const;

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "cache/merge.h"
 #include "cache/path_resolution.h"
+#include "cache/redis_shards.h"
 #include "cache/redis_store.h"
 #include "cache/results_file.h"
 #include "util/file.h"
@@ -47,7 +48,8 @@ absl::StatusOr<std::string> SessionKey(const PersistentCacheOptions& o) {
                       "\nmerge=", o.dump_merge, "\ndir=", dir,
                       "\nmode=", static_cast<int>(o.per_fusion_mode), "\nremote=", o.remote,
                       "\nremote_timeout_ms=", o.remote_timeout_ms,
-                      "\nremote_ttl=", o.remote_ttl_seconds);
+                      "\nremote_ttl=", o.remote_ttl_seconds, "\nshard=", o.shard,
+                      "\nshard_wait_ms=", o.shard_wait_ms, "\nshard_lease_ms=", o.shard_lease_ms);
 }
 
 absl::StatusOr<std::unique_ptr<AutotuneCacheSession>>
@@ -120,6 +122,7 @@ AutotuneCacheSession::Open(const PersistentCacheOptions& options,
     XTUNE_ASSIGN_OR_RETURN(redis.address, ParseRedisUrl(options.remote));
     redis.timeout = absl::Milliseconds(std::max(1, options.remote_timeout_ms));
     redis.ttl_seconds = options.remote_ttl_seconds;
+    redis.first_writer_wins = options.shard;
     TierPolicy policy;
     policy.writes_required = false;  // a fault costs a warning, not the compile
     policy.promote = true;           // read-through: a remote hit lands above
@@ -127,7 +130,14 @@ AutotuneCacheSession::Open(const PersistentCacheOptions& options,
     // hiredis times out each call itself; this bounds a hung connect or
     // a slow pipeline.
     policy.timeout = 3 * redis.timeout + absl::Milliseconds(500);
-    s->chain_.AddTier("redis", std::make_shared<RedisAutotuneCache>(std::move(redis)), policy);
+    auto store = std::make_shared<RedisAutotuneCache>(std::move(redis));
+    s->chain_.AddTier("redis", store, policy);
+    if (options.shard) {
+      RedisShardsOptions shards;
+      shards.lease = absl::Milliseconds(std::max(30, options.shard_lease_ms));
+      shards.wait = absl::Milliseconds(std::max(0, options.shard_wait_ms));
+      s->shards_ = std::make_unique<RedisTuningShards>(store, shards);
+    }
   }
   return s;
 }

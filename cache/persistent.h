@@ -17,6 +17,7 @@
 #include "cache/directory_cache.h"
 #include "xtune/options.h"
 #include "cache/store_chain.h"
+#include "cache/tuning_shards.h"
 
 namespace xtune {
 
@@ -46,6 +47,9 @@ class AutotuneCacheSession {
   StoreChain& chain() { return chain_; }
   const StoreChain& chain() const { return chain_; }
   InMemoryAutotuneCache& memory() { return *memory_; }
+  // Sharded tuning over the remote tier (--xla_gpu_shard_autotuning);
+  // null without a remote or with sharding off.
+  TuningShards* shards() { return shards_.get(); }
   const InMemoryAutotuneCache& memory() const { return *memory_; }
 
   // Appends a tier below the others (a remote store; a scripted one in
@@ -93,6 +97,7 @@ class AutotuneCacheSession {
   Mutex dump_mu_;
   std::shared_ptr<InMemoryAutotuneCache> memory_;
   StoreChain chain_;
+  std::unique_ptr<TuningShards> shards_;
   std::string load_path_;
   std::string dump_path_;
   bool dump_merge_ = false;

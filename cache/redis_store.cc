@@ -333,6 +333,7 @@ absl::Status RedisAutotuneCache::Insert(const AutotuneKey& key,
   }
   const std::string name = KeyName(key);
   std::vector<std::string> cmd = {"SET", name, value};
+  if (options_.first_writer_wins) cmd.push_back("NX");
   if (options_.ttl_seconds > 0) {
     cmd.push_back("EX");
     cmd.push_back(absl::StrCat(options_.ttl_seconds));
@@ -343,6 +344,106 @@ absl::Status RedisAutotuneCache::Insert(const AutotuneKey& key,
   const Reply& r = replies[0];
   if (r.type == REDIS_REPLY_ERROR) return ErrorReply(options_.address.ToString(), r.str);
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::optional<xla::AutotuneResult>>> RedisAutotuneCache::Fetch(
+    const std::vector<AutotuneKey>& keys) {
+  std::vector<std::optional<xla::AutotuneResult>> out(keys.size());
+  if (keys.empty()) return out;
+  std::vector<std::string> cmd = {"MGET"};
+  for (const AutotuneKey& k : keys) cmd.push_back(KeyName(k));
+  std::vector<Reply> replies;
+  {
+    MutexLock lock(&mu_);
+    XTUNE_ASSIGN_OR_RETURN(replies, Run({cmd}));
+  }
+  const Reply& r = replies[0];
+  if (r.type == REDIS_REPLY_ERROR) return ErrorReply(options_.address.ToString(), r.str);
+  if (r.type != REDIS_REPLY_ARRAY || r.elements.size() != keys.size()) {
+    return absl::UnavailableError(absl::StrCat(options_.address.ToString(),
+                                               ": MGET answered something else than its keys"));
+  }
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (r.elements[i].type != REDIS_REPLY_STRING) continue;
+    absl::StatusOr<std::optional<CacheHit>> hit = Decode(keys[i], r.elements[i].str);
+    if (hit.ok() && hit->has_value()) out[i] = *(*hit)->result;
+  }
+  return out;
+}
+
+namespace {
+
+// Renews (PEXPIRE) or deletes a key only while it holds the owner's value.
+constexpr char kRenewScript[] =
+    "if redis.call('get', KEYS[1]) == ARGV[1] then "
+    "return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";
+constexpr char kDeleteScript[] =
+    "if redis.call('get', KEYS[1]) == ARGV[1] then "
+    "return redis.call('del', KEYS[1]) else return 0 end";
+
+int64_t Millis(absl::Duration d) { return std::max<int64_t>(1, absl::ToInt64Milliseconds(d)); }
+
+}  // namespace
+
+absl::StatusOr<std::vector<bool>> RedisAutotuneCache::SetIfAbsent(
+    const std::vector<std::string>& names, const std::string& owner, absl::Duration expiry) {
+  std::vector<std::vector<std::string>> cmds;
+  for (const std::string& n : names) {
+    cmds.push_back({"SET", n, owner, "NX", "PX", absl::StrCat(Millis(expiry))});
+  }
+  std::vector<bool> out;
+  if (cmds.empty()) return out;
+  MutexLock lock(&mu_);
+  XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> replies, Run(cmds));
+  for (const Reply& r : replies) {
+    if (r.type == REDIS_REPLY_ERROR) return ErrorReply(options_.address.ToString(), r.str);
+    out.push_back(r.type == REDIS_REPLY_STATUS);
+  }
+  return out;
+}
+
+absl::Status RedisAutotuneCache::RenewIfOwner(const std::vector<std::string>& names,
+                                              const std::string& owner,
+                                              absl::Duration expiry) {
+  std::vector<std::vector<std::string>> cmds;
+  for (const std::string& n : names) {
+    cmds.push_back({"EVAL", kRenewScript, "1", n, owner, absl::StrCat(Millis(expiry))});
+  }
+  if (cmds.empty()) return absl::OkStatus();
+  MutexLock lock(&mu_);
+  XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> replies, Run(cmds));
+  for (const Reply& r : replies) {
+    if (r.type == REDIS_REPLY_ERROR) return ErrorReply(options_.address.ToString(), r.str);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RedisAutotuneCache::DeleteIfOwner(const std::vector<std::string>& names,
+                                               const std::string& owner) {
+  std::vector<std::vector<std::string>> cmds;
+  for (const std::string& n : names) cmds.push_back({"EVAL", kDeleteScript, "1", n, owner});
+  if (cmds.empty()) return absl::OkStatus();
+  MutexLock lock(&mu_);
+  XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> replies, Run(cmds));
+  for (const Reply& r : replies) {
+    if (r.type == REDIS_REPLY_ERROR) return ErrorReply(options_.address.ToString(), r.str);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<bool>> RedisAutotuneCache::Exists(
+    const std::vector<std::string>& names) {
+  std::vector<std::vector<std::string>> cmds;
+  for (const std::string& n : names) cmds.push_back({"EXISTS", n});
+  std::vector<bool> out;
+  if (cmds.empty()) return out;
+  MutexLock lock(&mu_);
+  XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> replies, Run(cmds));
+  for (const Reply& r : replies) {
+    if (r.type == REDIS_REPLY_ERROR) return ErrorReply(options_.address.ToString(), r.str);
+    out.push_back(r.type == REDIS_REPLY_INTEGER && r.integer > 0);
+  }
+  return out;
 }
 
 }  // namespace xtune

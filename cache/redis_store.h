@@ -62,6 +62,9 @@ struct RedisStoreOptions {
   int64_t ttl_seconds = 0;
   // Credentials ($XTUNE_REDIS_USERNAME, $XTUNE_REDIS_PASSWORD when empty).
   std::string username, password;
+  // Insert keeps an entry already stored (SET NX): with sharded tuning,
+  // the first result published for a key is every process's.
+  bool first_writer_wins = false;
 };
 
 class RedisAutotuneCache : public AutotuneCache {
@@ -80,6 +83,23 @@ class RedisAutotuneCache : public AutotuneCache {
   static std::string KeyName(const AutotuneKey& key);
   // The prefix of every key of format version 1.
   static constexpr char kPrefix[] = "xtune:autotune:v1:";
+
+  // The stored results of `keys` now (one MGET, past any prefetch):
+  // nullopt where there is none or it is not the key's entry.
+  absl::StatusOr<std::vector<std::optional<xla::AutotuneResult>>> Fetch(
+      const std::vector<AutotuneKey>& keys);
+
+  // Leases (cache/redis_shards.h), in one pipeline each: sets each of
+  // `names` to `owner` where it does not exist, expiring after `expiry`
+  // (true where set); renews those still `owner`'s; deletes those still
+  // `owner`'s; whether each exists.
+  absl::StatusOr<std::vector<bool>> SetIfAbsent(const std::vector<std::string>& names,
+                                                const std::string& owner,
+                                                absl::Duration expiry);
+  absl::Status RenewIfOwner(const std::vector<std::string>& names, const std::string& owner,
+                            absl::Duration expiry);
+  absl::Status DeleteIfOwner(const std::vector<std::string>& names, const std::string& owner);
+  absl::StatusOr<std::vector<bool>> Exists(const std::vector<std::string>& names);
 
   // Round trips so far (a pipeline or MGET counts once): for tests and
   // figures.

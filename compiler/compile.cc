@@ -129,6 +129,7 @@ absl::StatusOr<CompiledModule> CompileModule(
   ExecutableModuleTimer module_timer(
       backend, [&module] { return FuseModule(module); }, exe_options);
   if (backend->TimesInModule()) tuner.SetModuleTimer(&module_timer);
+  if (session != nullptr && session->shards() != nullptr) tuner.SetShards(session->shards());
   // The tiers' failures of this compile only (a session outlives many).
   StoreChain::Counts failures_before;
   if (session != nullptr) failures_before = session->chain().counts();

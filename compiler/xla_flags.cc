@@ -104,6 +104,9 @@ std::vector<std::string> KnownXlaFlags() {
           "xtune_autotune_cache_remote",
           "xtune_autotune_cache_remote_timeout_ms",
           "xtune_autotune_cache_remote_ttl",
+          "xla_gpu_shard_autotuning",
+          "xtune_shard_autotuning_wait_ms",
+          "xtune_shard_autotuning_lease_ms",
           "xtune_autotune_details",
           "xtune_adaptive_timing",
           "xtune_cost_model",
@@ -201,6 +204,15 @@ absl::Status ApplyXlaFlag(absl::string_view name, absl::string_view value,
   }
   if (name == "xtune_autotune_cache_remote_ttl") {
     return ParseInt(name, value, has_value, 0, 1 << 30, &c.remote_ttl_seconds);
+  }
+  if (name == "xla_gpu_shard_autotuning") {
+    return ParseBool(name, value, has_value, &c.shard);
+  }
+  if (name == "xtune_shard_autotuning_wait_ms") {
+    return ParseInt(name, value, has_value, 0, 1 << 30, &c.shard_wait_ms);
+  }
+  if (name == "xtune_shard_autotuning_lease_ms") {
+    return ParseInt(name, value, has_value, 30, 1 << 30, &c.shard_lease_ms);
   }
   if (name == "xtune_dump_autotune_results_merge") {
     return ParseBool(name, value, has_value, &c.dump_merge);

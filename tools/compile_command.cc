@@ -98,6 +98,13 @@ line wins; unknown flags in XLA_FLAGS are ignored with a warning):
                                          1000); a fault costs one warning
   --xtune_autotune_cache_remote_ttl=S    remote entries expire after S
                                          seconds (default 0: never)
+  --xla_gpu_shard_autotuning=BOOL        with a remote: processes split the
+                                         misses, a lease per key (default
+                                         true)
+  --xtune_shard_autotuning_wait_ms=N     longest wait for keys another
+                                         process tunes (default 600000)
+  --xtune_shard_autotuning_lease_ms=N    lease expiry, renewed while tuning
+                                         (default 10000)
   --xtune_autotune_details               cache entries also keep every
                                          candidate's time and failure
   --xtune_adaptive_timing=BOOL           timing adapts to each kernel's run

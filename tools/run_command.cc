@@ -92,6 +92,8 @@ line wins; see `xtune compile --help`): --xla_gpu_autotune_level,
 --xla_gpu_per_fusion_autotune_cache_dir,
 --xla_gpu_experimental_autotune_cache_mode, --xtune_autotune_cache_remote,
 --xtune_autotune_cache_remote_timeout_ms, --xtune_autotune_cache_remote_ttl,
+--xla_gpu_shard_autotuning, --xtune_shard_autotuning_wait_ms,
+--xtune_shard_autotuning_lease_ms,
 --xtune_autotune_details,
 --xtune_adaptive_timing, --xtune_cost_model, --xtune_in_module_timing,
 --xla_allow_excess_precision

@@ -190,6 +190,16 @@ struct PersistentCacheOptions {
   // --xtune_autotune_cache_remote_ttl: seconds written entries live on the
   // remote; 0 forever. Default 0.
   int remote_ttl_seconds = 0;
+  // --xla_gpu_shard_autotuning: with a remote, processes split the misses
+  // through a lease per key (docs/fleet.md). Default true (as XLA's).
+  bool shard = true;
+  // --xtune_shard_autotuning_wait_ms: longest wait for keys other
+  // processes tune; the rest are then tuned here. Default 600000.
+  int shard_wait_ms = 600000;
+  // --xtune_shard_autotuning_lease_ms: a lease's expiry, renewed every
+  // third of it while its holder tunes; a dead holder's keys are free
+  // again after it. Default 10000.
+  int shard_lease_ms = 10000;
 };
 
 struct CompilerOptions {
