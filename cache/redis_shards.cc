@@ -29,7 +29,19 @@ RedisTuningShards::~RedisTuningShards() {
     MutexLock lock(&mu_);
     held.assign(held_.begin(), held_.end());
   }
-  (void)store_->DeleteIfOwner(held, owner_);
+  if (!held.empty() && !Down()) (void)store_->DeleteIfOwner(held, owner_);
+}
+
+bool RedisTuningShards::Down() {
+  MutexLock lock(&mu_);
+  return absl::Now() < down_until_;
+}
+
+bool RedisTuningShards::Failed(const absl::Status& s) {
+  if (s.ok()) return false;
+  MutexLock lock(&mu_);
+  down_until_ = absl::Now() + absl::Minutes(1);
+  return true;
 }
 
 std::string RedisTuningShards::LeaseName(const AutotuneKey& key) {
@@ -44,18 +56,20 @@ void RedisTuningShards::RenewLoop() {
     mu_.AwaitWithTimeout(absl::Condition(&stop_), every);
     if (stop_) break;
     std::vector<std::string> held(held_.begin(), held_.end());
-    if (held.empty()) continue;
+    if (held.empty() || absl::Now() < down_until_) continue;
     mu_.Unlock();
-    (void)store_->RenewIfOwner(held, owner_, options_.lease);
+    absl::Status renewed = store_->RenewIfOwner(held, owner_, options_.lease);
     mu_.Lock();
+    if (!renewed.ok()) down_until_ = absl::Now() + absl::Minutes(1);
   }
 }
 
 std::vector<bool> RedisTuningShards::Acquire(const std::vector<AutotuneKey>& keys) {
   std::vector<std::string> names;
   for (const AutotuneKey& k : keys) names.push_back(LeaseName(k));
+  if (Down()) return std::vector<bool>(keys.size(), true);
   absl::StatusOr<std::vector<bool>> taken = store_->SetIfAbsent(names, owner_, options_.lease);
-  if (!taken.ok()) return std::vector<bool>(keys.size(), true);
+  if (Failed(taken.status())) return std::vector<bool>(keys.size(), true);
   MutexLock lock(&mu_);
   for (size_t i = 0; i < names.size(); ++i) {
     if ((*taken)[i]) held_.insert(names[i]);
@@ -72,16 +86,18 @@ void RedisTuningShards::Release(const std::vector<AutotuneKey>& keys) {
       if (held_.erase(n) > 0) names.push_back(n);
     }
   }
-  (void)store_->DeleteIfOwner(names, owner_);
+  if (!names.empty() && !Down()) Failed(store_->DeleteIfOwner(names, owner_));
 }
 
 std::vector<TuningShards::State> RedisTuningShards::Poll(const std::vector<AutotuneKey>& keys) {
   std::vector<State> out(keys.size(), State::kFree);
+  if (Down()) return out;
   absl::StatusOr<std::vector<std::optional<xla::AutotuneResult>>> stored = store_->Fetch(keys);
-  if (!stored.ok()) return out;
+  if (Failed(stored.status())) return out;
   std::vector<std::string> names;
   for (const AutotuneKey& k : keys) names.push_back(LeaseName(k));
   absl::StatusOr<std::vector<bool>> held = store_->Exists(names);
+  Failed(held.status());
   for (size_t i = 0; i < keys.size(); ++i) {
     if ((*stored)[i].has_value()) {
       out[i] = State::kPublished;
@@ -93,8 +109,9 @@ std::vector<TuningShards::State> RedisTuningShards::Poll(const std::vector<Autot
 }
 
 std::optional<xla::AutotuneResult> RedisTuningShards::Published(const AutotuneKey& key) {
+  if (Down()) return std::nullopt;
   absl::StatusOr<std::vector<std::optional<xla::AutotuneResult>>> stored = store_->Fetch({key});
-  if (!stored.ok()) return std::nullopt;
+  if (Failed(stored.status())) return std::nullopt;
   return (*stored)[0];
 }
 

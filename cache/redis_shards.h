@@ -3,7 +3,9 @@
 // this process's owner id with SET NX PX, renewed by a background thread
 // every third of its expiry while held, deleted (only while still ours)
 // on Release. A process killed while tuning stops renewing: its leases
-// expire and another process takes the keys over.
+// expire and another process takes the keys over. A server that fails
+// (down, paused, refusing) is left alone for a minute: every key is then
+// this process's to tune (the tier's own warning says why).
 #ifndef XTUNE_CACHE_REDIS_SHARDS_H_
 #define XTUNE_CACHE_REDIS_SHARDS_H_
 
@@ -42,6 +44,11 @@ class RedisTuningShards : public TuningShards {
 
  private:
   void RenewLoop();
+  // Whether the server failed within the last minute: then every key is
+  // this process's to tune, and nothing is asked of the server.
+  bool Down();
+  // Records a failure (`s` not ok) and returns whether there was one.
+  bool Failed(const absl::Status& s);
 
   std::shared_ptr<RedisAutotuneCache> store_;
   RedisShardsOptions options_;
@@ -49,6 +56,7 @@ class RedisTuningShards : public TuningShards {
   Mutex mu_;
   std::set<std::string> held_ ABSL_GUARDED_BY(mu_);
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Time down_until_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   std::thread renewer_;
 };
 

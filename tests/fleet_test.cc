@@ -1,0 +1,192 @@
+// The fleet cache end to end: `xtune` processes sharing a Redis server the
+// test starts on a free loopback port (cache/redis_test_server.h): one
+// tuning shared by processes with empty local caches, sharded tuning by
+// concurrent processes (each key tuned once, the same configs everywhere),
+// a lease holder that died, and a paused server mid-compile.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "cache/autotune_cache.h"
+#include "cache/redis_shards.h"
+#include "cache/redis_test_server.h"
+#include "cache/results_file.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/cli_util.h"
+
+namespace xtune {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::xtune::testing::IsOk;
+using ::xtune::testing::RedisTestServer;
+
+#define START_REDIS(var)                                                      \
+  absl::StatusOr<std::unique_ptr<RedisTestServer>> var##_or =                 \
+      RedisTestServer::Start();                                               \
+  if (absl::IsNotFound(var##_or.status())) GTEST_SKIP() << var##_or.status(); \
+  ASSERT_THAT(var##_or, IsOk());                                              \
+  RedisTestServer& var = **var##_or
+
+// 25 fusions, 24 unique.
+std::string Module() { return std::string(XTUNE_SOURCE_DIR) + "/tests/data/all_ops.hlo"; }
+
+// The number before `what` in an autotuning summary ("12 tuned").
+int CountOf(const std::string& output, const std::string& what) {
+  size_t at = output.find(" " + what);
+  if (at == std::string::npos) return -1;
+  size_t start = output.rfind(' ', at - 1);
+  int n = -1;
+  if (!absl::SimpleAtoi(output.substr(start + 1, at - start - 1), &n)) return -1;
+  return n;
+}
+
+class FleetTest : public CliTest {};
+
+TEST_F(FleetTest, ProcessesWithEmptyLocalCachesShareOneTuning) {
+  START_REDIS(server);
+  const std::string remote = " --backend=cpu --xtune_autotune_cache_remote=" + server.url();
+  Result first = RunXtune("compile " + Module() + remote);
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_EQ(CountOf(first.output, "tuned,"), 24) << first.output;
+  const std::string dump = dir_ + "/second.textproto";
+  Result second = RunXtune("compile " + Module() + remote +
+                           " --xla_gpu_dump_autotune_results_to=" + dump);
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_THAT(second.output, HasSubstr("24 from the cache (redis 24), 0 tuned"));
+  EXPECT_THAT(second.output, HasSubstr("dumped 24 entries"));  // read-through
+  EXPECT_THAT(second.output, Not(HasSubstr("warning")));
+  // The remote's keys: 24 entries, no lease left behind.
+  EXPECT_EQ(*server.Command({"DBSIZE"}), "24");
+}
+
+TEST_F(FleetTest, ConcurrentProcessesTuneEachKeyOnceAndAgree) {
+  START_REDIS(server);
+  const int kProcesses = 3;
+  std::vector<std::thread> threads;
+  std::vector<Result> results(kProcesses);
+  for (int p = 0; p < kProcesses; ++p) {
+    threads.emplace_back([&, p] {
+      results[p] = RunXtune("compile " + Module() + " --backend=cpu --xtune_autotune_cache_remote=" +
+                            server.url() + " --xla_gpu_dump_autotune_results_to=" + dir_ +
+                            "/p" + std::to_string(p) + ".textproto");
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  int tuned = 0;
+  for (const Result& r : results) {
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_THAT(r.output, HasSubstr("; sharded: "));
+    tuned += CountOf(r.output, "tuned,");
+  }
+  EXPECT_EQ(tuned, 24);  // each key once, in all
+  for (int p = 1; p < kProcesses; ++p) {
+    Result diff = RunXtune("cache diff " + dir_ + "/p0.textproto " + dir_ + "/p" +
+                           std::to_string(p) + ".textproto");
+    EXPECT_THAT(diff.output, HasSubstr("0 added, 0 removed, 0 changed config")) << diff.output;
+  }
+}
+
+TEST_F(FleetTest, ADeadHoldersKeysAreTakenOverWhenItsLeasesExpire) {
+  START_REDIS(server);
+  // The keys of the module, from a local run.
+  const std::string local = dir_ + "/local.textproto";
+  ASSERT_EQ(RunXtune("compile " + Module() + " --backend=cpu --xla_gpu_autotune_level=0"
+                     " --xla_gpu_dump_autotune_results_to=" + local)
+                .exit_code,
+            0);
+  Result keys = RunXtune("compile " + Module() + " --backend=cpu --xla_gpu_dump_autotune_results_to=" +
+                         local);
+  ASSERT_EQ(keys.exit_code, 0) << keys.output;
+  absl::StatusOr<xla::AutotuneResults> results = ReadAutotuneResults(local);
+  ASSERT_THAT(results, IsOk());
+  ASSERT_EQ(results->results_size(), 24);
+  // A process that took five leases and died: they expire in 1.5 s.
+  for (int i = 0; i < 5; ++i) {
+    AutotuneKey key = KeyOfEntry(results->results(i), 0);
+    ASSERT_THAT(server.Command({"SET", RedisTuningShards::LeaseName(key), "dead-host:1:1", "PX",
+                                "1500"}),
+                IsOk());
+  }
+  auto start = std::chrono::steady_clock::now();
+  Result r = RunXtune("compile " + Module() + " --backend=cpu --xtune_autotune_cache_remote=" +
+                      server.url() + " --xtune_shard_autotuning_lease_ms=1000");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("sharded: 0 from other processes, 5 taken over"));
+  EXPECT_EQ(CountOf(r.output, "tuned,"), 24);
+  EXPECT_GE(seconds, 1.0);  // it waited for the leases
+  EXPECT_EQ(*server.Command({"DBSIZE"}), "24");  // the leases are gone
+}
+
+TEST_F(FleetTest, AWaitThatRunsOutTunesTheRestHere) {
+  START_REDIS(server);
+  const std::string local = dir_ + "/local.textproto";
+  ASSERT_EQ(RunXtune("compile " + Module() + " --backend=cpu --xla_gpu_dump_autotune_results_to=" +
+                     local)
+                .exit_code,
+            0);
+  absl::StatusOr<xla::AutotuneResults> results = ReadAutotuneResults(local);
+  ASSERT_THAT(results, IsOk());
+  // Leases held for a minute by a process that never publishes.
+  for (int i = 0; i < 3; ++i) {
+    AutotuneKey key = KeyOfEntry(results->results(i), 0);
+    ASSERT_THAT(server.Command({"SET", RedisTuningShards::LeaseName(key), "slow-host:1:1", "PX",
+                                "60000"}),
+                IsOk());
+  }
+  Result r = RunXtune("compile " + Module() + " --backend=cpu --xtune_autotune_cache_remote=" +
+                      server.url() + " --xtune_shard_autotuning_wait_ms=500");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("0 taken over, 3 tuned after the wait"));
+  EXPECT_EQ(CountOf(r.output, "tuned,"), 24);
+}
+
+TEST_F(FleetTest, APausedServerMidCompileCostsAWarningAndTheDumpIsComplete) {
+  START_REDIS(server);
+  server.Pause();
+  const std::string dump = dir_ + "/dump.textproto";
+  auto start = std::chrono::steady_clock::now();
+  Result r = RunXtune("compile " + Module() + " --backend=cpu --xtune_autotune_cache_remote=" +
+                      server.url() + " --xtune_autotune_cache_remote_timeout_ms=300" +
+                      " --xla_gpu_dump_autotune_results_to=" + dump);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  server.Resume();
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("autotune cache tier 'redis' timed out"));
+  EXPECT_THAT(r.output, HasSubstr("dumped 24 entries"));
+  EXPECT_EQ(CountOf(r.output, "tuned,"), 24);
+  EXPECT_LT(seconds, 30.0);
+}
+
+TEST_F(FleetTest, BadRemoteFlagsAreUserErrors) {
+  Result url = RunXtune("compile " + Module() + " --xtune_autotune_cache_remote=http://x");
+  EXPECT_EQ(url.exit_code, 1);
+  EXPECT_THAT(url.output, HasSubstr("unknown scheme"));
+  Result secret = RunXtune("compile " + Module() +
+                           " --xtune_autotune_cache_remote=redis://:pw@127.0.0.1:1");
+  EXPECT_EQ(secret.exit_code, 1);
+  EXPECT_THAT(secret.output, HasSubstr("XTUNE_REDIS_PASSWORD"));
+  Result timeout = RunXtune("compile " + Module() + " --xtune_autotune_cache_remote_timeout_ms=0");
+  EXPECT_EQ(timeout.exit_code, 1);
+  // A server nobody runs: one warning, the compile goes on.
+  absl::StatusOr<int> port = ::xtune::testing::FreeLoopbackPort();
+  ASSERT_THAT(port, IsOk());
+  Result down = RunXtune("compile " + Module() + " --backend=cpu --xtune_autotune_cache_remote=" +
+                         absl::StrCat("redis://127.0.0.1:", *port));
+  EXPECT_EQ(down.exit_code, 0) << down.output;
+  EXPECT_THAT(down.output, HasSubstr("Connection refused"));
+}
+
+}  // namespace
+}  // namespace xtune
