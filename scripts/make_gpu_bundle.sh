@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Packs what a GPU machine without our Debian packages needs to run
-# scripts/gpu_check.sh: the stripped xtune binaries and CUDA test programs,
+# scripts/gpu_check.sh: the stripped xtune binaries and CUDA test programs
+# (not the emulator's self-tests, which need no GPU: CI runs them),
 # every shared library they load that is not part of glibc or the NVIDIA
 # driver (found with ldd), the check script and the example modules.
 #
@@ -23,7 +24,6 @@ programs=(
   "$build/codegen/cpu/xtune_cpu_worker"
   "$build/codegen/cuda/xtune_gpu_worker"
   "$build/codegen/cuda/cuda_codegen_test"
-  "$build/codegen/cuda/cuda_emulator_test"
   "$build/codegen/cuda/cuda_gpu_test"
   "$build/bench/gpu_loop_reduction"
   "$build/bench/gpu_gemm"
