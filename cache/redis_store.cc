@@ -21,6 +21,10 @@ std::string RedisAddress::ToString() const {
   return absl::StrCat("redis://", v6 ? "[" : "", host, v6 ? "]" : "", ":", port, "/", db);
 }
 
+bool IsRemoteCacheUrl(absl::string_view path) {
+  return absl::StartsWith(path, "redis://") || absl::StartsWith(path, "unix://");
+}
+
 absl::StatusOr<RedisAddress> ParseRedisUrl(absl::string_view url) {
   auto bad = [&](absl::string_view why) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -262,10 +266,9 @@ absl::StatusOr<std::optional<CacheHit>> RedisAutotuneCache::Decode(
         options_.address.ToString(), ": the value of ", KeyName(key),
         " is not an autotune results entry (", value.size(), " bytes)"));
   }
-  if (entry.device() != key.device || entry.hlo() != key.hlo ||
-      entry.version() != key.version) {
-    return std::optional<CacheHit>();
-  }
+  // As stored (an XLA entry keeps its own device and version): its lookup
+  // key must be this one.
+  if (!(KeyOfEntry(entry, key.version) == key)) return std::optional<CacheHit>();
   CacheHit hit;
   hit.result = std::make_shared<const xla::AutotuneResult>(std::move(*entry.mutable_result()));
   hit.tier = "redis";
@@ -369,6 +372,82 @@ absl::StatusOr<std::vector<std::optional<xla::AutotuneResult>>> RedisAutotuneCac
     if (hit.ok() && hit->has_value()) out[i] = *(*hit)->result;
   }
   return out;
+}
+
+absl::StatusOr<xla::AutotuneResults> RedisAutotuneCache::ReadAll(int64_t* damaged) {
+  xla::AutotuneResults out;
+  out.set_version(3);
+  int64_t bad = 0;
+  std::string cursor = "0";
+  MutexLock lock(&mu_);
+  do {
+    XTUNE_ASSIGN_OR_RETURN(
+        std::vector<Reply> scan,
+        Run({{"SCAN", cursor, "MATCH", absl::StrCat(kPrefix, "*"), "COUNT", "1000"}}));
+    const Reply& r = scan[0];
+    if (r.type == REDIS_REPLY_ERROR) return ErrorReply(options_.address.ToString(), r.str);
+    if (r.type != REDIS_REPLY_ARRAY || r.elements.size() != 2 ||
+        r.elements[1].type != REDIS_REPLY_ARRAY) {
+      return absl::UnavailableError(
+          absl::StrCat(options_.address.ToString(), ": SCAN answered something else"));
+    }
+    cursor = r.elements[0].str;
+    std::vector<std::string> get = {"MGET"};
+    for (const Reply& k : r.elements[1].elements) get.push_back(k.str);
+    if (get.size() == 1) continue;
+    XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> values, Run({get}));
+    for (const Reply& v : values[0].elements) {
+      if (v.type != REDIS_REPLY_STRING) continue;  // expired meanwhile
+      xla::AutotuneResults::Entry e;
+      if (!e.ParseFromString(v.str) || !e.has_result()) {
+        ++bad;
+        continue;
+      }
+      *out.add_results() = std::move(e);
+    }
+  } while (cursor != "0");
+  if (damaged != nullptr) *damaged = bad;
+  SortEntries(&out);
+  return out;
+}
+
+absl::Status RedisAutotuneCache::WriteAll(const xla::AutotuneResults& results,
+                                          int current_version) {
+  std::vector<std::vector<std::string>> cmds;
+  MutexLock lock(&mu_);
+  auto flush = [&]() -> absl::Status {
+    if (cmds.empty()) return absl::OkStatus();
+    XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> replies, Run(cmds));
+    cmds.clear();
+    for (const Reply& r : replies) {
+      if (r.type == REDIS_REPLY_ERROR) return ErrorReply(options_.address.ToString(), r.str);
+    }
+    return absl::OkStatus();
+  };
+  for (const xla::AutotuneResults::Entry& e : results.results()) {
+    std::string value;
+    if (!e.SerializeToString(&value)) return absl::InternalError("cannot serialize an entry");
+    cmds.push_back({"SET", KeyName(KeyOfEntry(e, current_version)), std::move(value)});
+    if (cmds.size() >= 500) XTUNE_RETURN_IF_ERROR(flush());
+  }
+  prefetched_.clear();
+  return flush();
+}
+
+absl::Status RedisAutotuneCache::DeleteAll(const xla::AutotuneResults& results,
+                                           int current_version) {
+  std::vector<std::string> cmd = {"DEL"};
+  for (const xla::AutotuneResults::Entry& e : results.results()) {
+    cmd.push_back(KeyName(KeyOfEntry(e, current_version)));
+  }
+  if (cmd.size() == 1) return absl::OkStatus();
+  MutexLock lock(&mu_);
+  prefetched_.clear();
+  XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> replies, Run({cmd}));
+  if (replies[0].type == REDIS_REPLY_ERROR) {
+    return ErrorReply(options_.address.ToString(), replies[0].str);
+  }
+  return absl::OkStatus();
 }
 
 namespace {

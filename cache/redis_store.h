@@ -49,6 +49,10 @@ struct RedisAddress {
   std::string ToString() const;
 };
 
+// Whether `path` names a remote cache (redis:// or unix://) rather than a
+// file or folder.
+bool IsRemoteCacheUrl(absl::string_view path);
+
 // redis://HOST[:PORT][/DB] (HOST may be [v6-address]) or
 // unix:///PATH[?db=N]. InvalidArgument naming what is wrong; credentials in
 // the URL are refused (they belong in the environment).
@@ -88,6 +92,16 @@ class RedisAutotuneCache : public AutotuneCache {
   // nullopt where there is none or it is not the key's entry.
   absl::StatusOr<std::vector<std::optional<xla::AutotuneResult>>> Fetch(
       const std::vector<AutotuneKey>& keys);
+
+  // The cache tools' side (`xtune cache` with a redis:// argument):
+  // every entry of format version 1 the server holds, as stored (SCAN,
+  // then MGET in batches; values that are not entries are counted in
+  // `damaged`); stores entries under their lookup keys (KeyOfEntry with
+  // `current_version`), without expiry, keeping whatever else the server
+  // holds; deletes entries.
+  absl::StatusOr<xla::AutotuneResults> ReadAll(int64_t* damaged = nullptr);
+  absl::Status WriteAll(const xla::AutotuneResults& results, int current_version);
+  absl::Status DeleteAll(const xla::AutotuneResults& results, int current_version);
 
   // Leases (cache/redis_shards.h), in one pipeline each: sets each of
   // `names` to `owner` where it does not exist, expiring after `expiry`

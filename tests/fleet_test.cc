@@ -188,5 +188,62 @@ TEST_F(FleetTest, BadRemoteFlagsAreUserErrors) {
   EXPECT_THAT(down.output, HasSubstr("Connection refused"));
 }
 
+// The cache tools take a redis:// URL where they take a file: a team seeds
+// the fleet cache from a checked-in file (XLA's entries included), a
+// deviceless compile uses it, prune says what it removes, and the cache
+// comes back into a file for hermetic tests.
+TEST_F(FleetTest, CacheToolsSpeakRedis) {
+  START_REDIS(server);
+  const std::string url = server.url();
+  const std::string xla = std::string(XTUNE_SOURCE_DIR) + "/tests/xla_compat/xla_conv_entries.textproto";
+  Result seed = RunXtune("cache convert " + xla + " " + url);
+  ASSERT_EQ(seed.exit_code, 0) << seed.output;
+  EXPECT_THAT(seed.output, HasSubstr("wrote 3 entries to " + url + " (added to the remote cache"));
+  Result stats = RunXtune("cache stats " + url);
+  EXPECT_THAT(stats.output, HasSubstr(url + ": 3 entries"));
+  Result show = RunXtune("cache show " + url + " --limit=1");
+  EXPECT_THAT(show.output, HasSubstr("conv {algorithm: 1 tensor_ops_enabled: true}"));
+  Result same = RunXtune("cache diff " + xla + " " + url);
+  EXPECT_EQ(same.exit_code, 0) << same.output;
+  // XLA's conv entry, as a deviceless compile finds it on the server.
+  Result compiled = RunXtune("compile " + std::string(XTUNE_SOURCE_DIR) +
+                             "/tests/xla_compat/h200/conv/conv_bias_relu.default.hlo"
+                             " --backend=cuda --xtune_gpu_target=h200 --xtune_autotune_cache_remote=" +
+                             url);
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
+  EXPECT_THAT(compiled.output, HasSubstr("1 from the cache (redis 1)"));
+  EXPECT_THAT(compiled.output, HasSubstr("cuda_cudnn:algorithm=1,tensor_ops=1"));
+  Result explain = RunXtune("cache explain " + std::string(XTUNE_SOURCE_DIR) +
+                            "/tests/xla_compat/h200/conv/conv_bias_relu.default.hlo --cache=" + url +
+                            " --backend=cuda --xtune_gpu_target=h200");
+  EXPECT_THAT(explain.output, HasSubstr("hit"));
+  // A CPU compile adds its entries; pruning the CPU device removes them,
+  // saying so, and keeps XLA's.
+  ASSERT_EQ(RunXtune("compile " + Module() + " --backend=cpu --xtune_autotune_cache_remote=" + url)
+                .exit_code,
+            0);
+  EXPECT_EQ(*server.Command({"DBSIZE"}), "27");
+  Result pruned = RunXtune("cache prune " + url + " --out=" + url + " --device=CUDA");
+  ASSERT_EQ(pruned.exit_code, 0) << pruned.output;
+  EXPECT_THAT(pruned.output, HasSubstr("kept 3 entries, removed 24; rewrote " + url + " in place"));
+  EXPECT_THAT(pruned.output, HasSubstr("removed (by device and version):"));
+  EXPECT_EQ(*server.Command({"DBSIZE"}), "3");
+  Result everything = RunXtune("cache prune " + url + " --out=" + url + " --device=nothing");
+  EXPECT_EQ(everything.exit_code, 1);
+  EXPECT_THAT(everything.output, HasSubstr("refusing to write"));
+  EXPECT_EQ(*server.Command({"DBSIZE"}), "3");
+  // Back into a file.
+  const std::string back = dir_ + "/back.textproto";
+  ASSERT_EQ(RunXtune("cache convert " + url + " " + back).exit_code, 0);
+  Result diff = RunXtune("cache diff " + xla + " " + back);
+  EXPECT_EQ(diff.exit_code, 0) << diff.output;
+  // A server that is not there is a clear error, exit 1.
+  absl::StatusOr<int> port = ::xtune::testing::FreeLoopbackPort();
+  ASSERT_THAT(port, IsOk());
+  Result down = RunXtune("cache stats " + absl::StrCat("redis://127.0.0.1:", *port));
+  EXPECT_EQ(down.exit_code, 1);
+  EXPECT_THAT(down.output, HasSubstr("cannot read the remote cache"));
+}
+
 }  // namespace
 }  // namespace xtune

@@ -14,6 +14,7 @@
 #include "cache/directory_cache.h"
 #include "cache/inspect.h"
 #include "cache/merge.h"
+#include "cache/redis_store.h"
 #include "cache/results_file.h"
 #include "codegen/codegen_version.h"
 #include "codegen/registry.h"
@@ -32,7 +33,12 @@ const char kCacheHelp[] = R"(usage: xtune cache SUBCOMMAND [args] [flags]
 Inspects and maintains autotuning result files (xtune's and XLA's): text
 when the name ends in .txt .txtpb .textproto .prototxt .pbtxt, binary
 protobuf otherwise. Every FILE argument may also be a per-fusion cache
-directory (--xla_gpu_per_fusion_autotune_cache_dir) written by xtune.
+directory (--xla_gpu_per_fusion_autotune_cache_dir) written by xtune, or
+a remote cache (redis://HOST:PORT[/DB] or unix:///PATH, as
+--xtune_autotune_cache_remote; password from $XTUNE_REDIS_PASSWORD):
+read, it is every entry the server holds; as OUT of convert or merge, the
+entries are added to it and nothing else is removed; prune with IN and
+OUT the same remote deletes the removed entries (and says which).
 
 subcommands:
   stats FILE...                 entries per device, version and key type
@@ -116,8 +122,32 @@ absl::StatusOr<std::string> ThisDevice(const ParsedArgs& args) {
   return BackendDevice(backend, options);
 }
 
-// A results file, or a per-fusion directory (its keyed files).
+// The remote cache at `url`, for the tools (a longer timeout than a
+// compile's: a tool waits for the answer).
+absl::StatusOr<std::unique_ptr<RedisAutotuneCache>> OpenRemote(const std::string& url) {
+  RedisStoreOptions o;
+  XTUNE_ASSIGN_OR_RETURN(o.address, ParseRedisUrl(url));
+  o.timeout = absl::Seconds(10);
+  return std::make_unique<RedisAutotuneCache>(std::move(o));
+}
+
+// A results file, a per-fusion directory (its keyed files), or a remote
+// cache (redis://, unix://: every entry it holds).
 absl::StatusOr<xla::AutotuneResults> ReadCache(const std::string& path) {
+  if (IsRemoteCacheUrl(path)) {
+    XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<RedisAutotuneCache> remote, OpenRemote(path));
+    int64_t damaged = 0;
+    absl::StatusOr<xla::AutotuneResults> r = remote->ReadAll(&damaged);
+    if (!r.ok()) {
+      return absl::Status(r.status().code(),
+                          absl::StrCat("cannot read the remote cache: ", r.status().message()));
+    }
+    if (damaged > 0) {
+      std::cerr << "xtune cache: " << path << ": skipped " << damaged
+                << " values that are not autotune results entries\n";
+    }
+    return r;
+  }
   std::error_code ec;
   if (!std::filesystem::is_directory(path, ec)) return ReadAutotuneResults(path);
   int64_t without_key = 0;
@@ -129,6 +159,24 @@ absl::StatusOr<xla::AutotuneResults> ReadCache(const std::string& path) {
                  "the key's hash in the file name)\n";
   }
   return r;
+}
+
+// Writes `results` to OUT: a file (replaced), or a remote cache, where the
+// entries are added (replacing those of the same keys) and nothing else
+// is removed. Returns how the result was written, for the report.
+absl::StatusOr<std::string> WriteCache(const std::string& out,
+                                       const xla::AutotuneResults& results) {
+  if (!IsRemoteCacheUrl(out)) {
+    XTUNE_RETURN_IF_ERROR(WriteAutotuneResults(out, results));
+    return std::string(IsTextProtoPath(out) ? " (text)" : " (binary)");
+  }
+  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<RedisAutotuneCache> remote, OpenRemote(out));
+  absl::Status s = remote->WriteAll(results, kCodegenVersion);
+  if (!s.ok()) {
+    return absl::Status(s.code(),
+                        absl::StrCat("cannot write the remote cache: ", s.message()));
+  }
+  return std::string(" (added to the remote cache; its other entries are kept)");
 }
 
 // Refuses to write a file with no entries unless --allow_empty: an empty
@@ -238,11 +286,9 @@ absl::Status Convert(const ParsedArgs& args, int*) {
   SortEntries(&r);
   XTUNE_RETURN_IF_ERROR(
       CheckNotEmpty(args, r, args.positional[1], xla::AutotuneResults()));
-  XTUNE_RETURN_IF_ERROR(WriteAutotuneResults(args.positional[1], r));
-  std::cout << "wrote " << r.results_size() << " entries to "
-            << args.positional[1]
-            << (IsTextProtoPath(args.positional[1]) ? " (text)\n"
-                                                    : " (binary)\n");
+  XTUNE_ASSIGN_OR_RETURN(std::string how, WriteCache(args.positional[1], r));
+  std::cout << "wrote " << r.results_size() << " entries to " << args.positional[1] << how
+            << "\n";
   return absl::OkStatus();
 }
 
@@ -262,7 +308,8 @@ absl::Status Merge(const ParsedArgs& args, int*) {
   }
   XTUNE_RETURN_IF_ERROR(
       CheckNotEmpty(args, merged, args.Get("out", ""), xla::AutotuneResults()));
-  XTUNE_RETURN_IF_ERROR(WriteAutotuneResults(args.Get("out", ""), merged));
+  XTUNE_ASSIGN_OR_RETURN(std::string how, WriteCache(args.Get("out", ""), merged));
+  if (IsRemoteCacheUrl(args.Get("out", ""))) std::cout << "merge:" << how << "\n";
   std::cout << "merged " << args.positional.size() << " files into "
             << args.Get("out", "") << ": " << merged.results_size()
             << " entries (" << stats.identical << " identical duplicates, "
@@ -362,8 +409,19 @@ absl::Status Prune(const ParsedArgs& args, int*) {
   xla::AutotuneResults out = PruneCache(r, options, &removed);
   const std::string out_path = args.Get("out", "");
   XTUNE_RETURN_IF_ERROR(CheckNotEmpty(args, out, out_path, removed));
-  bool in_place = SameFile(args.positional[0], out_path);
-  XTUNE_RETURN_IF_ERROR(WriteAutotuneResults(out_path, out));
+  const bool remote_in_place = IsRemoteCacheUrl(out_path) && out_path == args.positional[0];
+  bool in_place = remote_in_place || SameFile(args.positional[0], out_path);
+  if (remote_in_place) {
+    // The server keeps what is kept: only the removed entries go.
+    XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<RedisAutotuneCache> remote, OpenRemote(out_path));
+    absl::Status s = remote->DeleteAll(removed, kCodegenVersion);
+    if (!s.ok()) {
+      return absl::Status(s.code(),
+                          absl::StrCat("cannot prune the remote cache: ", s.message()));
+    }
+  } else {
+    XTUNE_RETURN_IF_ERROR(WriteCache(out_path, out).status());
+  }
   std::cout << "kept " << out.results_size() << " entries, removed "
             << removed.results_size() << "; "
             << (in_place ? "rewrote " : "wrote ") << out_path
