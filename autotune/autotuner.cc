@@ -7,10 +7,13 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "autotune/in_module.h"
 #include "autotune/phases.h"
 #include "autotune/progress.h"
+#include "autotune/verify_cached.h"
 #include "cache/config_proto.h"
+#include "cache/store_chain.h"
 #include "util/file.h"
 #include "util/status_macros.h"
 
@@ -65,6 +68,10 @@ std::string TuningStats::ToString() const {
                             in_module_seconds)
           : "",
       seconds) +
+         (cached_verified > 0
+              ? absl::StrFormat("; verified %d cached configs (%d wrong: evicted, tuned again)",
+                                cached_verified, cached_wrong)
+              : "") +
          (sharded ? absl::StrFormat("; sharded: %d from other processes, %d taken over, %d "
                                     "tuned after the wait, %d published first elsewhere",
                                     shard_received, shard_taken_over, shard_past_wait,
@@ -97,6 +104,46 @@ void Autotuner::Adopt(const KeyGroup& g, const xla::AutotuneResult& stored,
   decided->chosen_seconds = RunTimeSeconds(*published);
   (void)cache_->Insert(g.key, *published);  // this process's tiers keep it too
   ++stats->shard_adopted;
+}
+
+absl::Status Autotuner::VerifyRestored(const KeyGroup& g,
+                                       const std::map<std::string, int>& hits_before,
+                                       Decision* d, TuningStats* stats) {
+  absl::Status v = VerifyCachedConfig(*backend_, *profiler_, options_, g, d->config);
+  if (absl::IsUnimplemented(v)) return absl::OkStatus();  // cannot run kernels here
+  ++stats->cached_verified;
+  if (v.ok()) return absl::OkStatus();
+  if (!absl::IsFailedPrecondition(v)) return v;
+  // Evicted from every writable tier, in both key forms; then tuned.
+  std::vector<std::string> tiers;
+  std::vector<AutotuneKey> keys = {g.key};
+  if (std::optional<AutotuneKey> xla = XlaFormKeyOf(g.key, *g.first)) keys.push_back(*xla);
+  for (const AutotuneKey& k : keys) {
+    if (auto* chain = dynamic_cast<StoreChain*>(cache_)) {
+      for (std::string& t : chain->EraseEverywhere(k)) {
+        if (std::find(tiers.begin(), tiers.end(), t) == tiers.end()) tiers.push_back(t);
+      }
+    } else if (cache_->Erase(k).ok() && tiers.empty()) {
+      tiers.push_back("the cache");
+    }
+  }
+  std::cerr << "xtune: warning: the cached config " << d->config.ToString() << " of fusion '"
+            << g.first->name() << "' is wrong (" << v.message() << "); evicted from "
+            << (tiers.empty() ? std::string("no tier (none writable)") : absl::StrJoin(tiers, ", "))
+            << " and tuned again\n";
+  ++stats->cached_wrong;
+  // It counts as a miss, not a hit.
+  --stats->cache_hits;
+  for (const auto& [tier, n] : stats->hits_by_tier) {
+    auto before = hits_before.find(tier);
+    if (n > (before == hits_before.end() ? 0 : before->second)) {
+      const std::string name = tier;
+      if (--stats->hits_by_tier[name] == 0) stats->hits_by_tier.erase(name);
+      break;
+    }
+  }
+  d->kind = Decision::Kind::kTune;
+  return absl::OkStatus();
 }
 
 absl::Status Autotuner::ShardedTune(std::vector<Trial> waiting,
@@ -214,8 +261,13 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   // Neither kind of backend tunes: misses take the default config.
   const bool no_tuning = checks_only || !backend_->CanRunKernels();
   for (const KeyGroup& g : groups) {
+    const std::map<std::string, int> hits_before = stats.hits_by_tier;
     XTUNE_ASSIGN_OR_RETURN(Decision d,
                            Decide(*backend_, *cache_, options_, g, &stats));
+    if (options_.verify_cached && !no_tuning && d.kind == Decision::Kind::kDecided &&
+        d.source == ConfigSource::kCache) {
+      XTUNE_RETURN_IF_ERROR(VerifyRestored(g, hits_before, &d, &stats));
+    }
     bool missed = false;
     if (no_tuning && d.kind == Decision::Kind::kTune) {
       missed = true;

@@ -75,6 +75,10 @@ class Autotuner {
   // another process published first.
   void Adopt(const KeyGroup& group, const xla::AutotuneResult& stored, FusionTuning* decided,
              TuningStats* stats);
+  // Verify-on-restore (AutotuneOptions::verify_cached) of a cache hit: a
+  // wrong config is reported, evicted and turned into a miss (`d`).
+  absl::Status VerifyRestored(const KeyGroup& g, const std::map<std::string, int>& hits_before,
+                              Decision* d, TuningStats* stats);
   // Tunes the misses with other processes (see SetShards): each step
   // receives what others published, takes a few free keys and tunes them,
   // and leaves the keys others hold for later.

@@ -396,3 +396,48 @@ TEST(AutotunerTest, CpuExhaustiveSpaceContainsTheDefaultSpace) {
 
 }  // namespace
 }  // namespace xtune
+
+namespace xtune {
+namespace {
+
+// Verify-on-restore: a cached config that a changed compiler now gets
+// wrong is reported, evicted and tuned again; without the flag it is used.
+TEST(AutotunerTest, VerifiedRestoreEvictsAWrongCachedConfigAndTunesAgain) {
+  Fixture fx;
+  {
+    FakeBackend before({{C(1)}, {C(2)}});
+    fx.profiler.SetSamples(C(2).ToString(), {0.5e-3, 0.5e-3, 0.5e-3});
+    Autotuner tuner(&before, &fx.cache, &fx.profiler, Options());
+    ASSERT_THAT(tuner.Tune(*fx.module), IsOk());
+  }
+  // The same configs, but C(2) now computes a wrong result.
+  FakeBackend after({{C(1)}, {C(2), FakeBehavior::kWrong}});
+  {
+    Autotuner trusting(&after, &fx.cache, &fx.profiler, Options());
+    absl::StatusOr<TuningResult> r = trusting.Tune(*fx.module);
+    ASSERT_THAT(r, IsOk());
+    EXPECT_EQ(r->stats.cache_hits, 2);
+    EXPECT_EQ(r->fusions[0].config, C(2));
+  }
+  AutotuneOptions verify = Options();
+  verify.verify_cached = true;
+  Autotuner tuner(&after, &fx.cache, &fx.profiler, verify);
+  absl::StatusOr<TuningResult> r = tuner.Tune(*fx.module);
+  ASSERT_THAT(r, IsOk());
+  EXPECT_EQ(r->stats.cached_verified, 2);
+  EXPECT_EQ(r->stats.cached_wrong, 2);
+  EXPECT_EQ(r->stats.cache_hits, 0);
+  EXPECT_EQ(r->stats.tuned, 2);
+  EXPECT_THAT(r->stats.ToString(),
+              HasSubstr("verified 2 cached configs (2 wrong: evicted, tuned again)"));
+  for (const FusionTuning& ft : r->fusions) EXPECT_EQ(ft.config, C(1));
+  // The cache now holds the right config; verified once per process.
+  absl::StatusOr<TuningResult> again = tuner.Tune(*fx.module);
+  ASSERT_THAT(again, IsOk());
+  EXPECT_EQ(again->stats.cache_hits, 2);
+  EXPECT_EQ(again->stats.cached_wrong, 0);
+  EXPECT_EQ(again->fusions[0].config, C(1));
+}
+
+}  // namespace
+}  // namespace xtune

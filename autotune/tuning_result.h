@@ -64,6 +64,10 @@ struct TuningStats {
   // gave up), tuned here after the wait, and tuned here but published
   // first by another process (whose config this process then kept).
   bool sharded = false;
+  // Verify-on-restore: cached configs run against the reference, and the
+  // wrong ones (evicted and tuned again).
+  int cached_verified = 0;
+  int cached_wrong = 0;
   int shard_received = 0;
   int shard_taken_over = 0;
   int shard_past_wait = 0;

@@ -122,6 +122,12 @@ absl::Status InMemoryAutotuneCache::Insert(const AutotuneKey& key,
   return absl::OkStatus();
 }
 
+absl::Status InMemoryAutotuneCache::Erase(const AutotuneKey& key) {
+  MutexLock lock(&mu_);
+  entries_.erase(key);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<int64_t> InMemoryAutotuneCache::Load(
     const xla::AutotuneResults& results, absl::string_view source,
     int current_version) {

@@ -66,6 +66,13 @@ class AutotuneCache {
   virtual absl::Status Insert(const AutotuneKey& key,
                               const xla::AutotuneResult& result) = 0;
 
+  // Removes the entry of `key` (verify-on-restore evicts a wrong one);
+  // removing what is not there is fine. The default: Unimplemented (a
+  // store that cannot remove).
+  virtual absl::Status Erase(const AutotuneKey& key) {
+    return absl::UnimplementedError("this store cannot remove entries");
+  }
+
   // Fetches the entries of `keys` at once (one round trip of a remote
   // store), so that their lookups do not each ask it. Errors as Lookup's.
   // The default does nothing.
@@ -96,6 +103,7 @@ class InMemoryAutotuneCache : public AutotuneCache {
       const AutotuneKey& key) override;
   absl::Status Insert(const AutotuneKey& key,
                       const xla::AutotuneResult& result) override;
+  absl::Status Erase(const AutotuneKey& key) override;
   Entries ListEntries(absl::string_view device, int version) const override;
 
   // Adds every entry of a results file (`source` names it in errors); entry

@@ -96,6 +96,17 @@ absl::Status DirectoryAutotuneCache::Insert(const AutotuneKey& key,
       absl::StrCat(dir_, "/tmp"));
 }
 
+absl::Status DirectoryAutotuneCache::Erase(const AutotuneKey& key) {
+  if (mode_ == DirectoryCacheMode::kRead) return absl::OkStatus();
+  std::error_code ec;
+  const std::string path = absl::StrCat(dir_, "/", DirectoryCacheFileName(key));
+  std::filesystem::remove(path, ec);
+  if (ec) {
+    return absl::UnavailableError(absl::StrCat("cannot remove '", path, "': ", ec.message()));
+  }
+  return absl::OkStatus();
+}
+
 namespace {
 
 // The *.textproto files of `dir`, sorted.

@@ -43,6 +43,8 @@ class DirectoryAutotuneCache : public AutotuneCache {
   // Writes the key's file (update mode); a no-op in read mode.
   absl::Status Insert(const AutotuneKey& key,
                       const xla::AutotuneResult& result) override;
+  // Deletes the key's file (update mode); a no-op in read mode.
+  absl::Status Erase(const AutotuneKey& key) override;
   // The files xtune wrote (their key is in their first lines) of `device`
   // and `version`; XLA's files (only the key's hash is known) and damaged
   // ones are left out.

@@ -349,6 +349,17 @@ absl::Status RedisAutotuneCache::Insert(const AutotuneKey& key,
   return absl::OkStatus();
 }
 
+absl::Status RedisAutotuneCache::Erase(const AutotuneKey& key) {
+  const std::string name = KeyName(key);
+  MutexLock lock(&mu_);
+  prefetched_.erase(name);
+  XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> replies, Run({{"DEL", name}}));
+  if (replies[0].type == REDIS_REPLY_ERROR) {
+    return ErrorReply(options_.address.ToString(), replies[0].str);
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<std::optional<xla::AutotuneResult>>> RedisAutotuneCache::Fetch(
     const std::vector<AutotuneKey>& keys) {
   std::vector<std::optional<xla::AutotuneResult>> out(keys.size());

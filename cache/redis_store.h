@@ -80,6 +80,7 @@ class RedisAutotuneCache : public AutotuneCache {
   // A prefetched key answers from the prefetch (no round trip).
   absl::StatusOr<std::optional<CacheHit>> Lookup(const AutotuneKey& key) override;
   absl::Status Insert(const AutotuneKey& key, const xla::AutotuneResult& result) override;
+  absl::Status Erase(const AutotuneKey& key) override;
   // One MGET for all of `keys`; their lookups then need no round trip.
   absl::Status Prefetch(const std::vector<AutotuneKey>& keys) override;
 

@@ -332,5 +332,20 @@ TEST(RedisStoreTest, AServerAnsweringGarbageCostsOneWarning) {
   EXPECT_EQ(c.memory->size(), 8);
 }
 
+// Verify-on-restore's eviction: a key goes from every writable tier.
+TEST(RedisStoreTest, EraseEverywhereRemovesTheKeyFromEveryTier) {
+  START_REDIS(server);
+  RemoteChain c(server.url(), absl::Seconds(1));
+  EXPECT_EQ(c.Compile(2), 0);
+  AutotuneKey key = kKey;
+  key.hlo = "fusion 0";
+  EXPECT_EQ(*server.Command({"EXISTS", RedisAutotuneCache::KeyName(key)}), "1");
+  EXPECT_THAT(c.chain.EraseEverywhere(key), ::testing::ElementsAre("memory", "redis"));
+  EXPECT_EQ(*server.Command({"EXISTS", RedisAutotuneCache::KeyName(key)}), "0");
+  EXPECT_EQ(c.memory->size(), 1);
+  EXPECT_FALSE(c.chain.Lookup(key)->has_value());
+  EXPECT_TRUE(c.warnings.empty());
+}
+
 }  // namespace
 }  // namespace xtune

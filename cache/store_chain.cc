@@ -155,6 +155,27 @@ absl::Status StoreChain::InsertIn(size_t tier, const AutotuneKey& key,
   return r.status();
 }
 
+std::vector<std::string> StoreChain::EraseEverywhere(const AutotuneKey& key) {
+  std::vector<std::string> erased;
+  for (size_t i = 0; i < tiers_.size(); ++i) {
+    if (!tiers_[i].policy.writable || Down(i)) continue;
+    std::shared_ptr<AutotuneCache> store = tiers_[i].store;
+    absl::StatusOr<bool> r = WithTimeout<bool>(
+        tiers_[i].policy.timeout, [store, key]() -> absl::StatusOr<bool> {
+          absl::Status s = store->Erase(key);
+          if (!s.ok()) return s;
+          return true;
+        });
+    if (r.ok()) {
+      erased.push_back(tiers_[i].name);
+    } else if (!TakesDown(i, r.status())) {
+      Warn(absl::StrCat("autotune cache tier '", tiers_[i].name, "' could not remove an entry (",
+                        r.status().message(), ")"));
+    }
+  }
+  return erased;
+}
+
 absl::Status StoreChain::Prefetch(const std::vector<AutotuneKey>& keys) {
   for (size_t i = 0; i < tiers_.size(); ++i) {
     if (Down(i)) continue;

@@ -67,6 +67,13 @@ class StoreChain : public AutotuneCache {
 
   // The first tier's hit, promoted as the policies say. Never an error.
   absl::StatusOr<std::optional<CacheHit>> Lookup(const AutotuneKey& key) override;
+  // Removes `key` from every writable tier that is up. Returns the names
+  // of the tiers it was removed from; a tier that fails is a warning.
+  std::vector<std::string> EraseEverywhere(const AutotuneKey& key);
+  absl::Status Erase(const AutotuneKey& key) override {
+    EraseEverywhere(key);
+    return absl::OkStatus();
+  }
   // Prefetches in every tier that is up (failures as a lookup's). Never an
   // error.
   absl::Status Prefetch(const std::vector<AutotuneKey>& keys) override;

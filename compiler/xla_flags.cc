@@ -111,6 +111,7 @@ std::vector<std::string> KnownXlaFlags() {
           "xtune_adaptive_timing",
           "xtune_cost_model",
           "xtune_in_module_timing",
+          "xtune_verify_cached_results",
           "xla_gpu_target_config_filename",
           "xtune_gpu_target",
           "xtune_dump_kernels_to"};
@@ -225,6 +226,9 @@ absl::Status ApplyXlaFlag(absl::string_view name, absl::string_view value,
   }
   if (name == "xtune_cost_model") {
     return ParseBool(name, value, has_value, &a.cost_model);
+  }
+  if (name == "xtune_verify_cached_results") {
+    return ParseBool(name, value, has_value, &a.verify_cached);
   }
   if (name == "xtune_in_module_timing") {
     return ParseBool(name, value, has_value, &a.in_module_timing);

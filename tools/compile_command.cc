@@ -98,6 +98,10 @@ line wins; unknown flags in XLA_FLAGS are ignored with a warning):
                                          1000); a fault costs one warning
   --xtune_autotune_cache_remote_ttl=S    remote entries expire after S
                                          seconds (default 0: never)
+  --xtune_verify_cached_results          run each cached config once against
+                                         the reference before its first use;
+                                         a wrong one is evicted from every
+                                         writable tier and tuned again
   --xla_gpu_shard_autotuning=BOOL        with a remote: processes split the
                                          misses, a lease per key (default
                                          true)

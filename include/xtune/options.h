@@ -126,6 +126,11 @@ struct AutotuneOptions {
   // time; fusions it does not reach keep their isolated choices, and a
   // module too slow for it is not re-timed.
   bool in_module_timing = true;
+  // --xtune_verify_cached_results: before its first use in a process, a
+  // cached config is run once and compared with the reference; a wrong one
+  // is reported, evicted from every writable tier and tuned again
+  // (autotune/verify_cached.h). Default false.
+  bool verify_cached = false;
   absl::Duration in_module_budget = absl::Milliseconds(300);
   // Then the candidates within max(2 x band, 5%) of the best (at most 8)
   // get this many more rounds before the final choice. Default 3.
