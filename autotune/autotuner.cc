@@ -4,10 +4,12 @@
 #include <iostream>
 #include <random>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "autotune/device_match.h"
 #include "autotune/in_module.h"
 #include "autotune/phases.h"
 #include "autotune/progress.h"
@@ -68,6 +70,10 @@ std::string TuningStats::ToString() const {
                             in_module_seconds)
           : "",
       seconds) +
+         (seeded + seeds_not_enough > 0
+              ? absl::StrFormat("; seeded from other devices: %d settled, %d tuned in full",
+                                seeded, seeds_not_enough)
+              : "") +
          (cached_verified > 0
               ? absl::StrFormat("; verified %d cached configs (%d wrong: evicted, tuned again)",
                                 cached_verified, cached_wrong)
@@ -243,6 +249,7 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   };
   std::vector<Trial> trials;
   std::vector<const KeyGroup*> missing;
+  absl::flat_hash_map<const KeyGroup*, std::vector<Seed>> seeds;
   // In-module timing: the tuned fusions with close finalists.
   // (Not with sharded tuning: every process keeps the published config.)
   const bool in_module = shards_ == nullptr && module_timer_ != nullptr &&
@@ -293,9 +300,14 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
     if (d.kind == Decision::Kind::kMissing) {
       missing.push_back(&g);
     } else if (d.kind == Decision::Kind::kTune) {
-      trials.push_back(MakeTrial(*backend_, g,
-                                 TuningCandidates(*backend_, *g.first, options_),
-                                 options_.level));
+      std::vector<Seed> seeded =
+          checks_only ? std::vector<Seed>()
+                      : SeedsFor(*backend_, *cache_, options_.device_match, g);
+      std::vector<KernelConfig> configs =
+          seeded.empty() ? TuningCandidates(*backend_, *g.first, options_)
+                         : SeededCandidates(*backend_, g, seeded);
+      if (!seeded.empty()) seeds[&g] = std::move(seeded);
+      trials.push_back(MakeTrial(*backend_, g, std::move(configs), options_.level));
     } else {
       FusionTuning decided;
       decided.source = d.source;
@@ -331,122 +343,146 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
   }
   // Tunes `trials` (compiles, times, checks, chooses, records); a batch
   // at a time with sharded tuning.
-  auto run_trials = [&](std::vector<Trial>& trials) -> absl::Status {
-    int64_t compile_total = 0, compile_done = 0;
-    for (const Trial& t : trials) compile_total += t.configs.size();
-    size_t compiled_up_to = prune ? 0 : trials.size();
-    if (!prune) {
-      CompileTrials(*backend_, absl::MakeSpan(trials), options_.compilation_parallelism,
-                    [&](int64_t done, int64_t total) { progress.Compiled(done, total); });
-    }
+  // Device-match seeded groups (SeedsFor): their seeds, until decided.
+  std::vector<Trial> retry;
+  auto run_trials = [&](std::vector<Trial>& first) -> absl::Status {
+    std::vector<Trial> trials = std::move(first);
+    while (!trials.empty()) {
+      int64_t compile_total = 0, compile_done = 0;
+      for (const Trial& t : trials) compile_total += t.configs.size();
+      size_t compiled_up_to = prune ? 0 : trials.size();
+      if (!prune) {
+        CompileTrials(*backend_, absl::MakeSpan(trials), options_.compilation_parallelism,
+                      [&](int64_t done, int64_t total) { progress.Compiled(done, total); });
+      }
 
-    // Candidates are timed in interleaved rounds so that slow drifts of the
-    // machine (frequency, neighbours) hit them all alike; each round has a
-    // share of the budget (one profiler session, so one worker, per fusion).
-    const int rounds = checks_only ? 1 : std::max(1, options_.rounds);
-    ProfileOptions per_round;
-    per_round.min_repetitions = std::max(1, options_.min_repetitions / rounds);
-    per_round.max_repetitions = options_.max_repetitions;
-    if (options_.adaptive_timing && options_.round_repetitions > 0) {
-      per_round.max_repetitions =
-          std::max(per_round.min_repetitions,
-                   std::min(per_round.max_repetitions, options_.round_repetitions));
-    }
-    per_round.time_budget = options_.time_budget / rounds;
-    if (checks_only) {  // one run each: its output is what is checked
-      per_round.min_repetitions = per_round.max_repetitions = 1;
-      per_round.time_budget = absl::ZeroDuration();
-    }
-    per_round.timeout = options_.candidate_timeout;
-    per_round.flush_bytes = options_.flush_bytes;
-    int64_t all_total = 0, all_done = 0;
-    stats.checked_only = check;
-    for (const Trial& t : trials) all_total += t.configs.size() * rounds;
-    for (size_t i = 0; i < trials.size(); ++i) {
-      Trial& trial = trials[i];
-      const Instruction& f = *trial.group->first;
-      if (i == compiled_up_to) {
-        const size_t end = std::min(trials.size(), i + kCompileWindow);
-        for (size_t w = i; w < end; ++w) {
-          const int pruned = PruneTrial(*backend_, model, trials[w]);
-          stats.pruned += pruned;
-          compile_total -= pruned;
-          all_total -= static_cast<int64_t>(pruned) * rounds;
+      // Candidates are timed in interleaved rounds so that slow drifts of the
+      // machine (frequency, neighbours) hit them all alike; each round has a
+      // share of the budget (one profiler session, so one worker, per fusion).
+      const int rounds = checks_only ? 1 : std::max(1, options_.rounds);
+      ProfileOptions per_round;
+      per_round.min_repetitions = std::max(1, options_.min_repetitions / rounds);
+      per_round.max_repetitions = options_.max_repetitions;
+      if (options_.adaptive_timing && options_.round_repetitions > 0) {
+        per_round.max_repetitions =
+            std::max(per_round.min_repetitions,
+                     std::min(per_round.max_repetitions, options_.round_repetitions));
+      }
+      per_round.time_budget = options_.time_budget / rounds;
+      if (checks_only) {  // one run each: its output is what is checked
+        per_round.min_repetitions = per_round.max_repetitions = 1;
+        per_round.time_budget = absl::ZeroDuration();
+      }
+      per_round.timeout = options_.candidate_timeout;
+      per_round.flush_bytes = options_.flush_bytes;
+      int64_t all_total = 0, all_done = 0;
+      stats.checked_only = check;
+      for (const Trial& t : trials) all_total += t.configs.size() * rounds;
+      for (size_t i = 0; i < trials.size(); ++i) {
+        Trial& trial = trials[i];
+        const Instruction& f = *trial.group->first;
+        if (i == compiled_up_to) {
+          const size_t end = std::min(trials.size(), i + kCompileWindow);
+          for (size_t w = i; w < end; ++w) {
+            if (seeds.contains(trials[w].group)) continue;  // the seeds are the point
+            const int pruned = PruneTrial(*backend_, model, trials[w]);
+            stats.pruned += pruned;
+            compile_total -= pruned;
+            all_total -= static_cast<int64_t>(pruned) * rounds;
+          }
+          const int64_t before = compile_done;
+          CompileTrials(*backend_, absl::MakeSpan(&trials[i], end - i),
+                        options_.compilation_parallelism, [&](int64_t done, int64_t) {
+                          compile_done = before + done;
+                          progress.Compiled(compile_done, compile_total);
+                        });
+          compiled_up_to = end;
         }
-        const int64_t before = compile_done;
-        CompileTrials(*backend_, absl::MakeSpan(&trials[i], end - i),
-                      options_.compilation_parallelism, [&](int64_t done, int64_t) {
-                        compile_done = before + done;
-                        progress.Compiled(compile_done, compile_total);
-                      });
-        compiled_up_to = end;
-      }
-      std::vector<Kernel*> session;
-      for (auto& k : trial.kernels) session.push_back(k.ok() ? k->get() : nullptr);
-      XTUNE_RETURN_IF_ERROR(profiler_->BeginFusion(session, trial.inputs, f.shape()));
-      int done = 0;
-      absl::Status tuned = TimeRounds(
-          *profiler_, trial, per_round, rounds,
-          options_.adaptive_timing && !checks_only, options_.min_noise_band, &stats, [&] {
-            progress.Update(static_cast<int>(i) + 1,
-                            static_cast<int>(trials.size()), f.name(), done++,
-                            static_cast<int>(trial.configs.size()), rounds,
-                            all_done++, all_total);
-          });
-      if (tuned.ok()) tuned = VerifyTrial(*backend_, options_, trial, &stats);
-      if (tuned.ok() && !checks_only) {
-        TimeFinalists(*profiler_, options_, trial, per_round);
-      }
-      profiler_->EndFusion();
-      progress.Clear();
-      XTUNE_RETURN_IF_ERROR(tuned);
-      if (checks_only) {
-        if (trial.all_unimplemented) {
-          ++stats.on_evaluator;
-        } else {
-          stats.compiled += static_cast<int64_t>(trial.configs.size());
-          stats.compile_failures += trial.compile_failures;
-          for (size_t c = 0; c < trial.configs.size(); ++c) {
-            if (!trial.failed[c]) continue;
-            if (trial.kernels[c].ok()) ++stats.run_failures;
-            if (stats.first_failure.empty()) {
-              stats.first_failure = absl::StrCat("fusion '", f.name(), "' with ",
-                                           trial.configs[c].ToString(), ": ",
-                                           trial.log.candidates[c].message);
+        std::vector<Kernel*> session;
+        for (auto& k : trial.kernels) session.push_back(k.ok() ? k->get() : nullptr);
+        XTUNE_RETURN_IF_ERROR(profiler_->BeginFusion(session, trial.inputs, f.shape()));
+        int done = 0;
+        absl::Status tuned = TimeRounds(
+            *profiler_, trial, per_round, rounds,
+            options_.adaptive_timing && !checks_only, options_.min_noise_band, &stats, [&] {
+              progress.Update(static_cast<int>(i) + 1,
+                              static_cast<int>(trials.size()), f.name(), done++,
+                              static_cast<int>(trial.configs.size()), rounds,
+                              all_done++, all_total);
+            });
+        if (tuned.ok()) tuned = VerifyTrial(*backend_, options_, trial, &stats);
+        if (tuned.ok() && !checks_only) {
+          TimeFinalists(*profiler_, options_, trial, per_round);
+        }
+        profiler_->EndFusion();
+        progress.Clear();
+        XTUNE_RETURN_IF_ERROR(tuned);
+        if (checks_only) {
+          if (trial.all_unimplemented) {
+            ++stats.on_evaluator;
+          } else {
+            stats.compiled += static_cast<int64_t>(trial.configs.size());
+            stats.compile_failures += trial.compile_failures;
+            for (size_t c = 0; c < trial.configs.size(); ++c) {
+              if (!trial.failed[c]) continue;
+              if (trial.kernels[c].ok()) ++stats.run_failures;
+              if (stats.first_failure.empty()) {
+                stats.first_failure = absl::StrCat("fusion '", f.name(), "' with ",
+                                             trial.configs[c].ToString(), ": ",
+                                             trial.log.candidates[c].message);
+              }
             }
           }
+          result.logs.push_back(std::move(trial.log));
+          trial.kernels.clear();
+          continue;
         }
-        result.logs.push_back(std::move(trial.log));
-        trial.kernels.clear();
-        continue;
-      }
-      xla::AutotuneResult stored;
-      int winner = -1;
-      XTUNE_ASSIGN_OR_RETURN(
-          FusionTuning decided,
-          ChooseAndRecord(*backend_, *cache_, options_, trial, &stats, &stored,
-                          &winner));
-      decided.missed = decided.source == ConfigSource::kTuned;
-      if (shards_ != nullptr && decided.source == ConfigSource::kTuned) {
-        Adopt(*trial.group, stored, &decided, &stats);
-      }
-      assign(*trial.group, decided);
-      if (in_module && decided.source == ConfigSource::kTuned) {
-        std::optional<InModuleContest> contest =
-            ContestOf(*backend_, trial, winner, in_module_options);
-        if (contest.has_value()) {
-          for (size_t m : trial.group->members) {
-            contest->fusions.push_back(result.fusions[m].fusion);
+        if (auto seeded = seeds.find(trial.group); seeded != seeds.end()) {
+          std::optional<std::string> from =
+              SeedAccepted(trial, seeded->second, options_.min_noise_band);
+          seeds.erase(seeded);
+          if (!from.has_value()) {
+            ++stats.seeds_not_enough;
+            retry.push_back(MakeTrial(*backend_, *trial.group,
+                                      TuningCandidates(*backend_, *trial.group->first, options_),
+                                      options_.level));
+            trial.kernels.clear();
+            continue;
           }
-          contest->group = trial.group;
-          contest->stored = std::move(stored);
-          contest->log = result.logs.size();
-          contests.push_back(std::move(*contest));
+          ++stats.seeded;
+          trial.log.seeded_from = *from;
         }
+        xla::AutotuneResult stored;
+        int winner = -1;
+        XTUNE_ASSIGN_OR_RETURN(
+            FusionTuning decided,
+            ChooseAndRecord(*backend_, *cache_, options_, trial, &stats, &stored,
+                            &winner));
+        decided.missed = decided.source == ConfigSource::kTuned;
+        if (shards_ != nullptr && decided.source == ConfigSource::kTuned) {
+          Adopt(*trial.group, stored, &decided, &stats);
+        }
+        assign(*trial.group, decided);
+        if (in_module && decided.source == ConfigSource::kTuned) {
+          std::optional<InModuleContest> contest =
+              ContestOf(*backend_, trial, winner, in_module_options);
+          if (contest.has_value()) {
+            for (size_t m : trial.group->members) {
+              contest->fusions.push_back(result.fusions[m].fusion);
+            }
+            contest->group = trial.group;
+            contest->stored = std::move(stored);
+            contest->log = result.logs.size();
+            contests.push_back(std::move(*contest));
+          }
+        }
+        if (prune) ObserveTrial(trial, model);
+        result.logs.push_back(std::move(trial.log));
+        trial.kernels.clear();  // unload the candidates
       }
-      if (prune) ObserveTrial(trial, model);
-      result.logs.push_back(std::move(trial.log));
-      trial.kernels.clear();  // unload the candidates
+      // Seeded searches that did not settle it: the full search.
+      trials = std::move(retry);
+      retry.clear();
     }
     return absl::OkStatus();
   };

@@ -441,3 +441,57 @@ TEST(AutotunerTest, VerifiedRestoreEvictsAWrongCachedConfigAndTunesAgain) {
 
 }  // namespace
 }  // namespace xtune
+
+#include "autotune/device_match.h"
+
+namespace xtune {
+namespace {
+
+// Device-match seeding: a miss whose fusion another device of the same
+// architecture tuned times that device's config with the default first
+// and stops there when it is within the band; a seed that is not is
+// followed by the full search; exact matching never seeds.
+TEST(AutotunerTest, DeviceMatchSeedsFromRelatedDevices) {
+  EXPECT_EQ(DeviceArchitecture("CUDA: 9.0, Cores: 132, GPU clock: 1.98 GHz"), "CUDA: 9.0");
+  EXPECT_EQ(DeviceArchitecture("CPU: AMD EPYC, ISA: avx512, Threads: 2"), "CPU ISA: avx512");
+  EXPECT_EQ(DeviceArchitecture("FAKE: a, x: 1"), "FAKE: a");
+  for (double seed_seconds : {0.5e-3, 2e-3}) {
+    for (auto match : {AutotuneOptions::DeviceMatch::kExact, AutotuneOptions::DeviceMatch::kArch,
+                       AutotuneOptions::DeviceMatch::kAny}) {
+      SCOPED_TRACE(absl::StrCat(seed_seconds, " ", static_cast<int>(match)));
+      Fixture fx;
+      FakeBackend backend({{C(1)}, {C(2)}, {C(3)}}, 0, "FAKE: a, x: 1");
+      // Another device of the same architecture tuned both fusions: C(2).
+      xla::AutotuneResult seed;
+      ASSERT_THAT(backend.ConfigToResult(C(2), &seed), IsOk());
+      for (const auto& inst : fx.module->entry()->instructions()) {
+        if (inst->opcode() != Opcode::kFusion) continue;
+        AutotuneKey other = KeyOf(backend, *inst);
+        other.device = "FAKE: a, x: 2";
+        ASSERT_THAT(fx.cache.Insert(other, seed), IsOk());
+      }
+      fx.profiler.SetSamples(C(2).ToString(), {seed_seconds, seed_seconds, seed_seconds});
+      AutotuneOptions o = Options();
+      o.device_match = match;
+      o.record_candidates = true;  // the fake's key is XLA's: provenance on ask
+      Autotuner tuner(&backend, &fx.cache, &fx.profiler, o);
+      absl::StatusOr<TuningResult> r = tuner.Tune(*fx.module);
+      ASSERT_THAT(r, IsOk());
+      EXPECT_EQ(r->stats.tuned, 2);
+      const bool seeds = match != AutotuneOptions::DeviceMatch::kExact;
+      const bool settled = seeds && seed_seconds < 1e-3;
+      EXPECT_EQ(r->stats.seeded, settled ? 2 : 0);
+      EXPECT_EQ(r->stats.seeds_not_enough, seeds && !settled ? 2 : 0);
+      // Settled: the default and the seed only, 2 configs per fusion.
+      EXPECT_EQ(backend.compilations(), settled ? 4 : seeds ? 4 + 6 : 6);
+      EXPECT_EQ(r->fusions[0].config, seed_seconds < 1e-3 ? C(2) : C(1));
+      absl::StatusOr<std::optional<CacheHit>> stored = fx.cache.Lookup(KeyOf(backend, *r->fusions[0].fusion));
+      ASSERT_TRUE(stored.ok() && stored->has_value());
+      EXPECT_EQ((*stored)->result->xtune_provenance().seeded_from_device(),
+                settled ? "FAKE: a, x: 2" : "");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace xtune

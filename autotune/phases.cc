@@ -667,14 +667,14 @@ absl::StatusOr<xla::AutotuneResult> ResultFor(
   xla::AutotuneResult r;
   XTUNE_RETURN_IF_ERROR(backend.ConfigToResult(config, &r));
   SetDurationSeconds(seconds, r.mutable_run_time());
-  bool xla_key = r.key_case() < 1000;
-  if (xla_key && !candidates) return r;
+  if (r.key_case() < 1000 && !candidates) return r;  // an XLA key: XLA-readable
   auto* p = r.mutable_xtune_provenance();
   p->set_xtune_version(kXtuneVersionString);
   p->set_candidates(static_cast<int64_t>(log.candidates.size()));
   p->set_failed(failures);
   p->set_noise_band(log.noise_band);
   p->set_tuned_at_unix_seconds(absl::ToUnixSeconds(absl::Now()));
+  if (!log.seeded_from.empty()) p->set_seeded_from_device(log.seeded_from);
   if (sample != nullptr) {
     xla::AutotuneResult::CostModelSample proto = CostModel::ToProto(*sample);
     if (proto.candidates_size() > 0) *p->mutable_cost_model() = std::move(proto);

@@ -62,6 +62,9 @@ struct FusionLog {
   std::vector<InModule> in_module;
   std::optional<KernelConfig> isolated_selected;
   double in_module_band = 0;
+  // Device-match seeding stopped the search: the device whose entry held
+  // the seed within the band.
+  std::string seeded_from;
 };
 
 // Textproto: one `logs { ... }` per tuned fusion (see docs).

@@ -68,6 +68,10 @@ struct TuningStats {
   // wrong ones (evicted and tuned again).
   int cached_verified = 0;
   int cached_wrong = 0;
+  // Device-match seeding: misses settled by other devices' configs, and
+  // those whose seeds were not within the band (tuned in full).
+  int seeded = 0;
+  int seeds_not_enough = 0;
   int shard_received = 0;
   int shard_taken_over = 0;
   int shard_past_wait = 0;

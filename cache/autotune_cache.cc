@@ -122,6 +122,18 @@ absl::Status InMemoryAutotuneCache::Insert(const AutotuneKey& key,
   return absl::OkStatus();
 }
 
+absl::StatusOr<AutotuneCache::Related> InMemoryAutotuneCache::OtherDevices(
+    const AutotuneKey& key) {
+  Related out;
+  MutexLock lock(&mu_);
+  for (const auto& [k, stored] : entries_) {
+    if (k.hlo == key.hlo && k.version == key.version && k.device != key.device) {
+      out.emplace_back(k.device, stored.result);
+    }
+  }
+  return out;
+}
+
 absl::Status InMemoryAutotuneCache::Erase(const AutotuneKey& key) {
   MutexLock lock(&mu_);
   entries_.erase(key);

@@ -73,6 +73,12 @@ class AutotuneCache {
     return absl::UnimplementedError("this store cannot remove entries");
   }
 
+  // Entries of the same fused computation and version on other devices
+  // (device-match seeding): (device, result) pairs, in no set order.
+  // Errors as Lookup's. The default: none.
+  using Related = std::vector<std::pair<std::string, std::shared_ptr<const xla::AutotuneResult>>>;
+  virtual absl::StatusOr<Related> OtherDevices(const AutotuneKey& key) { return Related(); }
+
   // Fetches the entries of `keys` at once (one round trip of a remote
   // store), so that their lookups do not each ask it. Errors as Lookup's.
   // The default does nothing.
@@ -104,6 +110,7 @@ class InMemoryAutotuneCache : public AutotuneCache {
   absl::Status Insert(const AutotuneKey& key,
                       const xla::AutotuneResult& result) override;
   absl::Status Erase(const AutotuneKey& key) override;
+  absl::StatusOr<Related> OtherDevices(const AutotuneKey& key) override;
   Entries ListEntries(absl::string_view device, int version) const override;
 
   // Adds every entry of a results file (`source` names it in errors); entry

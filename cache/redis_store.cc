@@ -153,6 +153,10 @@ RedisAutotuneCache::~RedisAutotuneCache() {
   Disconnect();
 }
 
+std::string RedisAutotuneCache::DevicesIndexName(const AutotuneKey& key) {
+  return absl::StrCat("xtune:devices:v1:", key.version, ":", Sha256Hex(key.hlo));
+}
+
 std::string RedisAutotuneCache::KeyName(const AutotuneKey& key) {
   return absl::StrCat(kPrefix, key.version, ":", Sha256Hex(key.device).substr(0, 16), ":",
                       Sha256Hex(key.hlo));
@@ -343,10 +347,38 @@ absl::Status RedisAutotuneCache::Insert(const AutotuneKey& key,
   }
   MutexLock lock(&mu_);
   prefetched_.erase(name);
-  XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> replies, Run({cmd}));
-  const Reply& r = replies[0];
-  if (r.type == REDIS_REPLY_ERROR) return ErrorReply(options_.address.ToString(), r.str);
+  XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> replies,
+                         Run({cmd, {"SADD", DevicesIndexName(key), name}}));
+  for (const Reply& r : replies) {
+    if (r.type == REDIS_REPLY_ERROR) return ErrorReply(options_.address.ToString(), r.str);
+  }
   return absl::OkStatus();
+}
+
+absl::StatusOr<AutotuneCache::Related> RedisAutotuneCache::OtherDevices(const AutotuneKey& key) {
+  Related out;
+  const std::string own = KeyName(key);
+  MutexLock lock(&mu_);
+  XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> members,
+                         Run({{"SMEMBERS", DevicesIndexName(key)}}));
+  if (members[0].type == REDIS_REPLY_ERROR) {
+    return ErrorReply(options_.address.ToString(), members[0].str);
+  }
+  std::vector<std::string> get = {"MGET"};
+  for (const Reply& m : members[0].elements) {
+    if (m.str != own) get.push_back(m.str);
+  }
+  if (get.size() == 1) return out;
+  XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> values, Run({get}));
+  for (const Reply& v : values[0].elements) {
+    if (v.type != REDIS_REPLY_STRING) continue;
+    xla::AutotuneResults::Entry e;
+    if (!e.ParseFromString(v.str) || !e.has_result()) continue;
+    AutotuneKey k = KeyOfEntry(e, key.version);
+    if (k.hlo != key.hlo || k.version != key.version || k.device == key.device) continue;
+    out.emplace_back(k.device, std::make_shared<const xla::AutotuneResult>(e.result()));
+  }
+  return out;
 }
 
 absl::Status RedisAutotuneCache::Erase(const AutotuneKey& key) {
@@ -438,7 +470,9 @@ absl::Status RedisAutotuneCache::WriteAll(const xla::AutotuneResults& results,
   for (const xla::AutotuneResults::Entry& e : results.results()) {
     std::string value;
     if (!e.SerializeToString(&value)) return absl::InternalError("cannot serialize an entry");
-    cmds.push_back({"SET", KeyName(KeyOfEntry(e, current_version)), std::move(value)});
+    const AutotuneKey key = KeyOfEntry(e, current_version);
+    cmds.push_back({"SET", KeyName(key), std::move(value)});
+    cmds.push_back({"SADD", DevicesIndexName(key), KeyName(key)});
     if (cmds.size() >= 500) XTUNE_RETURN_IF_ERROR(flush());
   }
   prefetched_.clear();

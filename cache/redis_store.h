@@ -81,6 +81,11 @@ class RedisAutotuneCache : public AutotuneCache {
   absl::StatusOr<std::optional<CacheHit>> Lookup(const AutotuneKey& key) override;
   absl::Status Insert(const AutotuneKey& key, const xla::AutotuneResult& result) override;
   absl::Status Erase(const AutotuneKey& key) override;
+  // From the index of the devices that stored each fused computation
+  // (xtune:devices:v1:<version>:<hlo hash>, a set of entry keys that
+  // Insert and WriteAll add to): one SMEMBERS and one MGET.
+  absl::StatusOr<Related> OtherDevices(const AutotuneKey& key) override;
+  static std::string DevicesIndexName(const AutotuneKey& key);
   // One MGET for all of `keys`; their lookups then need no round trip.
   absl::Status Prefetch(const std::vector<AutotuneKey>& keys) override;
 

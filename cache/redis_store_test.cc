@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <map>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -345,6 +346,27 @@ TEST(RedisStoreTest, EraseEverywhereRemovesTheKeyFromEveryTier) {
   EXPECT_EQ(c.memory->size(), 1);
   EXPECT_FALSE(c.chain.Lookup(key)->has_value());
   EXPECT_TRUE(c.warnings.empty());
+}
+
+// Device-match seeding's lookup: the same fused computation's entries of
+// other devices, through the index Insert keeps.
+TEST(RedisStoreTest, OtherDevicesListsTheSameFusionsEntriesOfOtherDevices) {
+  START_REDIS(server);
+  std::shared_ptr<RedisAutotuneCache> store = StoreFor(server.url());
+  AutotuneKey a100 = kKey, h100 = kKey, other_fusion = kKey;
+  a100.device = "CUDA: 8.0, A100";
+  h100.device = "CUDA: 9.0, H100";
+  other_fusion.hlo = "another fusion";
+  ASSERT_THAT(store->Insert(kKey, CpuGemmResult(8)), IsOk());
+  ASSERT_THAT(store->Insert(a100, CpuGemmResult(16)), IsOk());
+  ASSERT_THAT(store->Insert(h100, CpuGemmResult(32)), IsOk());
+  ASSERT_THAT(store->Insert(other_fusion, CpuGemmResult(64)), IsOk());
+  absl::StatusOr<AutotuneCache::Related> related = store->OtherDevices(kKey);
+  ASSERT_THAT(related, IsOk());
+  std::map<std::string, int64_t> kc;
+  for (const auto& [device, result] : *related) kc[device] = result->cpu_gemm().kc();
+  EXPECT_THAT(kc, ::testing::ElementsAre(::testing::Pair("CUDA: 8.0, A100", 16),
+                                         ::testing::Pair("CUDA: 9.0, H100", 32)));
 }
 
 }  // namespace

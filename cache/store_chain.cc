@@ -176,6 +176,26 @@ std::vector<std::string> StoreChain::EraseEverywhere(const AutotuneKey& key) {
   return erased;
 }
 
+absl::StatusOr<AutotuneCache::Related> StoreChain::OtherDevices(const AutotuneKey& key) {
+  Related out;
+  for (size_t i = 0; i < tiers_.size(); ++i) {
+    if (Down(i)) continue;
+    std::shared_ptr<AutotuneCache> store = tiers_[i].store;
+    absl::StatusOr<Related> r = WithTimeout<Related>(
+        tiers_[i].policy.timeout, [store, key] { return store->OtherDevices(key); });
+    if (!r.ok()) {
+      if (!TakesDown(i, r.status())) {
+        Warn(absl::StrCat("autotune cache tier '", tiers_[i].name,
+                          "' could not list other devices' entries (", r.status().message(),
+                          ")"));
+      }
+      continue;
+    }
+    for (auto& e : *r) out.push_back(std::move(e));
+  }
+  return out;
+}
+
 absl::Status StoreChain::Prefetch(const std::vector<AutotuneKey>& keys) {
   for (size_t i = 0; i < tiers_.size(); ++i) {
     if (Down(i)) continue;

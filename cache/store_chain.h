@@ -74,6 +74,9 @@ class StoreChain : public AutotuneCache {
     EraseEverywhere(key);
     return absl::OkStatus();
   }
+  // Every tier's entries of other devices (a tier that fails is skipped,
+  // as a lookup's failure), the upper tiers' first. Never an error.
+  absl::StatusOr<Related> OtherDevices(const AutotuneKey& key) override;
   // Prefetches in every tier that is up (failures as a lookup's). Never an
   // error.
   absl::Status Prefetch(const std::vector<AutotuneKey>& keys) override;

@@ -112,6 +112,7 @@ std::vector<std::string> KnownXlaFlags() {
           "xtune_cost_model",
           "xtune_in_module_timing",
           "xtune_verify_cached_results",
+          "xtune_autotune_device_match",
           "xla_gpu_target_config_filename",
           "xtune_gpu_target",
           "xtune_dump_kernels_to"};
@@ -226,6 +227,18 @@ absl::Status ApplyXlaFlag(absl::string_view name, absl::string_view value,
   }
   if (name == "xtune_cost_model") {
     return ParseBool(name, value, has_value, &a.cost_model);
+  }
+  if (name == "xtune_autotune_device_match") {
+    if (value == "exact") {
+      a.device_match = AutotuneOptions::DeviceMatch::kExact;
+    } else if (value == "arch") {
+      a.device_match = AutotuneOptions::DeviceMatch::kArch;
+    } else if (value == "any") {
+      a.device_match = AutotuneOptions::DeviceMatch::kAny;
+    } else {
+      return Bad(name, value, "exact, arch or any");
+    }
+    return absl::OkStatus();
   }
   if (name == "xtune_verify_cached_results") {
     return ParseBool(name, value, has_value, &a.verify_cached);

@@ -5,6 +5,7 @@
 // a lease holder that died, and a paused server mid-compile.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -49,6 +50,15 @@ int CountOf(const std::string& output, const std::string& what) {
   return n;
 }
 
+// The keys matching `pattern` on the server.
+int KeysOf(const RedisTestServer& server, const std::string& pattern) {
+  absl::StatusOr<std::string> keys = server.Command({"KEYS", pattern});
+  if (!keys.ok() || keys->empty()) return 0;
+  return static_cast<int>(std::count(keys->begin(), keys->end(), '\n')) + 1;
+}
+int Entries(const RedisTestServer& server) { return KeysOf(server, "xtune:autotune:v1:*"); }
+int Leases(const RedisTestServer& server) { return KeysOf(server, "xtune:lease:v1:*"); }
+
 class FleetTest : public CliTest {};
 
 TEST_F(FleetTest, ProcessesWithEmptyLocalCachesShareOneTuning) {
@@ -65,7 +75,8 @@ TEST_F(FleetTest, ProcessesWithEmptyLocalCachesShareOneTuning) {
   EXPECT_THAT(second.output, HasSubstr("dumped 24 entries"));  // read-through
   EXPECT_THAT(second.output, Not(HasSubstr("warning")));
   // The remote's keys: 24 entries, no lease left behind.
-  EXPECT_EQ(*server.Command({"DBSIZE"}), "24");
+  EXPECT_EQ(Entries(server), 24);
+  EXPECT_EQ(Leases(server), 0);
 }
 
 TEST_F(FleetTest, ConcurrentProcessesTuneEachKeyOnceAndAgree) {
@@ -125,7 +136,8 @@ TEST_F(FleetTest, ADeadHoldersKeysAreTakenOverWhenItsLeasesExpire) {
   EXPECT_THAT(r.output, HasSubstr("sharded: 0 from other processes, 5 taken over"));
   EXPECT_EQ(CountOf(r.output, "tuned,"), 24);
   EXPECT_GE(seconds, 1.0);  // it waited for the leases
-  EXPECT_EQ(*server.Command({"DBSIZE"}), "24");  // the leases are gone
+  EXPECT_EQ(Entries(server), 24);
+  EXPECT_EQ(Leases(server), 0);  // the dead one's expired, this one's released
 }
 
 TEST_F(FleetTest, AWaitThatRunsOutTunesTheRestHere) {
@@ -222,16 +234,16 @@ TEST_F(FleetTest, CacheToolsSpeakRedis) {
   ASSERT_EQ(RunXtune("compile " + Module() + " --backend=cpu --xtune_autotune_cache_remote=" + url)
                 .exit_code,
             0);
-  EXPECT_EQ(*server.Command({"DBSIZE"}), "27");
+  EXPECT_EQ(Entries(server), 27);
   Result pruned = RunXtune("cache prune " + url + " --out=" + url + " --device=CUDA");
   ASSERT_EQ(pruned.exit_code, 0) << pruned.output;
   EXPECT_THAT(pruned.output, HasSubstr("kept 3 entries, removed 24; rewrote " + url + " in place"));
   EXPECT_THAT(pruned.output, HasSubstr("removed (by device and version):"));
-  EXPECT_EQ(*server.Command({"DBSIZE"}), "3");
+  EXPECT_EQ(Entries(server), 3);
   Result everything = RunXtune("cache prune " + url + " --out=" + url + " --device=nothing");
   EXPECT_EQ(everything.exit_code, 1);
   EXPECT_THAT(everything.output, HasSubstr("refusing to write"));
-  EXPECT_EQ(*server.Command({"DBSIZE"}), "3");
+  EXPECT_EQ(Entries(server), 3);
   // Back into a file.
   const std::string back = dir_ + "/back.textproto";
   ASSERT_EQ(RunXtune("cache convert " + url + " " + back).exit_code, 0);
@@ -243,6 +255,52 @@ TEST_F(FleetTest, CacheToolsSpeakRedis) {
   Result down = RunXtune("cache stats " + absl::StrCat("redis://127.0.0.1:", *port));
   EXPECT_EQ(down.exit_code, 1);
   EXPECT_THAT(down.output, HasSubstr("cannot read the remote cache"));
+}
+
+// Device-match seeding through the fleet cache: entries another CPU of the
+// same instruction set wrote seed this machine's tuning, and the entries
+// written here say which device they were seeded from.
+TEST_F(FleetTest, DeviceMatchSeedsFromAnotherMachineOfTheSameArchitecture) {
+  START_REDIS(server);
+  const std::string local = dir_ + "/local.textproto";
+  ASSERT_EQ(RunXtune("compile " + Module() + " --backend=cpu --xla_gpu_dump_autotune_results_to=" +
+                     local)
+                .exit_code,
+            0);
+  absl::StatusOr<xla::AutotuneResults> results = ReadAutotuneResults(local);
+  ASSERT_THAT(results, IsOk());
+  ASSERT_EQ(results->results_size(), 24);
+  const std::string here = results->results(0).device();
+  const size_t isa = here.find(", ISA: ");
+  ASSERT_NE(isa, std::string::npos) << here;
+  const std::string other = "CPU: Another Machine" + here.substr(isa, here.find(',', isa + 2) - isa) +
+                            ", Threads: 96, L2: 2048 KiB, L3: 256 MiB";
+  for (auto& e : *results->mutable_results()) e.set_device(other);
+  ASSERT_THAT(WriteAutotuneResults(local, *results), IsOk());
+  ASSERT_EQ(RunXtune("cache convert " + local + " " + server.url()).exit_code, 0);
+  const std::string dump = dir_ + "/seeded.textproto";
+  Result r = RunXtune("compile " + Module() + " --backend=cpu --xtune_autotune_cache_remote=" +
+                      server.url() + " --xtune_autotune_device_match=arch"
+                      " --xla_gpu_dump_autotune_results_to=" + dump);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const int settled = CountOf(r.output, "settled,");
+  const int full = CountOf(r.output, "tuned in full");
+  EXPECT_EQ(settled + full, 24) << r.output;
+  EXPECT_GT(settled, 0) << r.output;
+  absl::StatusOr<xla::AutotuneResults> dumped = ReadAutotuneResults(dump);
+  ASSERT_THAT(dumped, IsOk());
+  int recorded = 0;
+  for (const auto& e : dumped->results()) {
+    recorded += e.result().xtune_provenance().seeded_from_device() == other;
+  }
+  EXPECT_EQ(recorded, settled);
+  // Exact matching (the default) does not seed.
+  Result exact = RunXtune("compile " + Module() + " --backend=cpu --xtune_autotune_device_match=exact"
+                          " --xtune_autotune_cache_remote=" + server.url(0) + " --xla_gpu_autotune_level=1");
+  EXPECT_THAT(exact.output, Not(HasSubstr("seeded from other devices")));
+  Result bad = RunXtune("compile " + Module() + " --xtune_autotune_device_match=near");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.output, HasSubstr("exact, arch or any"));
 }
 
 }  // namespace

@@ -131,6 +131,15 @@ struct AutotuneOptions {
   // is reported, evicted from every writable tier and tuned again
   // (autotune/verify_cached.h). Default false.
   bool verify_cached = false;
+  // --xtune_autotune_device_match=exact|arch|any: on a miss, the configs
+  // other devices' entries hold for the same fusion (the same
+  // architecture: the CUDA compute capability, the CPU's ISA; or any
+  // device, those of the same architecture first) are timed first with
+  // the default config, and tuning stops there when one of them is within
+  // the noise band of the best; the entry records the device it was
+  // seeded from. Default exact (no seeding).
+  enum class DeviceMatch { kExact, kArch, kAny };
+  DeviceMatch device_match = DeviceMatch::kExact;
   absl::Duration in_module_budget = absl::Milliseconds(300);
   // Then the candidates within max(2 x band, 5%) of the best (at most 8)
   // get this many more rounds before the final choice. Default 3.
