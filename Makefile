@@ -38,8 +38,8 @@ test: build
 # built (not the CLI, benchmarks or end-to-end tests), so it stays quick on
 # two cores. The CPU worker is built too: the profiler tests spawn it.
 ASAN_TESTS = util_test ir_test codegen_test codegen_cpu_test cpu_profiler_test \
-  cache_test autotune_test compiler_test scripted_backend_test executable_test \
-  runtime_test
+  cache_test redis_store_test autotune_test compiler_test scripted_backend_test \
+  executable_test runtime_test
 test-asan: deps
 	cmake --preset asan -DXTUNE_TESTS_ONLY_IR=OFF
 	cmake --build --preset asan -j $(JOBS) --target $(ASAN_TESTS) xtune_cpu_worker
@@ -47,9 +47,10 @@ test-asan: deps
 
 # The concurrent parts under ThreadSanitizer: the thread pool, subprocesses
 # and file locks (util), sessions, the store chain and concurrent dumps
-# (cache), the kernel cache and its bundles (codegen_cpu_test), and the
-# profiling worker.
-TSAN_TESTS = util_test cache_test codegen_cpu_test cpu_profiler_test
+# (cache), the Redis tier with its timeouts and lease renewal
+# (redis_store_test), the kernel cache and its bundles (codegen_cpu_test),
+# and the profiling worker.
+TSAN_TESTS = util_test cache_test redis_store_test codegen_cpu_test cpu_profiler_test
 test-tsan: deps
 	cmake --preset tsan
 	cmake --build --preset tsan -j $(JOBS) --target $(TSAN_TESTS) xtune_cpu_worker

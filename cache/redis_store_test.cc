@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cache/cache_test_util.h"
+#include "cache/redis_shards.h"
 #include "cache/redis_test_server.h"
 #include "cache/store_chain.h"
 #include "gmock/gmock.h"
@@ -367,6 +368,42 @@ TEST(RedisStoreTest, OtherDevicesListsTheSameFusionsEntriesOfOtherDevices) {
   for (const auto& [device, result] : *related) kc[device] = result->cpu_gemm().kc();
   EXPECT_THAT(kc, ::testing::ElementsAre(::testing::Pair("CUDA: 8.0, A100", 16),
                                          ::testing::Pair("CUDA: 9.0, H100", 32)));
+}
+
+// The leases of sharded tuning: taken by one process at a time, renewed
+// while held, published keys and free ones told apart, released (and
+// deleted when their holder goes).
+TEST(RedisStoreTest, LeasesAreExclusiveRenewedAndReleased) {
+  START_REDIS(server);
+  RedisShardsOptions o;
+  o.lease = absl::Milliseconds(300);
+  auto store_a = StoreFor(server.url());
+  auto store_b = StoreFor(server.url());
+  auto a = std::make_unique<RedisTuningShards>(store_a, o);
+  RedisTuningShards b(store_b, o);
+  AutotuneKey k1 = kKey, k2 = kKey, k3 = kKey;
+  k1.hlo = "one";
+  k2.hlo = "two";
+  k3.hlo = "three";
+  EXPECT_THAT(a->Acquire({k1, k2}), ::testing::ElementsAre(true, true));
+  EXPECT_THAT(b.Acquire({k1, k2, k3}), ::testing::ElementsAre(false, false, true));
+  using State = TuningShards::State;
+  EXPECT_THAT(b.Poll({k1, k2}), ::testing::ElementsAre(State::kHeld, State::kHeld));
+  ASSERT_THAT(store_a->Insert(k1, CpuGemmResult(8)), IsOk());
+  a->Release({k2});
+  EXPECT_THAT(b.Poll({k1, k2}), ::testing::ElementsAre(State::kPublished, State::kFree));
+  ASSERT_TRUE(b.Published(k1).has_value());
+  EXPECT_EQ(b.Published(k1)->cpu_gemm().kc(), 8);
+  // Held past its expiry: the holder renews it.
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  EXPECT_EQ(*server.Command({"EXISTS", RedisTuningShards::LeaseName(k1)}), "1");
+  EXPECT_EQ(*server.Command({"GET", RedisTuningShards::LeaseName(k1)}), a->owner());
+  // Another's release does not touch it; its holder going deletes it.
+  b.Release({k1});
+  EXPECT_EQ(*server.Command({"EXISTS", RedisTuningShards::LeaseName(k1)}), "1");
+  a.reset();
+  EXPECT_EQ(*server.Command({"EXISTS", RedisTuningShards::LeaseName(k1)}), "0");
+  EXPECT_EQ(*server.Command({"EXISTS", RedisTuningShards::LeaseName(k3)}), "1");  // b's
 }
 
 }  // namespace
