@@ -4,7 +4,7 @@
 // XLA's AutotuneCacheKey (DESIGN §7.2); a value is XLA's AutotuneResult (the
 // chosen config as one of its keys, and its run time). Stores implement one
 // interface and compose (cache/store_chain.h: memory over a per-fusion
-// directory, cache/directory_cache.h, over a remote store later); a
+// directory, cache/directory_cache.h, over a Redis server, cache/redis_store.h); a
 // scripted store for tests is cache/fake_store.h. Implementations are
 // thread-safe.
 #ifndef XTUNE_CACHE_AUTOTUNE_CACHE_H_
