@@ -262,6 +262,13 @@ absl::StatusOr<std::vector<RedisAutotuneCache::Reply>> RedisAutotuneCache::Run(
   return out;
 }
 
+absl::Status RedisAutotuneCache::FirstError(const std::vector<Reply>& replies) const {
+  for (const Reply& r : replies) {
+    if (r.type == REDIS_REPLY_ERROR) return ErrorReply(options_.address.ToString(), r.str);
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::optional<CacheHit>> RedisAutotuneCache::Decode(
     const AutotuneKey& key, const std::string& value) const {
   xla::AutotuneResults::Entry entry;
@@ -349,9 +356,7 @@ absl::Status RedisAutotuneCache::Insert(const AutotuneKey& key,
   prefetched_.erase(name);
   XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> replies,
                          Run({cmd, {"SADD", DevicesIndexName(key), name}}));
-  for (const Reply& r : replies) {
-    if (r.type == REDIS_REPLY_ERROR) return ErrorReply(options_.address.ToString(), r.str);
-  }
+  XTUNE_RETURN_IF_ERROR(FirstError(replies));
   return absl::OkStatus();
 }
 
@@ -462,9 +467,7 @@ absl::Status RedisAutotuneCache::WriteAll(const xla::AutotuneResults& results,
     if (cmds.empty()) return absl::OkStatus();
     XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> replies, Run(cmds));
     cmds.clear();
-    for (const Reply& r : replies) {
-      if (r.type == REDIS_REPLY_ERROR) return ErrorReply(options_.address.ToString(), r.str);
-    }
+    XTUNE_RETURN_IF_ERROR(FirstError(replies));
     return absl::OkStatus();
   };
   for (const xla::AutotuneResults::Entry& e : results.results()) {
@@ -519,8 +522,8 @@ absl::StatusOr<std::vector<bool>> RedisAutotuneCache::SetIfAbsent(
   if (cmds.empty()) return out;
   MutexLock lock(&mu_);
   XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> replies, Run(cmds));
+  XTUNE_RETURN_IF_ERROR(FirstError(replies));
   for (const Reply& r : replies) {
-    if (r.type == REDIS_REPLY_ERROR) return ErrorReply(options_.address.ToString(), r.str);
     out.push_back(r.type == REDIS_REPLY_STATUS);
   }
   return out;
@@ -536,9 +539,7 @@ absl::Status RedisAutotuneCache::RenewIfOwner(const std::vector<std::string>& na
   if (cmds.empty()) return absl::OkStatus();
   MutexLock lock(&mu_);
   XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> replies, Run(cmds));
-  for (const Reply& r : replies) {
-    if (r.type == REDIS_REPLY_ERROR) return ErrorReply(options_.address.ToString(), r.str);
-  }
+  XTUNE_RETURN_IF_ERROR(FirstError(replies));
   return absl::OkStatus();
 }
 
@@ -549,9 +550,7 @@ absl::Status RedisAutotuneCache::DeleteIfOwner(const std::vector<std::string>& n
   if (cmds.empty()) return absl::OkStatus();
   MutexLock lock(&mu_);
   XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> replies, Run(cmds));
-  for (const Reply& r : replies) {
-    if (r.type == REDIS_REPLY_ERROR) return ErrorReply(options_.address.ToString(), r.str);
-  }
+  XTUNE_RETURN_IF_ERROR(FirstError(replies));
   return absl::OkStatus();
 }
 
@@ -563,8 +562,8 @@ absl::StatusOr<std::vector<bool>> RedisAutotuneCache::Exists(
   if (cmds.empty()) return out;
   MutexLock lock(&mu_);
   XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> replies, Run(cmds));
+  XTUNE_RETURN_IF_ERROR(FirstError(replies));
   for (const Reply& r : replies) {
-    if (r.type == REDIS_REPLY_ERROR) return ErrorReply(options_.address.ToString(), r.str);
     out.push_back(r.type == REDIS_REPLY_INTEGER && r.integer > 0);
   }
   return out;

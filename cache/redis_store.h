@@ -133,6 +133,8 @@ class RedisAutotuneCache : public AutotuneCache {
   absl::StatusOr<std::vector<Reply>> Run(const std::vector<std::vector<std::string>>& commands)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status Connect() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The first error answer among `replies`, as a status.
+  absl::Status FirstError(const std::vector<Reply>& replies) const;
   void Disconnect() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The hit in a stored value of `key` (nullopt: not the key's entry).
   absl::StatusOr<std::optional<CacheHit>> Decode(const AutotuneKey& key,

@@ -33,13 +33,6 @@ using ::xtune::testing::IsOk;
 using ::xtune::testing::RedisTestServer;
 using ::xtune::testing::StatusIs;
 
-#define START_REDIS(var, ...)                                                 \
-  absl::StatusOr<std::unique_ptr<RedisTestServer>> var##_or =                 \
-      RedisTestServer::Start(__VA_ARGS__);                                    \
-  if (absl::IsNotFound(var##_or.status())) GTEST_SKIP() << var##_or.status(); \
-  ASSERT_THAT(var##_or, IsOk());                                              \
-  RedisTestServer& var = **var##_or
-
 const AutotuneKey kKey{"CPU: test device", "fused_computation { x }", 4};
 
 std::shared_ptr<RedisAutotuneCache> StoreFor(const std::string& url,
@@ -84,7 +77,7 @@ TEST(RedisUrlTest, ParsesTcpUnixAndRefusesWhatIsWrong) {
 }
 
 TEST(RedisStoreTest, RoundTripNamespacedByDeviceAndVersion) {
-  START_REDIS(server);
+  XTUNE_START_REDIS_OR_SKIP(server);
   std::shared_ptr<RedisAutotuneCache> store = StoreFor(server.url());
   ASSERT_THAT(store->Insert(kKey, CpuGemmResult(64, 1000)), IsOk());
   absl::StatusOr<std::optional<CacheHit>> hit = store->Lookup(kKey);
@@ -114,14 +107,16 @@ TEST(RedisStoreTest, RoundTripNamespacedByDeviceAndVersion) {
 }
 
 TEST(RedisStoreTest, PrefetchIsOneRoundTripForAllKeys) {
-  START_REDIS(server);
+  XTUNE_START_REDIS_OR_SKIP(server);
   std::shared_ptr<RedisAutotuneCache> writer = StoreFor(server.url());
   std::vector<AutotuneKey> keys;
   for (int i = 0; i < 30; ++i) {
     AutotuneKey k = kKey;
     k.hlo = absl::StrCat("fusion ", i);
     keys.push_back(k);
-    if (i % 3 != 0) ASSERT_THAT(writer->Insert(k, CpuGemmResult(8 + i)), IsOk());
+    if (i % 3 != 0) {
+      ASSERT_THAT(writer->Insert(k, CpuGemmResult(8 + i)), IsOk());
+    }
   }
   std::shared_ptr<RedisAutotuneCache> reader = StoreFor(server.url());
   ASSERT_THAT(reader->Prefetch(keys), IsOk());
@@ -137,7 +132,7 @@ TEST(RedisStoreTest, PrefetchIsOneRoundTripForAllKeys) {
 }
 
 TEST(RedisStoreTest, TtlDatabaseAndPassword) {
-  START_REDIS(server, {"--requirepass", "s3cret-pass"});
+  XTUNE_START_REDIS_OR_SKIP(server, {"--requirepass", "s3cret-pass"});
   const std::string name = RedisAutotuneCache::KeyName(kKey);
   // Without the password: refused, saying where it goes, never what it is.
   unsetenv("XTUNE_REDIS_PASSWORD");
@@ -207,7 +202,7 @@ struct RemoteChain {
 };
 
 TEST(RedisStoreTest, ReadThroughAndWriteThroughShareTuningAcrossProcesses) {
-  START_REDIS(server);
+  XTUNE_START_REDIS_OR_SKIP(server);
   RemoteChain first(server.url(), absl::Seconds(1));
   EXPECT_EQ(first.Compile(8), 0);
   RemoteChain second(server.url(), absl::Seconds(1));  // an empty memory tier
@@ -218,7 +213,7 @@ TEST(RedisStoreTest, ReadThroughAndWriteThroughShareTuningAcrossProcesses) {
 }
 
 TEST(RedisStoreTest, AKilledServerCostsOneWarning) {
-  START_REDIS(server);
+  XTUNE_START_REDIS_OR_SKIP(server);
   RemoteChain c(server.url(), absl::Seconds(1));
   EXPECT_EQ(c.Compile(4), 0);
   server.Kill();
@@ -232,7 +227,7 @@ TEST(RedisStoreTest, AKilledServerCostsOneWarning) {
 }
 
 TEST(RedisStoreTest, APausedServerCostsOneTimeout) {
-  START_REDIS(server);
+  XTUNE_START_REDIS_OR_SKIP(server);
   RemoteChain c(server.url(), absl::Milliseconds(200));
   server.Pause();
   auto start = std::chrono::steady_clock::now();
@@ -248,7 +243,7 @@ TEST(RedisStoreTest, APausedServerCostsOneTimeout) {
 TEST(RedisStoreTest, AFullOrReadOnlyServerStillAnswersLookups) {
   for (const char* fault : {"full", "read-only"}) {
     SCOPED_TRACE(fault);
-    START_REDIS(server);
+    XTUNE_START_REDIS_OR_SKIP(server);
     RemoteChain seed(server.url(), absl::Seconds(1));
     EXPECT_EQ(seed.Compile(2), 0);
     if (std::string(fault) == "full") {
@@ -269,7 +264,7 @@ TEST(RedisStoreTest, AFullOrReadOnlyServerStillAnswersLookups) {
 }
 
 TEST(RedisStoreTest, ADamagedValueIsAMissNotAFault) {
-  START_REDIS(server);
+  XTUNE_START_REDIS_OR_SKIP(server);
   RemoteChain c(server.url(), absl::Seconds(1));
   EXPECT_EQ(c.Compile(3), 0);
   AutotuneKey damaged = kKey;
@@ -336,7 +331,7 @@ TEST(RedisStoreTest, AServerAnsweringGarbageCostsOneWarning) {
 
 // Verify-on-restore's eviction: a key goes from every writable tier.
 TEST(RedisStoreTest, EraseEverywhereRemovesTheKeyFromEveryTier) {
-  START_REDIS(server);
+  XTUNE_START_REDIS_OR_SKIP(server);
   RemoteChain c(server.url(), absl::Seconds(1));
   EXPECT_EQ(c.Compile(2), 0);
   AutotuneKey key = kKey;
@@ -352,7 +347,7 @@ TEST(RedisStoreTest, EraseEverywhereRemovesTheKeyFromEveryTier) {
 // Device-match seeding's lookup: the same fused computation's entries of
 // other devices, through the index Insert keeps.
 TEST(RedisStoreTest, OtherDevicesListsTheSameFusionsEntriesOfOtherDevices) {
-  START_REDIS(server);
+  XTUNE_START_REDIS_OR_SKIP(server);
   std::shared_ptr<RedisAutotuneCache> store = StoreFor(server.url());
   AutotuneKey a100 = kKey, h100 = kKey, other_fusion = kKey;
   a100.device = "CUDA: 8.0, A100";
@@ -374,7 +369,7 @@ TEST(RedisStoreTest, OtherDevicesListsTheSameFusionsEntriesOfOtherDevices) {
 // while held, published keys and free ones told apart, released (and
 // deleted when their holder goes).
 TEST(RedisStoreTest, LeasesAreExclusiveRenewedAndReleased) {
-  START_REDIS(server);
+  XTUNE_START_REDIS_OR_SKIP(server);
   RedisShardsOptions o;
   o.lease = absl::Milliseconds(300);
   auto store_a = StoreFor(server.url());

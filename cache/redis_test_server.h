@@ -51,4 +51,14 @@ absl::StatusOr<int> FreeLoopbackPort();
 
 }  // namespace xtune::testing
 
+// In a GoogleTest test: starts a server (RedisTestServer::Start with the
+// optional arguments) as `var`, a RedisTestServer&, or skips the test,
+// saying why, where redis-server is not installed.
+#define XTUNE_START_REDIS_OR_SKIP(var, ...)                                   \
+  absl::StatusOr<std::unique_ptr<::xtune::testing::RedisTestServer>> var##_or = \
+      ::xtune::testing::RedisTestServer::Start(__VA_ARGS__);                  \
+  if (absl::IsNotFound(var##_or.status())) GTEST_SKIP() << var##_or.status(); \
+  ASSERT_TRUE(var##_or.ok()) << var##_or.status();                            \
+  ::xtune::testing::RedisTestServer& var = **var##_or
+
 #endif  // XTUNE_CACHE_REDIS_TEST_SERVER_H_

@@ -30,13 +30,6 @@ using ::testing::Not;
 using ::xtune::testing::IsOk;
 using ::xtune::testing::RedisTestServer;
 
-#define START_REDIS(var)                                                      \
-  absl::StatusOr<std::unique_ptr<RedisTestServer>> var##_or =                 \
-      RedisTestServer::Start();                                               \
-  if (absl::IsNotFound(var##_or.status())) GTEST_SKIP() << var##_or.status(); \
-  ASSERT_THAT(var##_or, IsOk());                                              \
-  RedisTestServer& var = **var##_or
-
 // 25 fusions, 24 unique.
 std::string Module() { return std::string(XTUNE_SOURCE_DIR) + "/tests/data/all_ops.hlo"; }
 
@@ -59,10 +52,19 @@ int KeysOf(const RedisTestServer& server, const std::string& pattern) {
 int Entries(const RedisTestServer& server) { return KeysOf(server, "xtune:autotune:v1:*"); }
 int Leases(const RedisTestServer& server) { return KeysOf(server, "xtune:lease:v1:*"); }
 
-class FleetTest : public CliTest {};
+class FleetTest : public CliTest {
+ protected:
+  // The module tuned here without a remote, its entries dumped to `path`.
+  absl::StatusOr<xla::AutotuneResults> TunedHere(const std::string& path) {
+    Result r = RunXtune("compile " + Module() + " --backend=cpu --xla_gpu_dump_autotune_results_to=" +
+                        path);
+    if (r.exit_code != 0) return absl::InternalError(r.output);
+    return ReadAutotuneResults(path);
+  }
+};
 
 TEST_F(FleetTest, ProcessesWithEmptyLocalCachesShareOneTuning) {
-  START_REDIS(server);
+  XTUNE_START_REDIS_OR_SKIP(server);
   const std::string remote = " --backend=cpu --xtune_autotune_cache_remote=" + server.url();
   Result first = RunXtune("compile " + Module() + remote);
   ASSERT_EQ(first.exit_code, 0) << first.output;
@@ -80,7 +82,7 @@ TEST_F(FleetTest, ProcessesWithEmptyLocalCachesShareOneTuning) {
 }
 
 TEST_F(FleetTest, ConcurrentProcessesTuneEachKeyOnceAndAgree) {
-  START_REDIS(server);
+  XTUNE_START_REDIS_OR_SKIP(server);
   const int kProcesses = 3;
   std::vector<std::thread> threads;
   std::vector<Result> results(kProcesses);
@@ -107,17 +109,9 @@ TEST_F(FleetTest, ConcurrentProcessesTuneEachKeyOnceAndAgree) {
 }
 
 TEST_F(FleetTest, ADeadHoldersKeysAreTakenOverWhenItsLeasesExpire) {
-  START_REDIS(server);
+  XTUNE_START_REDIS_OR_SKIP(server);
   // The keys of the module, from a local run.
-  const std::string local = dir_ + "/local.textproto";
-  ASSERT_EQ(RunXtune("compile " + Module() + " --backend=cpu --xla_gpu_autotune_level=0"
-                     " --xla_gpu_dump_autotune_results_to=" + local)
-                .exit_code,
-            0);
-  Result keys = RunXtune("compile " + Module() + " --backend=cpu --xla_gpu_dump_autotune_results_to=" +
-                         local);
-  ASSERT_EQ(keys.exit_code, 0) << keys.output;
-  absl::StatusOr<xla::AutotuneResults> results = ReadAutotuneResults(local);
+  absl::StatusOr<xla::AutotuneResults> results = TunedHere(dir_ + "/local.textproto");
   ASSERT_THAT(results, IsOk());
   ASSERT_EQ(results->results_size(), 24);
   // A process that took five leases and died: they expire in 1.5 s.
@@ -141,13 +135,8 @@ TEST_F(FleetTest, ADeadHoldersKeysAreTakenOverWhenItsLeasesExpire) {
 }
 
 TEST_F(FleetTest, AWaitThatRunsOutTunesTheRestHere) {
-  START_REDIS(server);
-  const std::string local = dir_ + "/local.textproto";
-  ASSERT_EQ(RunXtune("compile " + Module() + " --backend=cpu --xla_gpu_dump_autotune_results_to=" +
-                     local)
-                .exit_code,
-            0);
-  absl::StatusOr<xla::AutotuneResults> results = ReadAutotuneResults(local);
+  XTUNE_START_REDIS_OR_SKIP(server);
+  absl::StatusOr<xla::AutotuneResults> results = TunedHere(dir_ + "/local.textproto");
   ASSERT_THAT(results, IsOk());
   // Leases held for a minute by a process that never publishes.
   for (int i = 0; i < 3; ++i) {
@@ -164,7 +153,7 @@ TEST_F(FleetTest, AWaitThatRunsOutTunesTheRestHere) {
 }
 
 TEST_F(FleetTest, APausedServerMidCompileCostsAWarningAndTheDumpIsComplete) {
-  START_REDIS(server);
+  XTUNE_START_REDIS_OR_SKIP(server);
   server.Pause();
   const std::string dump = dir_ + "/dump.textproto";
   auto start = std::chrono::steady_clock::now();
@@ -205,7 +194,7 @@ TEST_F(FleetTest, BadRemoteFlagsAreUserErrors) {
 // deviceless compile uses it, prune says what it removes, and the cache
 // comes back into a file for hermetic tests.
 TEST_F(FleetTest, CacheToolsSpeakRedis) {
-  START_REDIS(server);
+  XTUNE_START_REDIS_OR_SKIP(server);
   const std::string url = server.url();
   const std::string xla = std::string(XTUNE_SOURCE_DIR) + "/tests/xla_compat/xla_conv_entries.textproto";
   Result seed = RunXtune("cache convert " + xla + " " + url);
@@ -261,13 +250,9 @@ TEST_F(FleetTest, CacheToolsSpeakRedis) {
 // same instruction set wrote seed this machine's tuning, and the entries
 // written here say which device they were seeded from.
 TEST_F(FleetTest, DeviceMatchSeedsFromAnotherMachineOfTheSameArchitecture) {
-  START_REDIS(server);
+  XTUNE_START_REDIS_OR_SKIP(server);
   const std::string local = dir_ + "/local.textproto";
-  ASSERT_EQ(RunXtune("compile " + Module() + " --backend=cpu --xla_gpu_dump_autotune_results_to=" +
-                     local)
-                .exit_code,
-            0);
-  absl::StatusOr<xla::AutotuneResults> results = ReadAutotuneResults(local);
+  absl::StatusOr<xla::AutotuneResults> results = TunedHere(local);
   ASSERT_THAT(results, IsOk());
   ASSERT_EQ(results->results_size(), 24);
   const std::string here = results->results(0).device();
