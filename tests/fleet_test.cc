@@ -3,6 +3,8 @@
 // tuning shared by processes with empty local caches, sharded tuning by
 // concurrent processes (each key tuned once, the same configs everywhere),
 // a lease holder that died, and a paused server mid-compile.
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -286,6 +288,37 @@ TEST_F(FleetTest, DeviceMatchSeedsFromAnotherMachineOfTheSameArchitecture) {
   Result bad = RunXtune("compile " + Module() + " --xtune_autotune_device_match=near");
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_THAT(bad.output, HasSubstr("exact, arch or any"));
+}
+
+// A real holder killed with SIGKILL while the other process compiles: the
+// survivor finishes with every fusion, the server ends with every entry,
+// and no lease outlives its expiry. (Whether the kill lands mid-tuning
+// depends on timing; ADeadHoldersKeys... covers the takeover itself.)
+TEST_F(FleetTest, AHolderKilledMidCompileLosesNothing) {
+  XTUNE_START_REDIS_OR_SKIP(server);
+  const std::string args = "compile " + Module() + " --backend=cpu --xtune_autotune_cache_remote=" +
+                           server.url() + " --xtune_shard_autotuning_lease_ms=500";
+  const pid_t victim = fork();
+  if (victim == 0) {
+    const std::string cmd = std::string("exec ") + XTUNE_BINARY + " " + args + " > /dev/null 2>&1";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::thread killer([victim] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    kill(victim, SIGKILL);
+  });
+  const std::string dump = dir_ + "/survivor.textproto";
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  Result survivor = RunXtune(args + " --xla_gpu_dump_autotune_results_to=" + dump);
+  killer.join();
+  int status = 0;
+  waitpid(victim, &status, 0);
+  ASSERT_EQ(survivor.exit_code, 0) << survivor.output;
+  EXPECT_THAT(survivor.output, HasSubstr("dumped 24 entries"));
+  EXPECT_EQ(Entries(server), 24);
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  EXPECT_EQ(Leases(server), 0);
 }
 
 }  // namespace
