@@ -307,6 +307,16 @@ absl::StatusOr<std::string> EmitGemmOperand(ElementalEmitter& emitter, const Gem
   if (std::optional<std::vector<IndexExpr>> index = GemmOperandIndex(g, operand, b, mn, k)) {
     return emitter.Emit(op, *index, out);
   }
+  const Shape& rhs = g.dot->operand(1)->shape();
+  const int64_t c = rhs.dim(g.dot->attrs().conv.kernel_input_feature);
+  return EmitConvInput(emitter, g, mn, absl::StrCat("((", k, ") / ", c, ")"),
+                       absl::StrCat("((", k, ") % ", c, ")"), out);
+}
+
+absl::StatusOr<std::string> EmitConvInput(ElementalEmitter& emitter, const GemmFusion& g,
+                                          const std::string& mn, const std::string& kpos,
+                                          const std::string& c, CodeBuffer* out) {
+  const Instruction* op = g.dot->operand(0);
   // A convolution's input: output position o and window element w of each
   // spatial dimension meet at o * stride + w * rhs_dilate - pad_low of the
   // input dilated by lhs_dilate; outside it, or in a dilation hole, the
@@ -318,10 +328,10 @@ absl::StatusOr<std::string> EmitGemmOperand(ElementalEmitter& emitter, const Gem
   std::vector<int64_t> m_sizes;
   for (int64_t x : ConvMDims(d)) m_sizes.push_back(g.dot->shape().dim(x));
   std::vector<std::string> ms = Decompose(mn, m_sizes);
-  std::vector<std::string> ks = Decompose(k, SizesOf(rhs, ConvKDims(d)));
+  std::vector<std::string> ks = Decompose(kpos, SizesOf(rhs, d.kernel_spatial));
   std::vector<IndexExpr> index(in.rank());
   index[d.input_batch] = {ms[0], 0};
-  index[d.input_feature] = {ks.back(), 0};
+  index[d.input_feature] = {c, 0};
   const std::string valid = out->Fresh("inside");
   std::vector<std::string> positions, conditions;
   for (size_t i = 0; i < d.input_spatial.size(); ++i) {

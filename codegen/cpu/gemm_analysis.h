@@ -72,6 +72,14 @@ absl::StatusOr<std::string> EmitGemmOperand(ElementalEmitter& emitter, const Gem
                                             const std::string& mn, const std::string& k,
                                             CodeBuffer* out);
 
+// A convolution core's input element for output position `mn` (as m
+// runs), kernel position `kpos` (row-major over the kernel's spatial
+// dimensions) and input feature `c`: k = kpos * features + c. 0 in the
+// padding and dilation holes.
+absl::StatusOr<std::string> EmitConvInput(ElementalEmitter& emitter, const GemmFusion& g,
+                                          const std::string& mn, const std::string& kpos,
+                                          const std::string& c, CodeBuffer* out);
+
 // The core's result index for b, m and n whose lanes step by
 // `n_lane_stride` (DotResultIndex, or the convolution's output).
 std::vector<IndexExpr> GemmResultIndex(const GemmFusion& g, const std::string& b,

@@ -51,6 +51,22 @@ absl::Status EmitOperandReaders(const Computation& fused, const GemmFusion& g,
     out->Close();
     *globals += emitter.globals();
   }
+  if (g.conv) {
+    // xt_a_conv(in, m, kpos, c): the input element of output position m,
+    // kernel position kpos and feature c, for the packing that walks each
+    // kernel position's features (XT_CONV_C of them) at once.
+    ElementalEmitter emitter(1, pointer, "xt_acconst");
+    out->Open("XT_INLINE float xt_a_conv(const void* const* xt_in, int64_t xt_mi, "
+              "int64_t xt_kp, int64_t xt_ci)");
+    EmitPointers(fused, out);
+    XTUNE_ASSIGN_OR_RETURN(std::string v, EmitConvInput(emitter, g, "xt_mi", "xt_kp", "xt_ci", out));
+    if (DotOperandNeedsRounding(*g.dot, 0)) {
+      v = ElementalEmitter::RoundTo(v, g.dot->operand(0)->shape().dtype());
+    }
+    out->Linef("return (float)(", v, ");");
+    out->Close();
+    *globals += emitter.globals();
+  }
   return absl::OkStatus();
 }
 
@@ -130,6 +146,31 @@ static float* xt_alloc(int64_t n) {
   return (float*)aligned_alloc(64, bytes);
 }
 
+#ifdef XT_CONV_C
+// A convolution's patches: k runs over kernel positions, XT_CONV_C features
+// each; the window of one (row, kernel position) is decided once per run.
+static void xt_pack_a(const void* const* xt_in, int64_t b, int64_t i0, int64_t mb,
+                      int64_t k0, int64_t kb, float* __restrict ap) {
+  (void)b;
+  for (int64_t ip = 0; ip < mb; ip += XT_MR) {
+    for (int r = 0; r < XT_MR; ++r) {
+      float* dst = ap + ip * kb + r;
+      if (ip + r < mb) {
+        const int64_t m = i0 + ip + r;
+        for (int64_t k = k0; k < k0 + kb;) {
+          const int64_t kp = k / XT_CONV_C, c0 = k % XT_CONV_C;
+          const int64_t run = xt_min64(XT_CONV_C - c0, k0 + kb - k);
+          float* d = dst + (k - k0) * XT_MR;
+          for (int64_t j = 0; j < run; ++j) d[j * XT_MR] = xt_a_conv(xt_in, m, kp, c0 + j);
+          k += run;
+        }
+      } else {
+        for (int64_t k = 0; k < kb; ++k) dst[k * XT_MR] = 0.0f;
+      }
+    }
+  }
+}
+#else
 static void xt_pack_a(const void* const* xt_in, int64_t b, int64_t i0, int64_t mb,
                       int64_t k0, int64_t kb, float* __restrict ap) {
   for (int64_t ip = 0; ip < mb; ip += XT_MR) {
@@ -144,6 +185,8 @@ static void xt_pack_a(const void* const* xt_in, int64_t b, int64_t i0, int64_t m
     }
   }
 }
+
+#endif
 
 static void xt_pack_b(const void* const* xt_in, int64_t b, int64_t j0, int64_t nb,
                       int64_t k0, int64_t kb, float* __restrict bp) {
@@ -503,6 +546,11 @@ absl::StatusOr<std::string> GemmKernelSource(const Computation& fused,
     src += kBlasGemm;
   } else {
     absl::StrAppend(&src, "#define XT_MR ", mr, "\n#define XT_NR ", nr, "\n");
+    if (g.conv) {
+      absl::StrAppend(&src, "#define XT_CONV_C ",
+                      g.dot->operand(1)->shape().dim(g.dot->attrs().conv.kernel_input_feature),
+                      "\n");
+    }
     src += globals;
     src += code.text();
     src += kBlockedGemm;
