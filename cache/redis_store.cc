@@ -512,20 +512,24 @@ int64_t Millis(absl::Duration d) { return std::max<int64_t>(1, absl::ToInt64Mill
 
 }  // namespace
 
+absl::StatusOr<std::vector<RedisAutotuneCache::Reply>> RedisAutotuneCache::RunChecked(
+    const std::vector<std::vector<std::string>>& commands) {
+  if (commands.empty()) return std::vector<Reply>();
+  MutexLock lock(&mu_);
+  XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> replies, Run(commands));
+  XTUNE_RETURN_IF_ERROR(FirstError(replies));
+  return replies;
+}
+
 absl::StatusOr<std::vector<bool>> RedisAutotuneCache::SetIfAbsent(
     const std::vector<std::string>& names, const std::string& owner, absl::Duration expiry) {
   std::vector<std::vector<std::string>> cmds;
   for (const std::string& n : names) {
     cmds.push_back({"SET", n, owner, "NX", "PX", absl::StrCat(Millis(expiry))});
   }
+  XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> replies, RunChecked(cmds));
   std::vector<bool> out;
-  if (cmds.empty()) return out;
-  MutexLock lock(&mu_);
-  XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> replies, Run(cmds));
-  XTUNE_RETURN_IF_ERROR(FirstError(replies));
-  for (const Reply& r : replies) {
-    out.push_back(r.type == REDIS_REPLY_STATUS);
-  }
+  for (const Reply& r : replies) out.push_back(r.type == REDIS_REPLY_STATUS);
   return out;
 }
 
@@ -536,36 +540,23 @@ absl::Status RedisAutotuneCache::RenewIfOwner(const std::vector<std::string>& na
   for (const std::string& n : names) {
     cmds.push_back({"EVAL", kRenewScript, "1", n, owner, absl::StrCat(Millis(expiry))});
   }
-  if (cmds.empty()) return absl::OkStatus();
-  MutexLock lock(&mu_);
-  XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> replies, Run(cmds));
-  XTUNE_RETURN_IF_ERROR(FirstError(replies));
-  return absl::OkStatus();
+  return RunChecked(cmds).status();
 }
 
 absl::Status RedisAutotuneCache::DeleteIfOwner(const std::vector<std::string>& names,
                                                const std::string& owner) {
   std::vector<std::vector<std::string>> cmds;
   for (const std::string& n : names) cmds.push_back({"EVAL", kDeleteScript, "1", n, owner});
-  if (cmds.empty()) return absl::OkStatus();
-  MutexLock lock(&mu_);
-  XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> replies, Run(cmds));
-  XTUNE_RETURN_IF_ERROR(FirstError(replies));
-  return absl::OkStatus();
+  return RunChecked(cmds).status();
 }
 
 absl::StatusOr<std::vector<bool>> RedisAutotuneCache::Exists(
     const std::vector<std::string>& names) {
   std::vector<std::vector<std::string>> cmds;
   for (const std::string& n : names) cmds.push_back({"EXISTS", n});
+  XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> replies, RunChecked(cmds));
   std::vector<bool> out;
-  if (cmds.empty()) return out;
-  MutexLock lock(&mu_);
-  XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> replies, Run(cmds));
-  XTUNE_RETURN_IF_ERROR(FirstError(replies));
-  for (const Reply& r : replies) {
-    out.push_back(r.type == REDIS_REPLY_INTEGER && r.integer > 0);
-  }
+  for (const Reply& r : replies) out.push_back(r.type == REDIS_REPLY_INTEGER && r.integer > 0);
   return out;
 }
 

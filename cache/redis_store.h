@@ -133,6 +133,10 @@ class RedisAutotuneCache : public AutotuneCache {
   absl::StatusOr<std::vector<Reply>> Run(const std::vector<std::vector<std::string>>& commands)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status Connect() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Run (under the lock), then the first error answer as a status;
+  // nothing is sent for no commands.
+  absl::StatusOr<std::vector<Reply>> RunChecked(
+      const std::vector<std::vector<std::string>>& commands);
   // The first error answer among `replies`, as a status.
   absl::Status FirstError(const std::vector<Reply>& replies) const;
   void Disconnect() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
