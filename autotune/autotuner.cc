@@ -229,13 +229,16 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
       GroupFusions(*backend_, fused, forced_, &result);
   stats.fusions = static_cast<int>(result.fusions.size());
   stats.unique = static_cast<int>(groups.size());
-  // Every key's lookup in one round trip of a remote tier.
-  std::vector<AutotuneKey> keys;
-  for (const KeyGroup& g : groups) {
-    keys.push_back(g.key);
-    if (std::optional<AutotuneKey> xla = XlaFormKeyOf(g.key, *g.first)) keys.push_back(*xla);
+  // Every key's lookup in one round trip of a remote tier (only with one:
+  // XLA's key forms cost a second canonical print).
+  if (cache_->Prefetches()) {
+    std::vector<AutotuneKey> keys;
+    for (const KeyGroup& g : groups) {
+      keys.push_back(g.key);
+      if (std::optional<AutotuneKey> xla = XlaFormKeyOf(g.key, *g.first)) keys.push_back(*xla);
+    }
+    (void)cache_->Prefetch(keys);  // a failure is a warning; lookups go one by one
   }
-  (void)cache_->Prefetch(keys);  // a failure is a warning; lookups go one by one
 
   // Decide each group; the stats count a tuned fusion (and its compiles)
   // once its outcome is known.

@@ -85,6 +85,8 @@ class AutotuneCache {
   virtual absl::Status Prefetch(const std::vector<AutotuneKey>& keys) {
     return absl::OkStatus();
   }
+  // Whether Prefetch does anything (so callers build its keys only then).
+  virtual bool Prefetches() const { return false; }
 
   // Every entry of `device` and `version` this store can list, sorted by
   // key: what the autotuner's cost model learns from before it tunes (a

@@ -88,6 +88,7 @@ class RedisAutotuneCache : public AutotuneCache {
   static std::string DevicesIndexName(const AutotuneKey& key);
   // One MGET for all of `keys`; their lookups then need no round trip.
   absl::Status Prefetch(const std::vector<AutotuneKey>& keys) override;
+  bool Prefetches() const override { return true; }
 
   // The Redis key of `key`.
   static std::string KeyName(const AutotuneKey& key);

@@ -80,6 +80,12 @@ class StoreChain : public AutotuneCache {
   // Prefetches in every tier that is up (failures as a lookup's). Never an
   // error.
   absl::Status Prefetch(const std::vector<AutotuneKey>& keys) override;
+  bool Prefetches() const override {
+    for (const Tier& t : tiers_) {
+      if (t.store->Prefetches()) return true;
+    }
+    return false;
+  }
   // Writes every writable tier. Errors: the first failure of a tier whose
   // writes are required (naming it); best-effort failures are warnings.
   absl::Status Insert(const AutotuneKey& key,
