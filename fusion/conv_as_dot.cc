@@ -4,8 +4,8 @@
 
 namespace xtune {
 
-bool ConvolutionAsDotPays(const Shape& lhs, const Shape& rhs, const InstructionAttrs& a,
-                          const Shape& out) {
+bool ConvolutionAsGemmPays(const Shape& lhs, const Shape& rhs, const InstructionAttrs& a,
+                           const Shape& out) {
   if (a.batch_group_count != 1 || !IsFloat(lhs.dtype()) || !IsFloat(rhs.dtype()) ||
       !IsFloat(out.dtype())) {
     return false;
@@ -16,6 +16,17 @@ bool ConvolutionAsDotPays(const Shape& lhs, const Shape& rhs, const InstructionA
     positions *= w.size;
   }
   return positions * rhs.dim(a.conv.kernel_input_feature) >= kConvAsDotMinDepth;
+}
+
+bool ConvolutionIsImplicitGemm(const Instruction& conv) {
+  return conv.opcode() == Opcode::kConvolution && conv.attrs().feature_group_count == 1 &&
+         ConvolutionAsGemmPays(conv.operand(0)->shape(), conv.operand(1)->shape(),
+                               conv.attrs(), conv.shape());
+}
+
+bool ConvolutionAsDotPays(const Shape& lhs, const Shape& rhs, const InstructionAttrs& a,
+                          const Shape& out) {
+  return a.feature_group_count > 1 && ConvolutionAsGemmPays(lhs, rhs, a, out);
 }
 
 Instruction* BuildConvolution(HloBuilder& b, Instruction* lhs, Instruction* rhs,
@@ -60,17 +71,6 @@ Instruction* BuildConvolution(HloBuilder& b, Instruction* lhs, Instruction* rhs,
     }
     s.push_back({0, c, 1});
     Instruction* patch = b.StridedSlice(x, s);
-    if (g == 1) {
-      // [batch, out spatial..., 1, C]: the positions stack along a new
-      // dimension and the features stay last, so the loop writing them
-      // vectorizes along the features.
-      std::vector<int64_t> dims = patch->shape().dims(), keep;
-      for (size_t i = 0; i < dims.size(); ++i) {
-        keep.push_back(static_cast<int64_t>(i) + (i + 1 == dims.size() ? 1 : 0));
-      }
-      dims.insert(dims.end() - 1, 1);
-      patch = b.Broadcast(patch, dims, keep);
-    }
     patches.push_back(patch);
     for (int64_t i = static_cast<int64_t>(n) - 1; i >= 0; --i) {
       if (++k[i] < ks[i]) break;
@@ -86,13 +86,8 @@ Instruction* BuildConvolution(HloBuilder& b, Instruction* lhs, Instruction* rhs,
   std::vector<int64_t> to_groups = {static_cast<int64_t>(n) + 2};
   for (size_t i = 0; i <= n; ++i) to_groups.push_back(static_cast<int64_t>(i));
   to_groups.insert(to_groups.end(), {static_cast<int64_t>(n) + 1, static_cast<int64_t>(n) + 3});
-  // (One group: the patches [batch, out spatial..., positions, C] as they
-  // are, their leading dimensions the dot's free ones, so its result is
-  // [batch, out spatial..., O] and the bias and activation after it fuse
-  // into the gemm's epilogue.)
-  Instruction* a_op = g == 1 ? cols
-                             : b.Reshape(b.Transpose(b.Reshape(cols, split), to_groups),
-                                         {g, m, positions * cg});
+  Instruction* a_op =
+      b.Reshape(b.Transpose(b.Reshape(cols, split), to_groups), {g, m, positions * cg});
   // 3. The kernel as [G, positions x C/G, O/G].
   std::vector<int64_t> reversed;
   for (size_t i = 0; i < n; ++i) {
@@ -101,12 +96,8 @@ Instruction* BuildConvolution(HloBuilder& b, Instruction* lhs, Instruction* rhs,
   std::vector<int64_t> kperm = d.kernel_spatial;
   kperm.insert(kperm.end(), {d.kernel_input_feature, d.kernel_output_feature});
   Instruction* w = b.Transpose(b.Reverse(rhs, reversed), kperm);
-  if (g == 1) {
-    w = b.Reshape(w, {positions, cg, o});
-  } else {
-    w = b.Reshape(w, {positions, cg, g, o / g});
-    w = b.Reshape(b.Transpose(w, {2, 0, 1, 3}), {g, positions * cg, o / g});
-  }
+  w = b.Reshape(w, {positions, cg, g, o / g});
+  w = b.Reshape(b.Transpose(w, {2, 0, 1, 3}), {g, positions * cg, o / g});
   // 4. The dot (batched over groups), then [batch, out spatial..., O] in
   //    the output's dimension order.
   DotDimensions dd;
@@ -118,11 +109,7 @@ Instruction* BuildConvolution(HloBuilder& b, Instruction* lhs, Instruction* rhs,
   nyo.insert(nyo.end(), ys.begin(), ys.end());
   std::vector<int64_t> nyo_o = nyo;
   nyo_o.push_back(o);
-  if (g == 1) {
-    dd = DotDimensions{{}, {static_cast<int64_t>(n) + 1, static_cast<int64_t>(n) + 2}, {}, {0, 1}};
-  }
-  Instruction* y = b.Dot(a_op, w, dd,
-                         g == 1 ? Shape(out.dtype(), nyo_o) : Shape(out.dtype(), {g, m, o / g}));
+  Instruction* y = b.Dot(a_op, w, dd, Shape(out.dtype(), {g, m, o / g}));
   bool precise = false;
   for (const RawAttribute& r : a.other) {
     if (r.name == "operand_precision" || r.name == "algorithm") {
@@ -133,15 +120,13 @@ Instruction* BuildConvolution(HloBuilder& b, Instruction* lhs, Instruction* rhs,
   if (!precise && lhs->shape().dtype() == DType::kF32) {
     y->mutable_attrs()->other.push_back({"operand_precision", "{highest,highest}"});
   }
-  if (g > 1) {
-    std::vector<int64_t> gnyo = {g};
-    gnyo.insert(gnyo.end(), nyo.begin(), nyo.end());
-    gnyo.push_back(o / g);
-    std::vector<int64_t> back;
-    for (size_t i = 1; i <= n + 1; ++i) back.push_back(static_cast<int64_t>(i));
-    back.insert(back.end(), {0, static_cast<int64_t>(n) + 2});
-    y = b.Transpose(b.Reshape(y, gnyo), back);
-  }
+  std::vector<int64_t> gnyo = {g};
+  gnyo.insert(gnyo.end(), nyo.begin(), nyo.end());
+  gnyo.push_back(o / g);
+  std::vector<int64_t> back;
+  for (size_t i = 1; i <= n + 1; ++i) back.push_back(static_cast<int64_t>(i));
+  back.insert(back.end(), {0, static_cast<int64_t>(n) + 2});
+  y = b.Transpose(b.Reshape(y, gnyo), back);
   y = b.Reshape(y, nyo_o);
   // y's dimension i is output dimension order[i]; transpose into place.
   std::vector<int64_t> order = {d.output_batch};

@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "fusion/conv_as_dot.h"
 #include "fusion/flatten.h"
 #include "fusion/planner.h"
 #include "ir/clone.h"
@@ -126,6 +127,8 @@ const char* KindAttr(FusionKind k) {
       return "kInput";
     case FusionKind::kLoop:
       return "kLoop";
+    case FusionKind::kConv:
+      return "kOutput";
   }
   return "kLoop";
 }
@@ -144,18 +147,22 @@ absl::string_view FusionKindName(FusionKind kind) {
       return "scatter";
     case FusionKind::kSort:
       return "sort";
+    case FusionKind::kConv:
+      return "conv";
   }
   return "loop";
 }
 
 FusionKind ClassifyFusion(const Instruction& fusion) {
-  bool has_reduce = false, has_scatter = false, has_sort = false;
+  bool has_reduce = false, has_scatter = false, has_sort = false, has_conv = false;
   for (const auto& i : fusion.called_computations()[0]->instructions()) {
     if (i->opcode() == Opcode::kDot) return FusionKind::kGemm;
+    has_conv |= ConvolutionIsImplicitGemm(*i);
     has_reduce |= i->opcode() == Opcode::kReduce;
     has_scatter |= i->opcode() == Opcode::kScatter;
     has_sort |= i->opcode() == Opcode::kSort || i->opcode() == Opcode::kTopK;
   }
+  if (has_conv) return FusionKind::kConv;
   if (has_scatter) return FusionKind::kScatter;
   if (has_sort) return FusionKind::kSort;
   return has_reduce ? FusionKind::kReduction : FusionKind::kLoop;

@@ -8,6 +8,11 @@
 //    broadcast, copy) and the elementwise epilogue consuming its result
 //    (bias add, scale, activation, convert), with broadcasts of parameters
 //    and constants pulled in.
+//  - conv fusion (kind=kOutput, XLA's kind for an op's output fusion): one
+//    ungrouped convolution deep enough to be a gemm
+//    (fusion/conv_as_dot.h's ConvolutionIsImplicitGemm), with the same
+//    producers and epilogue as a gemm fusion; the backends compute it as an
+//    implicit gemm. Grouped deep ones become im2col + a batched dot first.
 //  - reduction fusion (kind=kInput): a reduce with its elementwise
 //    producers. A reduce over the minor (row) dimensions also takes its
 //    epilogue: elementwise ops on the rows, broadcasts of the row results
@@ -50,13 +55,15 @@ enum class FusionKind {
   kLoop,       // kLoop: elementwise and data movement
   kScatter,    // kInput: a scatter with its updates' producers
   kSort,       // kInput: a sort or topk (one of its outputs)
+  kConv,       // kOutput: a convolution that is one gemm, with producers and epilogue
 };
 
 absl::string_view FusionKindName(FusionKind kind);  // "gemm", ...
 
 // What kind of kernel a fusion instruction needs, from its fused computation
-// (a dot makes it gemm, else a scatter makes it scatter, else a sort or
-// topk makes it sort, else a reduce makes it a reduction, else loop), so
+// (a dot makes it gemm, else a convolution that is one gemm makes it conv,
+// else a scatter makes it scatter, else a sort or topk makes it sort, else
+// a reduce makes it a reduction, else loop), so
 // fusions from XLA's dumps classify the same way as xtune's own.
 FusionKind ClassifyFusion(const Instruction& fusion);
 

@@ -106,6 +106,45 @@ TEST(FusionPassTest, ExistingFusionsAreKept) {
   EXPECT_EQ(ClassifyFusion(*f), FusionKind::kGemm);
 }
 
+// An ungrouped deep convolution is a conv fusion (an implicit gemm) with
+// its operands' cheap producers and its bias and activation; a shallow or
+// depthwise one a loop fusion; a grouped deep one im2col + a batched dot.
+TEST(FusionPassTest, ConvolutionsFuseByKind) {
+  auto m = Parse(R"hlo(HloModule m
+ENTRY e {
+  x = bf16[2,8,8,16] parameter(0)
+  xf = f32[2,8,8,16] convert(x)
+  w = f32[3,3,16,32] parameter(1)
+  b = f32[32] parameter(2)
+  c = f32[2,8,8,32] convolution(xf, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  bb = f32[2,8,8,32] broadcast(b), dimensions={3}
+  s = f32[2,8,8,32] add(c, bb)
+  z = f32[] constant(0)
+  zb = f32[2,8,8,32] broadcast(z), dimensions={}
+  r = f32[2,8,8,32] maximum(s, zb)
+  dw = f32[3,3,1,32] parameter(3)
+  d = f32[2,8,8,32] convolution(r, dw), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=32
+  gw = f32[3,3,16,32] parameter(4)
+  g = f32[2,8,8,32] convolution(d, gw), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=2
+  ROOT n = f32[2,8,8,32] negate(g)
+}
+)hlo");
+  ASSERT_NE(m, nullptr);
+  auto fused = Fuse(*m);
+  ASSERT_NE(fused, nullptr);
+  // The depthwise convolution is computed inside the loop writing the
+  // grouped one's patches.
+  EXPECT_THAT(Summary(*fused),
+              ElementsAre("conv:maximum", "loop:concatenate", "gemm:dot", "loop:negate"))
+      << ToString(*fused);
+  EXPECT_EQ(CountOps(*fused, "loop_fusion", Opcode::kConvolution), 1);
+  const Instruction* conv = fused->entry()->FindInstruction("conv_fusion");
+  ASSERT_NE(conv, nullptr);
+  EXPECT_EQ(conv->attrs().fusion_kind, "kOutput");
+  EXPECT_EQ(CountOps(*fused, "conv_fusion", Opcode::kConvert), 1);
+  EXPECT_EQ(CountOps(*fused, "conv_fusion", Opcode::kConvolution), 1);
+}
+
 TEST(FusionPassTest, CallsAreInlinedAndOutputsAreSingle) {
   auto m = Parse(R"hlo(HloModule m
 sq {

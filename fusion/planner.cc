@@ -5,6 +5,8 @@
 
 #include "absl/container/flat_hash_map.h"
 
+#include "fusion/conv_as_dot.h"
+
 namespace xtune {
 namespace {
 
@@ -36,7 +38,12 @@ class Planner {
   std::vector<FusionGroup> Run() {
     for (const auto& owned : flat_.instructions()) {
       if (owned->opcode() == Opcode::kDot && !Owned(owned.get())) {
-        PlanGemm(owned.get());
+        PlanGemm(owned.get(), FusionKind::kGemm);
+      }
+    }
+    for (const auto& owned : flat_.instructions()) {
+      if (ConvolutionIsImplicitGemm(*owned) && !Owned(owned.get())) {
+        PlanGemm(owned.get(), FusionKind::kConv);
       }
     }
     for (const auto& owned : flat_.instructions()) {
@@ -197,8 +204,9 @@ class Planner {
     }
   }
 
-  void PlanGemm(const Instruction* dot) {
-    Draft d{FusionKind::kGemm};
+  // A gemm or conv fusion around `dot` (a dot or a convolution).
+  void PlanGemm(const Instruction* dot, FusionKind kind) {
+    Draft d{kind};
     d.added.push_back(dot);
     d.members.insert(dot);
     // Operand producers: chains of cheap single-user ops, and scalings by a

@@ -9,6 +9,7 @@
 #include "codegen/cpu/cpu_profiler.h"
 #include "codegen/cpu/kernel_source.h"
 #include "codegen/cpu/prelude.h"
+#include "fusion/fusion_pass.h"
 #include "fusion/precision.h"
 #include "ir/conv_call.h"
 #include "ir/library_call.h"
@@ -22,8 +23,10 @@ const Computation& Fused(const Instruction& fusion) {
   return *fusion.called_computations()[0];
 }
 
-// XLA's cuDNN calls: their convolution also runs as an implicit gemm.
-bool IsConvCallFusion(const Instruction& fusion) {
+// Conv fusions and XLA's cuDNN calls: their convolution also runs as an
+// implicit gemm.
+bool TakesConvAsGemm(const Instruction& fusion) {
+  if (ClassifyFusion(fusion) == FusionKind::kConv) return true;
   std::optional<LibraryFusion> call = LibraryFusionOf(fusion);
   return call.has_value() && IsConvCallTarget(call->target);
 }
@@ -119,16 +122,16 @@ BackendRegistration CpuBackendRegistration() {
 
 std::vector<KernelConfig> CpuBackend::Candidates(const Instruction& fusion,
                                                  bool exhaustive) const {
-  return CpuCandidates(Fused(fusion), device_, exhaustive, IsConvCallFusion(fusion));
+  return CpuCandidates(Fused(fusion), device_, exhaustive, TakesConvAsGemm(fusion));
 }
 
 KernelConfig CpuBackend::DefaultConfig(const Instruction& fusion) const {
-  return CpuDefaultConfig(Fused(fusion), device_, IsConvCallFusion(fusion));
+  return CpuDefaultConfig(Fused(fusion), device_, TakesConvAsGemm(fusion));
 }
 
 absl::Status CpuBackend::CheckConfig(const Instruction& fusion,
                                      const KernelConfig& config) const {
-  return CheckCpuConfig(Fused(fusion), device_, config, IsConvCallFusion(fusion));
+  return CheckCpuConfig(Fused(fusion), device_, config, TakesConvAsGemm(fusion));
 }
 
 absl::StatusOr<std::string> CpuBackend::Source(

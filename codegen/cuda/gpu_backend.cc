@@ -6,6 +6,7 @@
 #include "codegen/cpu/gemm_analysis.h"
 #include "codegen/cuda/cuda_candidates.h"
 #include "codegen/cuda/library_conv.h"
+#include "fusion/fusion_pass.h"
 #include "fusion/precision.h"
 #include "ir/conv_call.h"
 #include "ir/library_call.h"
@@ -29,21 +30,30 @@ KernelConfig LibraryCallConfig(const LibraryFusion& call) {
 
 bool IsConvCall(const LibraryFusion& call) { return IsConvCallTarget(call.target); }
 
-// Whether a cuDNN call's convolution is one gemm (ungrouped, float).
+bool IsConvFusion(const Instruction& fusion) {
+  return ClassifyFusion(fusion) == FusionKind::kConv;
+}
+
+// Whether a conv fusion's or a cuDNN call's convolution is one gemm
+// (ungrouped, float).
 bool TakesImplicitGemm(const Instruction& fusion) {
   std::optional<LibraryFusion> call = LibraryFusionOf(fusion);
-  return call.has_value() && IsConvCall(*call) && cpu::AnalyzeGemmFusion(Fused(fusion)).ok();
+  return ((call.has_value() && IsConvCall(*call)) || IsConvFusion(fusion)) &&
+         cpu::AnalyzeGemmFusion(Fused(fusion)).ok();
 }
 
 KernelConfig AsImplicitGemm(const KernelConfig& triton) {
   return KernelConfig(kImplicitGemmKind, triton.params());
 }
 
-// The packed convolution of a call cuDNN's forward convolution computes:
-// forward and bias+activation calls (the backward calls' algorithms are
-// another API's, so they run as generated kernels).
-std::optional<ConvShape> CudnnShape(const Instruction& fusion, const LibraryFusion& call) {
-  if (call.target != kCudnnConvForwardTarget && call.target != kCudnnConvBiasActivationTarget) {
+// The packed convolution of a fusion cuDNN's forward convolution computes:
+// conv fusions, forward and bias+activation calls (the backward calls'
+// algorithms are another API's, so they run as generated kernels).
+std::optional<ConvShape> CudnnShape(const Instruction& fusion) {
+  std::optional<LibraryFusion> call = LibraryFusionOf(fusion);
+  if (call.has_value() ? call->target != kCudnnConvForwardTarget &&
+                             call->target != kCudnnConvBiasActivationTarget
+                       : !IsConvFusion(fusion)) {
     return std::nullopt;
   }
   absl::StatusOr<ConvShape> s = LibraryConvShape(Fused(fusion));
@@ -83,12 +93,13 @@ std::vector<KernelConfig> GpuBackend::Candidates(const Instruction& fusion,
                                                  bool exhaustive) const {
   // XLA's library calls stay library calls (CudaBackend adds the
   // heuristic's other algorithms to a cuBLASLt call's algorithm 0).
-  // A cuDNN call takes cuDNN's implicit-gemm algorithms (CudaBackend asks
-  // the library for the others) and the generated kernels.
+  // A conv fusion or a cuDNN call takes cuDNN's implicit-gemm algorithms
+  // (CudaBackend asks the library for the others), the implicit gemm and
+  // the loop kernels.
   std::optional<LibraryFusion> call = LibraryFusionOf(fusion);
   if (call.has_value() && !IsConvCall(*call)) return {LibraryCallConfig(*call)};
   std::vector<KernelConfig> out;
-  if (std::optional<ConvShape> s = call ? CudnnShape(fusion, *call) : std::nullopt) {
+  if (std::optional<ConvShape> s = CudnnShape(fusion)) {
     out = {CudnnConfig(0, TensorOps(*s)), CudnnConfig(1, TensorOps(*s))};
   }
   if (TakesImplicitGemm(fusion)) {
@@ -108,13 +119,10 @@ KernelConfig GpuBackend::GeneratedDefault(const Instruction& fusion) const {
 }
 
 KernelConfig GpuBackend::DefaultConfig(const Instruction& fusion) const {
-  if (std::optional<LibraryFusion> call = LibraryFusionOf(fusion)) {
-    if (!IsConvCall(*call)) return LibraryCallConfig(*call);
-    // cuDNN's heuristic's choice, as XLA runs a call it did not tune.
-    if (std::optional<ConvShape> s = CudnnShape(fusion, *call)) {
-      return CudnnConfig(-1, TensorOps(*s));
-    }
-  }
+  std::optional<LibraryFusion> call = LibraryFusionOf(fusion);
+  if (call.has_value() && !IsConvCall(*call)) return LibraryCallConfig(*call);
+  // cuDNN's heuristic's choice, as XLA runs a convolution it did not tune.
+  if (std::optional<ConvShape> s = CudnnShape(fusion)) return CudnnConfig(-1, TensorOps(*s));
   return GeneratedDefault(fusion);
 }
 
@@ -158,10 +166,10 @@ absl::Status GpuBackend::CheckConfig(const Instruction& fusion,
         " call: it takes cuda_cublaslt configs, not ", config.kind()));
   }
   if (config.kind() == "cuda_cudnn") {
-    if (!call.has_value() || !CudnnShape(fusion, *call).has_value()) {
+    if (!CudnnShape(fusion).has_value()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "fusion '", fusion.name(), "' takes no cuda_cudnn config: only XLA's "
-          "forward and bias+activation cuDNN calls run on cuDNN"));
+          "fusion '", fusion.name(), "' takes no cuda_cudnn config: only conv "
+          "fusions and XLA's forward and bias+activation cuDNN calls run on cuDNN"));
     }
     XTUNE_RETURN_IF_ERROR(CheckKindAndParameters(fusion, config));
     const int64_t a = config.Get("algorithm", 0), t = config.Get("tensor_ops", 0);
@@ -386,8 +394,7 @@ absl::StatusOr<KernelConfig> GpuBackend::ConfigFromResultFor(
   std::optional<LibraryFusion> call = LibraryFusionOf(fusion);
   const bool cudnn_result = result.has_conv() || result.has_algorithm() ||
                             (result.has_other() && result.other().name() == "CUDNN");
-  if (cudnn_result && call.has_value() && IsConvCall(*call) &&
-      !CudnnShape(fusion, *call).has_value()) {
+  if (cudnn_result && call.has_value() && IsConvCall(*call) && !CudnnShape(fusion).has_value()) {
     return absl::UnimplementedError(absl::StrCat(
         "XLA's cuDNN algorithm for a ", call->target, " call is one of that call's "
         "own algorithms; xtune runs backward calls as generated kernels"));

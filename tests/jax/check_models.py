@@ -65,7 +65,8 @@ def compare(name, got, want, rtol=2e-4, atol=2e-4):
 
 def check_deviceless(xtune, module, target, kernels):
     """A deviceless compile for `target`: every fusion of the module gets a
-    cubin in `kernels` (cuBLASLt gemms, run by the library, get none). An
+    cubin in `kernels` (cuBLASLt gemms, run by the library, get none; cuDNN
+    convolutions one per pack and one for the epilogue). An
     error message, or None."""
     import shutil
     shutil.rmtree(kernels, ignore_errors=True)
@@ -91,9 +92,14 @@ def check_deviceless(xtune, module, target, kernels):
     if not fusions:
         return "no fusion table in the output: " + r.stderr[-500:]
     cubins = os.listdir(kernels) if os.path.isdir(kernels) else []
+    def wanted(f, config):
+        if config.startswith("cuda_cublaslt"):
+            return []
+        if config.startswith("cuda_cudnn"):  # cuDNN between its packs
+            return [f + s + ".cubin" for s in (".pack_x", ".pack_w", ".epilogue")]
+        return [f + ".cubin"]
     missing = [f for f, config in fusions.items()
-               if not config.startswith("cuda_cublaslt") and
-               f + ".cubin" not in cubins]
+               if any(c not in cubins for c in wanted(f, config))]
     if missing:
         return f"no cubin for {', '.join(sorted(missing))}"
     return None
