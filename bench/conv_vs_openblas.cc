@@ -8,10 +8,15 @@
 //   openblas_ms  im2col of the input into an f32 [rows, KH*KW*C/G] buffer
 //                (the layout read as the case stores it), cblas_sgemm with
 //                the kernel as [KH*KW*C/G, O/G] per group, and the result
-//                written in the case's output layout; bf16 cases convert
-//                the input and kernel to f32 first and the result back
-//                (OpenBLAS has no bf16 gemm here), included in the time;
-//   ratio        openblas_ms / xtune_ms (above 1: xtune is faster).
+//                written in the case's output layout (the copies on one
+//                thread, the sgemm on OpenBLAS's threads); bf16 cases
+//                widen the input and kernel to f32 first and round the
+//                result back (OpenBLAS has no bf16 gemm here), included in
+//                the time;
+//   ratio        openblas_ms / xtune_ms (above 1: xtune is faster);
+//   openblas_sgemm_ms  the sgemm alone on the written patches: the
+//                baseline's floor, whatever its im2col cost;
+//   sgemm_ratio  openblas_sgemm_ms / xtune_ms.
 // The first line names OpenBLAS's core and threads. Run with
 // OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset (some machines set
 // OPENBLAS_CORETYPE=Haswell on AVX-512 CPUs, which halves OpenBLAS): the
@@ -122,10 +127,29 @@ struct Baseline {
   }
 };
 
-std::vector<float> AsF32(const Literal& l) {
-  std::vector<float> v(l.element_count());
-  for (int64_t i = 0; i < l.element_count(); ++i) v[i] = static_cast<float>(l.GetDouble(i));
-  return v;
+// A literal's values as f32: f32 copied, bf16 widened (a shift of its bits).
+void ToF32(const Literal& l, std::vector<float>* out) {
+  out->resize(l.element_count());
+  const uint8_t* bytes = l.bytes().data();
+  if (l.shape().dtype() == DType::kF32) {
+    std::memcpy(out->data(), bytes, out->size() * sizeof(float));
+    return;
+  }
+  for (size_t i = 0; i < out->size(); ++i) {
+    uint16_t h;
+    std::memcpy(&h, bytes + 2 * i, 2);
+    const uint32_t bits = static_cast<uint32_t>(h) << 16;
+    std::memcpy(&(*out)[i], &bits, 4);
+  }
+}
+
+// f32 to bf16, rounding to nearest even (finite values; NaN stays NaN).
+uint16_t ToBf16(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40);
+  bits += 0x7fffu + ((bits >> 16) & 1);
+  return static_cast<uint16_t>(bits >> 16);
 }
 
 int Main(int argc, char** argv) {
@@ -187,26 +211,44 @@ int Main(int argc, char** argv) {
       absl::StatusOr<Literal> r = exe.Run(args);
       if (!r.ok()) std::exit(2);
     });
-    Baseline base{c, oh, ow};
+    Baseline base{c, oh, ow, {}, {}, {}, {}, {}, {}};
     const int64_t cg = c.c / c.groups;
     base.cols.resize(c.n * oh * ow * c.k * c.k * cg);
     base.packed_w.resize(c.k * c.k * cg * (c.o / c.groups));
     base.y.resize(c.n * oh * ow * (c.o / c.groups));
     base.out.resize(c.n * oh * ow * c.o);
     std::vector<uint16_t> out_bf16(c.bf16 ? base.out.size() : 0);
+    // f32 inputs are the baseline's own buffers; bf16 ones are widened to
+    // f32 and the result narrowed back inside the timed region (OpenBLAS has
+    // no bf16 gemm here).
+    if (!c.bf16) {
+      ToF32(args[0], &base.x);
+      ToF32(args[1], &base.w);
+    }
     const double openblas = MedianSeconds([&] {
-      // bf16: the conversions to and from f32 are part of the baseline.
-      base.x = AsF32(args[0]);
-      base.w = AsF32(args[1]);
+      if (c.bf16) {
+        ToF32(args[0], &base.x);
+        ToF32(args[1], &base.w);
+      }
       base.Run();
-      for (size_t i = 0; i < out_bf16.size(); ++i) out_bf16[i] = BF16ToBits(base.out[i]);
+      for (size_t i = 0; i < out_bf16.size(); ++i) out_bf16[i] = ToBf16(base.out[i]);
+    });
+    // The sgemm alone, on the patches the last run wrote: the part of the
+    // baseline no im2col could remove.
+    const int64_t og = c.o / c.groups, kk = c.k * c.k * cg, rows = c.n * oh * ow;
+    const double sgemm = MedianSeconds([&] {
+      for (int64_t g = 0; g < c.groups; ++g) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, og, kk, 1.0f,
+                    base.cols.data(), kk, base.packed_w.data(), og, 0.0f, base.y.data(), og);
+      }
     });
     const double macs = static_cast<double>(c.n) * oh * ow * c.o * c.k * c.k * cg;
     std::cout << absl::StrFormat(
         "{\"case\": \"%s\", \"xtune_ms\": %.3f, \"openblas_ms\": %.3f, \"ratio\": %.2f, "
-        "\"xtune_gflops\": %.1f, \"openblas_gflops\": %.1f}\n",
-        c.name, xtune * 1e3, openblas * 1e3, openblas / xtune, 2 * macs / xtune / 1e9,
-        2 * macs / openblas / 1e9);
+        "\"openblas_sgemm_ms\": %.3f, \"sgemm_ratio\": %.2f, \"xtune_gflops\": %.1f, "
+        "\"openblas_gflops\": %.1f}\n",
+        c.name, xtune * 1e3, openblas * 1e3, openblas / xtune, sgemm * 1e3, sgemm / xtune,
+        2 * macs / xtune / 1e9, 2 * macs / openblas / 1e9);
   }
   return 0;
 }
