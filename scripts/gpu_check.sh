@@ -130,15 +130,18 @@ modules_all() {
   python3 "$run" "$xtune" "$out/modules-tuned" cuda --level=4 --timeout=90 --jobs=4 \
     "$data"/tests/numpy/cases/cublas_calls.hlo "$data"/tests/numpy/cases/fp8.hlo \
     "$data"/tests/numpy/cases/dots.hlo "$data"/tests/xla_compat/h200/cublas/fp8_*.hlo \
-    "$data"/tests/xla_compat/h200/conv/*.default.hlo "$data"/tests/xla_compat/cudnn_calls.hlo || rc=1
+    "$data"/tests/xla_compat/h200/conv/*.default.hlo "$data"/tests/xla_compat/cudnn_calls.hlo \
+    "$data"/tests/xla_compat/h200/conv/conv_*.before.hlo || rc=1
   return $rc
 }
-# XLA's cuDNN calls tuned on the GPU: each call's table row gives the
-# chosen config (a cuDNN algorithm or a generated kernel), its time and the
-# default's (cuDNN's heuristic); the log has every candidate's time.
+# XLA's cuDNN calls and plain convolutions (the .before dumps: conv
+# fusions) tuned on the GPU: each one's table row gives the chosen config
+# (a cuDNN algorithm or a generated kernel), its time and the default's
+# (cuDNN's heuristic); the log has every candidate's time.
 conv_tuning() {
   local rc=0 m
-  for m in "$data"/tests/xla_compat/h200/conv/*.default.hlo "$data"/tests/xla_compat/cudnn_calls.hlo; do
+  for m in "$data"/tests/xla_compat/h200/conv/*.default.hlo "$data"/tests/xla_compat/cudnn_calls.hlo \
+      "$data"/tests/xla_compat/h200/conv/conv_*.before.hlo; do
     echo "== $m"
     "$xtune" compile "$m" --backend=cuda --xla_gpu_autotune_level=4 \
       --xla_gpu_dump_autotune_logs_to="$out/conv-$(basename "$m" .hlo).log.textproto" || rc=1
@@ -173,7 +176,7 @@ grep -c '^gpu-vs-emulator' "$out/gpu_tests.log" | sed 's/^/gpu_tests: kernels co
 grep -c 'bitwise_equal' "$out/gpu_tests.log" | sed 's/^/gpu_tests: of them bitwise equal: /' >> "$summary"
 grep -m1 'SKIPPED \] [0-9]* test' "$out/gpu_tests.log" | sed 's/^/gpu_tests: /' >> "$summary"
 step modules 150 bash -c modules_all
-step conv 90 bash -c conv_tuning
+step conv 150 bash -c conv_tuning
 grep 'modules, .* failed' "$out/modules.log" | sed 's/^/modules: /' >> "$summary"
 compile_all() {
   for m in "$data"/examples/*.hlo; do
