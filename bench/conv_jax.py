@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
-"""XLA:CPU's figures for the convolution layers of bench/conv_vs_openblas.cc.
+"""XLA's figures for the convolution layers of bench/conv_vs_openblas.cc.
 
-Times each case's convolution jitted by JAX on the CPU (inputs already on
-the device), median over 15 calls after 3 warm-ups, each blocked until
-ready, and prints one JSON line per case with the same names, so a run of
-both benchmarks puts XLA:CPU's time beside xtune's and OpenBLAS's.
-Needs JAX (pip install jax); exits 1 without.
+Times each case's convolution jitted by JAX on its default backend (the CPU,
+or the GPU where JAX has one; inputs already on the device), median over 15
+calls after 3 warm-ups, each blocked until ready, and prints one JSON line
+per case with the same names ("xla_cpu_ms" or "xla_gpu_ms"), so a run of
+both benchmarks puts XLA's time beside xtune's and OpenBLAS's.
+--write-hlo=DIR also writes each case's module as JAX lowers it
+(DIR/NAME.hlo), for xtune to compile and tune (scripts/gpu_check.sh does on
+a GPU). Needs JAX (pip install jax); exits 1 without.
 
-usage: conv_jax.py [--quick] [--only=NAME]
+usage: conv_jax.py [--quick] [--only=NAME] [--write-hlo=DIR]
 """
 import json
+import os
 import statistics
 import sys
 import time
@@ -39,6 +43,10 @@ def cases(quick):
 def main():
     quick = "--quick" in sys.argv[1:]
     only = next((a[7:] for a in sys.argv[1:] if a.startswith("--only=")), None)
+    hlo_dir = next((a[12:] for a in sys.argv[1:] if a.startswith("--write-hlo=")), None)
+    if hlo_dir:
+        os.makedirs(hlo_dir, exist_ok=True)
+    backend = jax.default_backend()
     key = jax.random.PRNGKey(0)
     for name, nchw, bf16, n, h, w, c, o, k, stride, groups in cases(quick):
         if only and name != only:
@@ -53,6 +61,9 @@ def main():
         f = jax.jit(lambda x, wt: jax.lax.conv_general_dilated(
             x, wt, (stride, stride), ((pad, pad), (pad, pad)), dimension_numbers=dn,
             feature_group_count=groups))
+        if hlo_dir:
+            with open(os.path.join(hlo_dir, name + ".hlo"), "w") as out:
+                out.write(f.lower(x, wt).as_text(dialect="hlo"))
         for _ in range(3):
             f(x, wt).block_until_ready()
         times = []
@@ -60,7 +71,8 @@ def main():
             start = time.perf_counter()
             f(x, wt).block_until_ready()
             times.append(time.perf_counter() - start)
-        print(json.dumps({"case": name, "xla_cpu_ms": round(1e3 * statistics.median(times), 3)}))
+        print(json.dumps({"case": name,
+                          f"xla_{backend}_ms": round(1e3 * statistics.median(times), 3)}))
     return 0
 
 

@@ -33,6 +33,12 @@
 #   bench_gemm   bench/gpu_gemm: the generated gemm's best config against
 #                cuBLASLt's best algorithm on six gemms (one scaled FP8); with JAX, XLA's
 #                times (bench_gemm_xla), joined in bench_compare.log
+#   bench_conv   with JAX: bench/conv_jax.py's layers (the CPU conv bench's)
+#                timed by XLA on this GPU and written as JAX lowers them;
+#                each tuned by `cuda` at level 4 (table row: the chosen
+#                config's time against cuDNN's heuristic; the log has every
+#                cuDNN algorithm's and implicit gemm's time) and run with
+#                --verify
 #   tune         every example tuned by `cuda` on this GPU (its cache
 #                dumped to OUTDIR/tune-<example>.textproto), then run with
 #                that cache loaded and --verify
@@ -205,11 +211,26 @@ tune_all() {
 jax_script() {  # the bench's JAX twin, in a source tree or the bundle
   local script="$data/bench/$1"
   [ -f "$script" ] || script="$here/$1"
-  jax_python "$script"
+  shift
+  jax_python "$script" "$@"
 }
 bench_xla() { jax_script gpu_loop_reduction_jax.py; }
 bench_gemm_xla() { jax_script gpu_gemm_jax.py; }
-export -f compile_all emulate_all tune_all jax_script bench_xla bench_gemm_xla
+bench_conv() {
+  local rc=0 m name
+  jax_script conv_jax.py --write-hlo="$out/conv_bench" || return 1
+  for m in "$out"/conv_bench/*.hlo; do
+    name=$(basename "$m" .hlo)
+    echo "== $name"
+    "$xtune" compile "$m" --backend=cuda --xla_gpu_autotune_level=4 \
+      --xla_gpu_dump_autotune_results_to="$out/conv_bench/$name.textproto" \
+      --xla_gpu_dump_autotune_logs_to="$out/conv_bench/$name.log.textproto" || rc=1
+    "$xtune" run "$m" --backend=cuda --verify \
+      --xla_gpu_load_autotune_results_from="$out/conv_bench/$name.textproto" || rc=1
+  done
+  return $rc
+}
+export -f compile_all emulate_all tune_all jax_script bench_xla bench_gemm_xla bench_conv
 have_jax=0
 jax_python -c 'import jax' 2>/dev/null && have_jax=1
 if [ $have_jax = 1 ]; then
@@ -223,6 +244,7 @@ else
 fi
 step bench_gemm 150 "$(find_bin gpu_gemm)"
 [ $have_jax = 1 ] && step bench_gemm_xla 90 bash -c bench_gemm_xla
+[ $have_jax = 1 ] && step bench_conv 150 bash -c bench_conv
 step tune 120 bash -c tune_all
 step bench 90 "$(find_bin gpu_loop_reduction)"
 [ $have_jax = 1 ] && step bench_xla 60 bash -c bench_xla

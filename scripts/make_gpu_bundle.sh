@@ -50,7 +50,8 @@ done | sort -u | while read -r name path; do
 done
 
 cp "$root/scripts/gpu_check.sh" "$bundle/gpu_check.sh"
-cp "$root/bench/gpu_loop_reduction_jax.py" "$root/bench/gpu_gemm_jax.py" "$bundle/"
+cp "$root/bench/gpu_loop_reduction_jax.py" "$root/bench/gpu_gemm_jax.py" "$root/bench/conv_jax.py" \
+  "$bundle/"
 cp -r "$root/examples" "$bundle/examples"
 cp -r "$root/tests/data" "$root/tests/golden" "$root/tests/xla_compat" "$bundle/tests/"
 mkdir -p "$bundle/tests/numpy"
