@@ -14,6 +14,11 @@
 #   make clean   remove the build trees
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# Tests that need NVRTC skip on a machine without the CUDA toolkit; where
+# /usr/local/cuda holds NVRTC (and $XTUNE_NVRTC names no other library),
+# they must run: a broken toolkit fails them instead of skipping them.
+XTUNE_REQUIRE_NVRTC ?= $(if $(XTUNE_NVRTC),0,$(if $(wildcard /usr/local/cuda/lib64/libnvrtc.so*),1,0))
+export XTUNE_REQUIRE_NVRTC
 empty :=
 space := $(empty) $(empty)
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/strings/str_replace.h"
+#include "codegen/cuda/nvrtc_or_skip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/npy.h"
@@ -393,6 +394,7 @@ ENTRY main {
 // at compile time and runs with --verify; bad targets are exit 1 and leave
 // the cache file as it was.
 TEST_F(CliTest, CudaBackendsWithoutAGpu) {
+  XTUNE_NVRTC_OR_SKIP();
   std::string module = std::string(XTUNE_SOURCE_DIR) + "/examples/layer_norm.hlo";
   std::string kernels = dir_ + "/kernels";
   Result compiled = RunXtune("compile " + module +
@@ -441,6 +443,7 @@ TEST_F(CliTest, CudaBackendsWithoutAGpu) {
 // kernels do (half_types.hlo shares an f16 value between two fusions: the
 // unfused reference kept it in f32 and disagreed by one bf16 ulp).
 TEST_F(CliTest, CudaGemmFusionsAndExcessPrecisionVerify) {
+  XTUNE_NVRTC_OR_SKIP();
   std::string mlp = std::string(XTUNE_SOURCE_DIR) + "/examples/mlp_bf16.hlo";
   std::string kernels = dir_ + "/gemm_kernels";
   Result compiled = RunXtune("compile " + mlp +
@@ -469,6 +472,7 @@ TEST_F(CliTest, CudaGemmFusionsAndExcessPrecisionVerify) {
 // 4-warp kernel is compiled for sm_80; the same module under the emulator
 // matches the evaluator.
 TEST_F(CliTest, XlasTritonCacheEntryRunsAsItIs) {
+  XTUNE_NVRTC_OR_SKIP();
   std::string module = std::string(XTUNE_SOURCE_DIR) + "/tests/data/xla_triton_entry.hlo";
   std::string cache = std::string(XTUNE_SOURCE_DIR) + "/tests/data/test_autotune_cache.textproto";
   std::string kernels = dir_ + "/xla_entry_kernels";
@@ -500,6 +504,7 @@ TEST_F(CliTest, XlasTritonCacheEntryRunsAsItIs) {
 // (require-complete passes), run in the emulator, and dumped back
 // unchanged.
 TEST_F(CliTest, XlasCublasDefaultAlgorithmEntryRunsAsItIs) {
+  XTUNE_NVRTC_OR_SKIP();
   std::string module = std::string(XTUNE_SOURCE_DIR) + "/tests/data/xla_triton_entry.hlo";
   absl::StatusOr<std::string> xla = ReadFile(
       std::string(XTUNE_SOURCE_DIR) + "/tests/data/test_autotune_cache.textproto");
@@ -546,6 +551,7 @@ TEST_F(CliTest, XlasCublasDefaultAlgorithmEntryRunsAsItIs) {
 // (require-complete passes deviceless); a dump writes every entry back as
 // it was loaded; the tools say what each one means.
 TEST_F(CliTest, XlasNewerAutotunerEntriesRunAsTheyAre) {
+  XTUNE_NVRTC_OR_SKIP();
   // Not in tests/data: the module's shapes are a real model's (GiBs), for
   // deviceless compiles only.
   const std::string data = std::string(XTUNE_SOURCE_DIR) + "/tests/xla_compat/";
@@ -573,7 +579,9 @@ TEST_F(CliTest, XlasNewerAutotunerEntriesRunAsTheyAre) {
     EXPECT_THAT(*back, HasSubstr("L2 cache: 50 MB, DNN version: 9.10.0\""));
     EXPECT_THAT(*back, HasSubstr("name: \"CUBLASLT_FISSION\""));
     EXPECT_THAT(*back, HasSubstr("value: \"\\010\\377"));
-    if (text == versioned) EXPECT_THAT(*back, HasSubstr("version: 23"));
+    if (text == versioned) {
+      EXPECT_THAT(*back, HasSubstr("version: 23"));
+    }
     Result diff = RunXtune("cache diff " + cache + " " + dumped);
     EXPECT_THAT(diff.output, HasSubstr("0 added, 0 removed, 0 changed config"))
         << diff.output;
@@ -591,6 +599,7 @@ TEST_F(CliTest, XlasNewerAutotunerEntriesRunAsTheyAre) {
 // that call (as XLA's optimized dump does) finds it, a require-complete
 // deviceless compile passes, and the dump writes it back unchanged.
 TEST_F(CliTest, XlasCublasCustomCallEntryIsUsedAsItIs) {
+  XTUNE_NVRTC_OR_SKIP();
   const std::string data = std::string(XTUNE_SOURCE_DIR) + "/tests/xla_compat/";
   const std::string module = data + "xla_cublas_gemm_entry.hlo";
   const std::string cache = data + "xla_gpu_compiler_test_autotune_db.textproto";
@@ -630,6 +639,7 @@ TEST_F(CliTest, XlasCublasCustomCallEntryIsUsedAsItIs) {
 // config and verifies it. A cuDNN frontend engine (with knobs) belongs to
 // its cuDNN version and is not used.
 TEST_F(CliTest, XlasConvEntriesAreUsedAsTheyAre) {
+  XTUNE_NVRTC_OR_SKIP();
   const std::string data = std::string(XTUNE_SOURCE_DIR) + "/tests/xla_compat/";
   const std::string cache = data + "xla_conv_entries.textproto";
   const std::string load = " --xla_gpu_load_autotune_results_from=" + cache;

@@ -20,6 +20,7 @@
 #include "cache/redis_shards.h"
 #include "cache/redis_test_server.h"
 #include "cache/results_file.h"
+#include "codegen/cuda/nvrtc_or_skip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/cli_util.h"
@@ -196,6 +197,7 @@ TEST_F(FleetTest, BadRemoteFlagsAreUserErrors) {
 // deviceless compile uses it, prune says what it removes, and the cache
 // comes back into a file for hermetic tests.
 TEST_F(FleetTest, CacheToolsSpeakRedis) {
+  XTUNE_NVRTC_OR_SKIP();
   XTUNE_START_REDIS_OR_SKIP(server);
   const std::string url = server.url();
   const std::string xla = std::string(XTUNE_SOURCE_DIR) + "/tests/xla_compat/xla_conv_entries.textproto";

@@ -9,6 +9,8 @@
 #include "tools/cli_args.h"
 #include "tools/compile_pipeline.h"
 #include "tools/exit_codes.h"
+#include "tools/json_writer.h"
+#include "tools/tuning_json.h"
 #include "util/status_macros.h"
 
 namespace xtune {
@@ -37,6 +39,9 @@ flags:
                             CUDA: write each fusion's .cu, .ptx, .cubin and
                             a line of DIR/manifest.txt
   --config=FUSION:K=V,...   force parameters of one fusion (as xtune run)
+  --format=text|json        the table as text (default) or one JSON object
+                            (docs/json_output.md); the summary line stays on
+                            stderr
   --cache_report=FILE       write the fusions the autotune cache missed (name
                             and key) and the loaded entries no fusion used
   --fill_elided_constants
@@ -142,6 +147,7 @@ absl::Status Compile(const ParsedArgs& args) {
     return absl::InvalidArgumentError(
         "compile takes exactly one module file (see xtune compile --help)");
   }
+  XTUNE_RETURN_IF_ERROR(CheckFormat(args));
   XTUNE_ASSIGN_OR_RETURN(XlaFlags flags, ReadXlaFlags(args));
   ParseOptions parse_options;
   parse_options.fill_elided_constants =
@@ -156,6 +162,17 @@ absl::Status Compile(const ParsedArgs& args) {
   if (args.Has("cache_report")) {
     XTUNE_RETURN_IF_ERROR(
         WriteCacheReport(args.Get("cache_report", ""), compiled));
+  }
+  if (WantsJson(args)) {
+    JsonWriter out;
+    out.BeginObject();
+    out.Key("module").String(args.positional[0]);
+    out.Key("backend").String(backend->name());
+    out.Key("device").String(backend->DeviceDescription());
+    WriteTuningJson(compiled, out);
+    out.EndObject();
+    std::cout << out.text() << "\n";
+    return absl::OkStatus();
   }
   std::cout << absl::StrFormat("%-16s %-9s %-18s %-62s %10s %10s %8s %8s %s\n",
                                "fusion", "kind", "shape", "config", "time",
@@ -192,6 +209,7 @@ int CompileCommand(const std::vector<std::string>& argv) {
       ParseArgs(argv, {{"backend", true},
                        {"config", true, /*repeated=*/true},
                        {"cache_report", true},
+                       {"format", true},
                        {"fill_elided_constants", false},
                        {"help", false}});
   if (args.ok() && args->Has("help")) {

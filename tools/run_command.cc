@@ -21,6 +21,8 @@
 #include "tools/cli_args.h"
 #include "tools/compile_pipeline.h"
 #include "tools/exit_codes.h"
+#include "tools/json_writer.h"
+#include "tools/tuning_json.h"
 #include "util/file.h"
 #include "util/status_macros.h"
 
@@ -58,6 +60,9 @@ flags:
   --verify_exact      the same against HLO semantics (every f16/bf16 result
                       rounded, reductions in their element type in order),
                       to see what excess precision changes
+  --format=text|json  print as text (default) or one JSON object with the
+                      tuning, outputs, benchmark and verify results
+                      (docs/json_output.md); a mismatch still exits 3
   --benchmark=N       after compiling, time N executions (after one warm-up)
                       and print the median, min and max
   --config=FUSION:K=V,...
@@ -116,29 +121,58 @@ void Flatten(const Literal& lit, std::vector<const Literal*>* out) {
   }
 }
 
-std::string Summary(const Literal& lit) {
-  int64_t n = lit.element_count();
-  double lo = INFINITY, hi = -INFINITY, sum = 0;
-  int64_t nans = 0;
-  for (int64_t i = 0; i < n; ++i) {
+struct OutputStats {
+  int64_t elements = 0, nans = 0;
+  double min = INFINITY, max = -INFINITY, sum = 0;
+  int64_t counted() const { return elements - nans; }
+};
+
+OutputStats StatsOf(const Literal& lit) {
+  OutputStats s;
+  s.elements = lit.element_count();
+  for (int64_t i = 0; i < s.elements; ++i) {
     double v = lit.GetDouble(i);
     if (std::isnan(v)) {
-      ++nans;
+      ++s.nans;
       continue;
     }
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
-    sum += v;
+    s.min = std::min(s.min, v);
+    s.max = std::max(s.max, v);
+    s.sum += v;
   }
+  return s;
+}
+
+std::string Summary(const Literal& lit) {
+  const OutputStats s = StatsOf(lit);
   std::string out = lit.shape().ToString(/*print_layout=*/false);
-  if (n == 0) return out + " (empty)";
-  int64_t counted = n - nans;
-  if (counted > 0) {
-    absl::StrAppend(&out, absl::StrFormat(" min=%.6g max=%.6g mean=%.6g", lo,
-                                          hi, sum / counted));
+  if (s.elements == 0) return out + " (empty)";
+  if (s.counted() > 0) {
+    absl::StrAppend(&out, absl::StrFormat(" min=%.6g max=%.6g mean=%.6g", s.min, s.max,
+                                          s.sum / s.counted()));
   }
-  if (nans > 0) absl::StrAppend(&out, " nan=", nans);
+  if (s.nans > 0) absl::StrAppend(&out, " nan=", s.nans);
   return out;
+}
+
+void WriteOutputJson(const Literal& lit, int64_t index, const std::string& npy,
+                     JsonWriter& out) {
+  const OutputStats s = StatsOf(lit);
+  out.BeginObject();
+  out.Key("index").Int(index);
+  out.Key("shape").String(lit.shape().ToString(/*print_layout=*/false));
+  out.Key("elements").Int(s.elements);
+  out.Key("nan").Int(s.nans);
+  const bool any = s.counted() > 0;
+  out.Key("min").Double(any ? std::optional<double>(s.min) : std::nullopt);
+  out.Key("max").Double(any ? std::optional<double>(s.max) : std::nullopt);
+  out.Key("mean").Double(any ? std::optional<double>(s.sum / s.counted()) : std::nullopt);
+  if (npy.empty()) {
+    out.Key("npy").Null();
+  } else {
+    out.Key("npy").String(npy);
+  }
+  out.EndObject();
 }
 
 // Sets *verify_failed when --verify finds a mismatch.
@@ -153,6 +187,8 @@ absl::Status Run(const ParsedArgs& args, bool* verify_failed) {
         absl::StrCat("--seed must be a non-negative integer, got '",
                      args.Get("seed", ""), "'"));
   }
+  XTUNE_RETURN_IF_ERROR(CheckFormat(args));
+  const bool json = WantsJson(args);
   XTUNE_ASSIGN_OR_RETURN(XlaFlags xla_flags, ReadXlaFlags(args));
   XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend_impl,
                          BackendFromArgs(args, xla_flags));
@@ -210,6 +246,14 @@ absl::Status Run(const ParsedArgs& args, bool* verify_failed) {
     return compiled.executable->Run(inputs);
   };
   XTUNE_ASSIGN_OR_RETURN(Literal result, run_once());
+  JsonWriter out;
+  out.BeginObject();
+  out.Key("module").String(args.positional[0]);
+  out.Key("backend").String(backend);
+  out.Key("device").String(backend_impl->DeviceDescription());
+  WriteTuningJson(compiled, out);
+  out.Key("benchmark");
+  if (benchmark_runs == 0) out.Null();
   if (benchmark_runs > 0) {
     std::vector<double> ms;
     for (int64_t i = 0; i < benchmark_runs; ++i) {
@@ -220,22 +264,38 @@ absl::Status Run(const ParsedArgs& args, bool* verify_failed) {
                        .count());
     }
     std::sort(ms.begin(), ms.end());
-    std::cout << absl::StrFormat(
-        "benchmark: %d runs on %s, median %.3f ms (min %.3f, max %.3f)\n",
-        benchmark_runs, backend, ms[ms.size() / 2], ms.front(), ms.back());
+    out.BeginObject().Key("runs").Int(benchmark_runs);
+    out.Key("median_ms").Double(ms[ms.size() / 2]).Key("min_ms").Double(ms.front());
+    out.Key("max_ms").Double(ms.back()).EndObject();
+    if (!json) {
+      std::cout << absl::StrFormat(
+          "benchmark: %d runs on %s, median %.3f ms (min %.3f, max %.3f)\n",
+          benchmark_runs, backend, ms[ms.size() / 2], ms.front(), ms.back());
+    }
   }
   std::vector<const Literal*> outputs;
   Flatten(result, &outputs);
   std::string dir = args.Get("output_dir", "");
   if (!dir.empty()) XTUNE_RETURN_IF_ERROR(CreateDirectories(dir));
+  out.Key("outputs").BeginArray();
   for (size_t k = 0; k < outputs.size(); ++k) {
-    std::cout << "out_" << k << ": " << Summary(*outputs[k]) << "\n";
-    if (!dir.empty()) {
-      XTUNE_RETURN_IF_ERROR(
-          WriteNpy(absl::StrCat(dir, "/out_", k, ".npy"), *outputs[k]));
-    }
+    if (!json) std::cout << "out_" << k << ": " << Summary(*outputs[k]) << "\n";
+    const std::string npy = dir.empty() ? "" : absl::StrCat(dir, "/out_", k, ".npy");
+    if (!npy.empty()) XTUNE_RETURN_IF_ERROR(WriteNpy(npy, *outputs[k]));
+    WriteOutputJson(*outputs[k], static_cast<int64_t>(k), npy, out);
   }
-  if (args.Has("verify") || args.Has("verify_exact")) {
+  out.EndArray();
+  out.Key("verify");
+  // The JSON ends with the verify result, printed whatever it is.
+  auto finish = [&](absl::Status status) {
+    if (json) std::cout << out.text() << "\n";
+    return status;
+  };
+  if (!args.Has("verify") && !args.Has("verify_exact")) {
+    out.Null().EndObject();
+    return finish(absl::OkStatus());
+  }
+  {
     // Like with like: the reference allows the excess precision the
     // kernels were allowed (--xla_allow_excess_precision), on the fused
     // module, whose fusion outputs are stored and so rounded to their type
@@ -254,18 +314,24 @@ absl::Status Run(const ParsedArgs& args, bool* verify_failed) {
     const CompareOptions tolerance = VerifyTolerance(*module, eval_options.tf32_dots);
     const bool tf32 = tolerance.f32_tolerance == kTf32Tolerance;
     absl::Status match = CompareLiterals(expected, result, "output", tolerance);
+    out.BeginObject().Key("matches").Bool(match.ok());
+    out.Key("excess_precision").Bool(eval_options.excess_precision);
+    out.Key("tf32").Bool(tf32);
+    out.Key("message").String(match.message()).EndObject().EndObject();
     if (!match.ok()) {
       *verify_failed = true;
-      return absl::Status(
-          match.code(), absl::StrCat("verification failed: ", match.message()));
+      return finish(absl::Status(
+          match.code(), absl::StrCat("verification failed: ", match.message())));
     }
-    std::cout << "verify: every output matches the evaluator"
-              << (eval_options.excess_precision
-                      ? " (with excess precision, as the kernels)"
-                      : "")
-              << (tf32 ? " (TF32 dots: f32 within 1e-2)" : "") << "\n";
+    if (!json) {
+      std::cout << "verify: every output matches the evaluator"
+                << (eval_options.excess_precision
+                        ? " (with excess precision, as the kernels)"
+                        : "")
+                << (tf32 ? " (TF32 dots: f32 within 1e-2)" : "") << "\n";
+    }
   }
-  return absl::OkStatus();
+  return finish(absl::OkStatus());
 }
 
 }  // namespace
@@ -280,6 +346,7 @@ int RunCommand(const std::vector<std::string>& argv) {
                        {"input", true, /*repeated=*/true},
                        {"seed", true},
                        {"output_dir", true},
+                       {"format", true},
                        {"fill_elided_constants", false},
                        {"help", false}});
   if (args.ok() && args->Has("help")) {

@@ -55,9 +55,11 @@ absl::StatusOr<GpuDeviceInfo> ChooseDevice(const BackendOptions& options,
 
 absl::StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(
     const BackendOptions& options) {
+  // NVRTC first: without the toolkit, no target helps (the error says
+  // what to install).
+  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Nvrtc> nvrtc, Nvrtc::Load());
   std::shared_ptr<Driver> driver;
   XTUNE_ASSIGN_OR_RETURN(GpuDeviceInfo device, ChooseDevice(options, &driver));
-  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Nvrtc> nvrtc, Nvrtc::Load());
   if (!options.dump_kernels_to.empty()) {
     XTUNE_RETURN_IF_ERROR(CreateDirectories(options.dump_kernels_to));
   }

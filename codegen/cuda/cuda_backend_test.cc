@@ -11,6 +11,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
+#include "codegen/cuda/nvrtc_or_skip.h"
 #include "fusion/fusion_pass.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -121,6 +122,7 @@ void ExpectWithinLimits(const CudaBackend& b, const Instruction& fusion,
 }
 
 TEST(CudaBackendTest, EveryDefaultKernelCompilesForSm80AndSm90a) {
+  XTUNE_NVRTC_OR_SKIP();
   for (const char* target : {"a100", "h200"}) {
     std::unique_ptr<CudaBackend> b = Make(target);
     ASSERT_NE(b, nullptr);
@@ -149,6 +151,7 @@ TEST(CudaBackendTest, EveryDefaultKernelCompilesForSm80AndSm90a) {
 // which is no single gemm) and the generated direct convolution, for sm_80
 // and sm_90a.
 TEST(CudaBackendTest, CudnnCallKernelsCompileForSm80AndSm90a) {
+  XTUNE_NVRTC_OR_SKIP();
   for (const char* target : {"a100", "h200"}) {
     std::unique_ptr<CudaBackend> b = Make(target);
     ASSERT_NE(b, nullptr);
@@ -186,6 +189,7 @@ TEST(CudaBackendTest, CudnnCallKernelsCompileForSm80AndSm90a) {
 // for sm_90a: the emulator runs the same source through the host compiler,
 // which accepts what NVRTC refuses.
 TEST(CudaBackendTest, EveryNumpyCaseDefaultKernelCompilesForSm90a) {
+  XTUNE_NVRTC_OR_SKIP();
   std::unique_ptr<CudaBackend> b = Make("h200");
   ASSERT_NE(b, nullptr);
   std::vector<std::string> cases;
@@ -208,6 +212,7 @@ TEST(CudaBackendTest, EveryNumpyCaseDefaultKernelCompilesForSm90a) {
 // The in-place dynamic-update-slice kernel (fusion/in_place.h), every
 // candidate, compiles for both targets within their limits.
 TEST(CudaBackendTest, InPlaceDynamicUpdateSliceCompilesForSm80AndSm90a) {
+  XTUNE_NVRTC_OR_SKIP();
   absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(R"hlo(HloModule m
 ENTRY e {
   x = f32[5,7,33]{1,2,0} parameter(0)
@@ -241,6 +246,7 @@ ENTRY e {
 // recorded). With XTUNE_NVRTC_EVERY_GEMM_MODULE=1, also every other module
 // with a dot in examples/ and tests/ (minutes with an empty cubin cache).
 TEST(CudaBackendTest, EveryCandidateOfTheLayerNormAndColumnSums) {
+  XTUNE_NVRTC_OR_SKIP();
   std::vector<std::string> modules = {
       "examples/layer_norm.hlo", "tests/golden/column_reduce.hlo",
       "examples/mlp_bf16.hlo",   "examples/mlp.hlo",
@@ -271,6 +277,7 @@ TEST(CudaBackendTest, EveryCandidateOfTheLayerNormAndColumnSums) {
 }
 
 TEST(CudaBackendTest, DumpsSourcePtxCubinAndManifest) {
+  XTUNE_NVRTC_OR_SKIP();
   std::string dir = xtune::testing::TestTempDir("xtune_dump_test");
   std::unique_ptr<CudaBackend> b = Make("h200", dir);
   ASSERT_NE(b, nullptr);
@@ -309,6 +316,7 @@ TEST(CudaBackendTest, DumpsSourcePtxCubinAndManifest) {
 // cubins (the library candidate's pack and epilogue kernels); the configs
 // are XLA's TritonGemmKey and GemmKey.
 TEST(CudaBackendTest, GemmsCompileTheirPackAndEpilogueKernelsAndNoDriverIsUnavailable) {
+  XTUNE_NVRTC_OR_SKIP();
   std::string dir = ::testing::TempDir() + "/cuda_gemm_dump";
   std::filesystem::remove_all(dir);
   std::unique_ptr<CudaBackend> b = Make("h100", dir);
@@ -374,6 +382,7 @@ TEST(CudaBackendTest, GemmsCompileTheirPackAndEpilogueKernelsAndNoDriverIsUnavai
 // cuBLAS at the library's default (XLA's picker numbers its algorithms as
 // cublasGemmAlgo_t, which name nothing in cuBLASLt's list).
 TEST(CudaBackendTest, LibraryCallsRunAsCuBlasLtOnly) {
+  XTUNE_NVRTC_OR_SKIP();
   std::unique_ptr<CudaBackend> b = Make("h100");
   ASSERT_NE(b, nullptr);
   std::unique_ptr<Module> m = Fused("tests/numpy/cases/cublas_calls.hlo");
@@ -410,6 +419,7 @@ TEST(CudaBackendTest, LibraryCallsRunAsCuBlasLtOnly) {
 // hit with the same bytes and resources; an entry whose bytes changed is a
 // miss and is compiled again.
 TEST(CudaBackendTest, CubinsAreCachedByContentAndCheckedOnRead) {
+  XTUNE_NVRTC_OR_SKIP();
   std::string root = xtune::testing::TestTempDir("cubin_cache_test");
   const char* old = getenv("XTUNE_CACHE_DIR");
   std::string saved = old ? old : "";
@@ -462,6 +472,7 @@ TEST(CudaBackendTest, CubinsAreCachedByContentAndCheckedOnRead) {
 // A100. `make golden` rewrites it (XTUNE_REGENERATE_GOLDEN=1); review the
 // diff.
 TEST(CudaGoldenTest, TritonGemmSourceOfXlasCacheEntry) {
+  XTUNE_NVRTC_OR_SKIP();
   std::unique_ptr<CudaBackend> b = Make("a100");
   ASSERT_NE(b, nullptr);
   std::unique_ptr<Module> m = Fused("tests/data/xla_triton_entry.hlo");

@@ -100,8 +100,11 @@ absl::StatusOr<std::unique_ptr<Nvrtc>> Nvrtc::Load() {
   }
   if (n->handle_ == nullptr) {
     return absl::UnavailableError(absl::StrCat(
-        "NVRTC not found (tried ", absl::StrJoin(tried, ", "), "; last: ",
-        last_error, ")"));
+        "NVRTC not found (tried ", absl::StrJoin(tried, ", "), "; last: ", last_error,
+        "): install the CUDA 13 toolkit's NVRTC in /usr/local/cuda (NVIDIA's "
+        "cuda-nvrtc-13-0 package or the nvidia-cuda-nvrtc wheel's lib/) or name the "
+        "library with $XTUNE_NVRTC; the cpu, cuda_emulator and interpreter backends need "
+        "no CUDA"));
   }
   n->api_ = std::make_unique<Api>();
   Api& a = *n->api_;

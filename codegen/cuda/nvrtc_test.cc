@@ -1,5 +1,6 @@
 #include "codegen/cuda/nvrtc.h"
 
+#include "codegen/cuda/nvrtc_or_skip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "util/status_matchers.h"
@@ -52,8 +53,9 @@ extern "C" __global__ void k(float* x, int n) {
 
 // Compiles without a GPU wherever the toolkit's NVRTC is; skips otherwise.
 TEST(NvrtcTest, CompilesForAmpereAndHopperWithoutAGpu) {
+  XTUNE_NVRTC_OR_SKIP();
   absl::StatusOr<std::unique_ptr<Nvrtc>> nvrtc = Nvrtc::Load();
-  if (!nvrtc.ok()) GTEST_SKIP() << nvrtc.status();
+  ASSERT_THAT(nvrtc, IsOk());
   EXPECT_GE((*nvrtc)->major(), 12);
   for (const char* arch : {"sm_80", "sm_90a"}) {
     ASSERT_OK_AND_ASSIGN(NvrtcOutput out, (*nvrtc)->Compile(kKernel, "k.cu", arch));
@@ -70,8 +72,9 @@ TEST(NvrtcTest, CompilesForAmpereAndHopperWithoutAGpu) {
 }
 
 TEST(NvrtcTest, ASyntaxErrorNamesTheLine) {
+  XTUNE_NVRTC_OR_SKIP();
   absl::StatusOr<std::unique_ptr<Nvrtc>> nvrtc = Nvrtc::Load();
-  if (!nvrtc.ok()) GTEST_SKIP() << nvrtc.status();
+  ASSERT_THAT(nvrtc, IsOk());
   EXPECT_THAT((*nvrtc)->Compile("extern \"C\" __global__ void k() {\n  int x = ;\n}\n",
                                 "bad.cu", "sm_90a"),
               StatusIs(absl::StatusCode::kInvalidArgument,

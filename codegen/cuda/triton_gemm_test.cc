@@ -8,6 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "codegen/cuda/cuda_backend.h"
+#include "codegen/cuda/nvrtc_or_skip.h"
 #include "fusion/fusion_pass.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -90,6 +91,7 @@ void ExpectCompiles(const Generated& g, const KernelConfig& config, int64_t shar
 }
 
 TEST(TritonGemmTest, Bf16ParametersUseACpAsyncPipelineAndLdmatrix) {
+  XTUNE_NVRTC_OR_SKIP();
   // A is K-major, B N-major: ldmatrix x4 for A, x2.trans for B.
   KernelConfig c = Triton(64, 64, 32, 1, 3, 4);
   Generated g = Generate(Dot("bf16[128,256]", "bf16[256,96]", "bf16[128,96]"), c);
@@ -106,6 +108,7 @@ TEST(TritonGemmTest, Bf16ParametersUseACpAsyncPipelineAndLdmatrix) {
 }
 
 TEST(TritonGemmTest, Fp8OperandsUseFp8TensorCoresFromSm89) {
+  XTUNE_NVRTC_OR_SKIP();
   // e4m3 x e5m2 parameters, both K-major: byte tiles by cp.async, ldmatrix
   // without .trans, mma m16n8k32; the scales multiply the accumulators.
   const std::string module = R"(HloModule m
@@ -159,6 +162,7 @@ TEST(TritonGemmTest, PipelineDepthIsCappedByStaticSharedMemory) {
 }
 
 TEST(TritonGemmTest, OddSizesGoThroughRegisters) {
+  XTUNE_NVRTC_OR_SKIP();
   // K and N not multiples of 8: K-major register tiles stored swizzled,
   // ldmatrix without .trans.
   KernelConfig c = Triton(32, 32, 32, 1, 2, 4);
@@ -173,6 +177,7 @@ TEST(TritonGemmTest, OddSizesGoThroughRegisters) {
 }
 
 TEST(TritonGemmTest, AConvertedOperandLoadsThroughRegistersBesideACpAsyncOne) {
+  XTUNE_NVRTC_OR_SKIP();
   // f16 x convert(s8): A by cp.async into 2 buffers, B through registers
   // (converted in the loader) into one.
   KernelConfig c = Triton(32, 32, 32, 1, 2, 4);
@@ -193,6 +198,7 @@ ENTRY e {
 }
 
 TEST(TritonGemmTest, F32DotsUseTf32UnlessTheyAskForF32) {
+  XTUNE_NVRTC_OR_SKIP();
   KernelConfig c = Triton(64, 64, 32, 1, 1, 4);
   Generated tf32 = Generate(Dot("f32[128,128]", "f32[128,128]", "f32[128,128]"), c);
   EXPECT_THAT(tf32.gemm.main.body, HasSubstr("XT_MMA_M16N8K8_TF32"));

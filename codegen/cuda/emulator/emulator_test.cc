@@ -12,6 +12,7 @@
 #include "codegen/cuda/emulator/emulator_backend.h"
 #include "codegen/cuda/gpu_device_info.h"
 #include "codegen/cuda/nvrtc.h"
+#include "codegen/cuda/nvrtc_or_skip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "util/float_formats.h"
@@ -337,6 +338,7 @@ TEST_F(EmulatorTest, TensorCoreVocabularyMatchesMatrixProducts) {
 }
 
 TEST(VocabularyTest, NvrtcCompilesTheTensorCoreKernelForSm80AndSm90a) {
+  XTUNE_NVRTC_OR_SKIP();
   absl::StatusOr<std::unique_ptr<Nvrtc>> nvrtc = Nvrtc::Load();
   ASSERT_THAT(nvrtc, IsOk());
   std::string source = GpuPrelude() + "#line 1 \"vocabulary.cu\"\n" + kVocabulary;
@@ -417,6 +419,7 @@ TEST_F(EmulatorTest, Fp8TensorCoreVocabularyMatchesTheMatrixProduct) {
 }
 
 TEST(VocabularyTest, NvrtcCompilesTheFp8TensorCoreKernelFromSm89Only) {
+  XTUNE_NVRTC_OR_SKIP();
   absl::StatusOr<std::unique_ptr<Nvrtc>> nvrtc = Nvrtc::Load();
   ASSERT_THAT(nvrtc, IsOk());
   std::string source = GpuPrelude() + "#line 1 \"fp8.cu\"\n" + kFp8Vocabulary;
