@@ -3,7 +3,8 @@
 # loads a checked-in autotune cache instead of tuning.
 #
 # Include it after add_subdirectory() of xtune (which defines the
-# xtune_compiler library), then:
+# xtune_compiler library), or get it from find_package(xtune CONFIG
+# REQUIRED) with an installed xtune (linking xtune::xtune), then:
 #
 #   xtune_add_test(NAME my_model_test
 #                  SRCS my_model_test.cc          # or TARGET an_existing_test
@@ -59,7 +60,15 @@ function(xtune_add_test)
   elseif(T_SRCS)
     set(exe ${T_NAME})
     add_executable(${exe} ${T_SRCS})
-    target_link_libraries(${exe} PRIVATE xtune_compiler ${T_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
+    # In xtune's own tree its static libraries; from an installed package
+    # (find_package(xtune)) the shared xtune::xtune.
+    if(TARGET xtune_compiler)
+      set(xtune_lib xtune_compiler)
+    else()
+      set(xtune_lib xtune::xtune)
+      find_package(GTest REQUIRED)
+    endif()
+    target_link_libraries(${exe} PRIVATE ${xtune_lib} ${T_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
   else()
     message(FATAL_ERROR "xtune_add_test(${T_NAME}): give SRCS or TARGET")
   endif()

@@ -1,5 +1,6 @@
 #include "util/worker_path.h"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -34,6 +35,17 @@ absl::StatusOr<std::string> FindWorkerProgram(const WorkerProgram& program) {
     candidates.push_back((dir / program.name).string());
     candidates.push_back(
         (dir.parent_path() / "libexec" / "xtune" / program.name).string());
+  }
+  // The library holding this code, when it is a shared one apart from the
+  // program (an installed libxtune.so used by another project's binary).
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&FindWorkerProgram), &info) != 0 &&
+      info.dli_fname != nullptr) {
+    std::filesystem::path lib = std::filesystem::absolute(info.dli_fname, ec);
+    if (!ec && lib != self) {
+      candidates.push_back(
+          (lib.parent_path().parent_path() / "libexec" / "xtune" / program.name).string());
+    }
   }
   for (const std::string& p : program.built_in) candidates.push_back(p);
   for (const std::string& c : candidates) {

@@ -23,6 +23,8 @@ struct WorkerProgram {
 //   $env_var (when set: only it, an error when it is not there),
 //   <dir of this program>/name,
 //   <dir of this program>/../libexec/xtune/name  (installed),
+//   <dir of the shared library holding this code>/../libexec/xtune/name
+//     (an installed libxtune.so linked into another program),
 //   the built-in paths, in order.
 // Unavailable listing the places looked at.
 absl::StatusOr<std::string> FindWorkerProgram(const WorkerProgram& program);
