@@ -143,6 +143,21 @@ Program::Program(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Program::~Program() = default;
 const CompileStats& Program::stats() const { return impl_->stats; }
 
+std::vector<ParameterShape> Program::parameters() const {
+  std::vector<ParameterShape> out;
+  for (const Instruction* p : impl_->module->entry()->parameters()) {
+    ParameterShape s;
+    s.name = p->name();
+    s.tuple = p->shape().IsTuple();
+    if (!s.tuple) {
+      s.type = ElementTypeOf(p->shape().dtype());
+      s.dims = p->shape().dims();
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 absl::StatusOr<std::vector<Array>> Program::Run(
     const std::vector<Array>& args) {
   const Computation& entry = *impl_->module->entry();

@@ -10,7 +10,7 @@ packages=(
   libabsl-dev libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev
   clang libclang-rt-14-dev
-  python3 python3-numpy
+  python3 python3-numpy python3-dev pybind11-dev python3-pytest
   valgrind
   libhiredis-dev redis-server
 )

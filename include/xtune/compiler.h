@@ -104,10 +104,21 @@ struct CompileStats {
   std::string summary;  // the one-line summary the CLI prints
 };
 
+// An entry parameter: its name, element type and dimensions (tuple
+// parameters, which Run does not take, have tuple = true and no dims).
+struct ParameterShape {
+  std::string name;
+  ElementType type = ElementType::kF32;
+  std::vector<int64_t> dims;
+  bool tuple = false;
+};
+
 class Program {
  public:
   ~Program();
   const CompileStats& stats() const;
+  // The entry computation's parameters, in order: what Run takes.
+  std::vector<ParameterShape> parameters() const;
   // Runs on `args`, one per parameter of the entry computation. Returns one
   // typed Array per output (the elements of a tuple result, in order).
   // InvalidArgument for a wrong number of arguments, wrong dimensions or a

@@ -7,7 +7,9 @@
 #   3. tests/install/consumer, configured against the prefix only
 #      (find_package(xtune)), builds; its program compiles and runs a module
 #      through libxtune.so, and its xtune_add_test test loads the cache and
-#      tunes nothing.
+#      tunes nothing;
+#   4. the Python module imports from the prefix and runs the module from
+#      the cache.
 # usage: run.sh SOURCE_DIR BUILD_DIR WORK_DIR
 set -euo pipefail
 src=$1 build=$2 work=$3
@@ -33,4 +35,17 @@ cmake --build "$work/consumer" -j 2 > "$work/build.log"
 "$work/consumer/consumer" "$module" | tee "$work/consumer.log"
 grep -q "^verified$" "$work/consumer.log"
 ctest --test-dir "$work/consumer" --output-on-failure
+# The Python module from the prefix (when the build made one), in a fresh
+# interpreter that sees only the prefix.
+site=$(echo "$work"/moved/lib/python3*/site-packages)
+if [ -d "$site/xtune" ]; then
+  PYTHONPATH=$site /usr/bin/python3 -c "
+import sys, xtune
+assert xtune.__file__.startswith('$site'), xtune.__file__
+prog = xtune.compile('$module', xla_flags='--xla_gpu_load_autotune_results_from=$cache')
+assert prog.stats['tuned'] == 0, prog.stats
+assert prog.verify()
+print('python from the prefix:', prog.stats['summary'])
+"
+fi
 echo "PASS: installed into $prefix and used from an outside project"
