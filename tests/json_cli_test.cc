@@ -85,5 +85,50 @@ TEST_F(CliTest, JsonErrorsStayOnStderr) {
   EXPECT_EQ(missing.output, "");
 }
 
+TEST_F(CliTest, EveryCacheCommandWritesJson) {
+  const std::string cache = dir_ + "/c.textproto";
+  ASSERT_EQ(RunXtune("compile " + Example("mlp.hlo") + " --xla_gpu_autotune_level=2"
+                     " --xla_gpu_dump_autotune_results_to=" + cache).exit_code, 0);
+  const std::string xla = std::string(XTUNE_SOURCE_DIR) + "/tests/data/test_autotune_cache.textproto";
+  struct Case {
+    std::string args;
+    int exit_code;
+    std::string field, value;  // a top-level field and its text
+  } cases[] = {
+      {"stats " + cache, 0, "", ""},
+      {"show " + cache + " --limit=1", 0, "shown", "1"},
+      {"diff " + cache + " " + cache, 0, "differ", "false"},
+      {"diff " + cache + " " + xla, 1, "differ", "true"},
+      {"explain " + Example("mlp.hlo") + " --cache=" + cache, 0, "module", Example("mlp.hlo")},
+      {"convert " + cache + " " + dir_ + "/c.pb", 0, "entries", "2"},
+      {"merge " + cache + " " + xla + " --out=" + dir_ + "/m.textproto", 0, "entries", "3"},
+      {"prune " + dir_ + "/m.textproto --out=" + dir_ + "/p.textproto --module=" +
+           Example("mlp.hlo"), 0, "kept", "2"},
+  };
+  for (const Case& c : cases) {
+    Result r = Stdout("cache " + c.args + " --format=json");
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.args << "\n" << r.output;
+    absl::StatusOr<JsonValue> json = ParseJson(r.output);
+    ASSERT_THAT(json, IsOk()) << c.args << "\n" << r.output;
+    if (c.field.empty()) {
+      const JsonValue* files = json->Find("files");
+      ASSERT_NE(files, nullptr);
+      ASSERT_EQ(files->items.size(), 1u);
+      EXPECT_EQ(files->items[0].Find("entries")->text, "2");
+      continue;
+    }
+    const JsonValue* v = json->Find(c.field);
+    ASSERT_NE(v, nullptr) << c.args << ": no " << c.field << " in " << r.output;
+    EXPECT_EQ(v->text, c.value) << c.args;
+  }
+  Result explain = Stdout("cache explain " + Example("mlp.hlo") + " --cache=" + cache +
+                          " --format=json");
+  absl::StatusOr<JsonValue> json = ParseJson(explain.output);
+  ASSERT_THAT(json, IsOk());
+  for (const JsonValue& f : json->Find("fusions")->items) {
+    EXPECT_EQ(f.Find("hit")->text, "true") << explain.output;
+  }
+}
+
 }  // namespace
 }  // namespace xtune

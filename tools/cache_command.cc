@@ -22,6 +22,7 @@
 #include "ir/library_call.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
+#include "tools/cache_io.h"
 #include "tools/cli_args.h"
 #include "tools/exit_codes.h"
 #include "util/status_macros.h"
@@ -82,144 +83,34 @@ saying what would be removed) unless given --allow_empty.
 
 flags:
   --allow_empty                 write OUT even when it has no entries
+  --format=text|json            the report as text (default) or one JSON
+                                object (docs/json_output.md)
   --help                        this text
 )";
 
 namespace {
 
-// This machine's device string for --backend (default cpu), exactly as the
-// backend puts it in cache keys (for the CPU without a compiler: these
-// commands only read files).
-bool HasTargetFlag(const ParsedArgs& args) {
-  for (const ParsedArgs::XlaFlag& f : args.xla) {
-    if (f.name == "xtune_gpu_target" ||
-        f.name == "xla_gpu_target_config_filename") {
-      return true;
-    }
-  }
-  return false;
-}
-
-absl::StatusOr<std::string> ThisDevice(const ParsedArgs& args) {
-  const std::string backend = args.Get("backend", "cpu");
-  if (HasTargetFlag(args) && backend != "cuda" && backend != "cuda_emulator") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--xtune_gpu_target and --xla_gpu_target_config_filename name the GPU "
-        "of --backend=cuda or cuda_emulator, not of --backend=", backend));
-  }
-  BackendOptions options;
-  for (const ParsedArgs::XlaFlag& f : args.xla) {
-    if (f.name == "xtune_gpu_target") options.gpu_target = f.value;
-    if (f.name == "xla_gpu_target_config_filename") {
-      options.gpu_target_config_file = f.value;
-    }
-  }
-  if (!options.gpu_target.empty() && !options.gpu_target_config_file.empty()) {
-    return absl::InvalidArgumentError(
-        "give --xtune_gpu_target or --xla_gpu_target_config_filename, not "
-        "both");
-  }
-  return BackendDevice(backend, options);
-}
-
-// The remote cache at `url`, for the tools (a longer timeout than a
-// compile's: a tool waits for the answer).
-absl::StatusOr<std::unique_ptr<RedisAutotuneCache>> OpenRemote(const std::string& url) {
-  RedisStoreOptions o;
-  XTUNE_ASSIGN_OR_RETURN(o.address, ParseRedisUrl(url));
-  o.timeout = absl::Seconds(10);
-  return std::make_unique<RedisAutotuneCache>(std::move(o));
-}
-
-// A results file, a per-fusion directory (its keyed files), or a remote
-// cache (redis://, unix://: every entry it holds).
-absl::StatusOr<xla::AutotuneResults> ReadCache(const std::string& path) {
-  if (IsRemoteCacheUrl(path)) {
-    XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<RedisAutotuneCache> remote, OpenRemote(path));
-    int64_t damaged = 0;
-    absl::StatusOr<xla::AutotuneResults> r = remote->ReadAll(&damaged);
-    if (!r.ok()) {
-      return absl::Status(r.status().code(),
-                          absl::StrCat("cannot read the remote cache: ", r.status().message()));
-    }
-    if (damaged > 0) {
-      std::cerr << "xtune cache: " << path << ": skipped " << damaged
-                << " values that are not autotune results entries\n";
-    }
-    return r;
-  }
-  std::error_code ec;
-  if (!std::filesystem::is_directory(path, ec)) return ReadAutotuneResults(path);
-  int64_t without_key = 0;
-  XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r,
-                         ReadDirectoryCache(path, &without_key));
-  if (without_key > 0) {
-    std::cerr << "xtune cache: " << path << ": skipped " << without_key
-              << " files without a key (written by XLA, which stores only "
-                 "the key's hash in the file name)\n";
-  }
-  return r;
-}
-
-// Writes `results` to OUT: a file (replaced), or a remote cache, where the
-// entries are added (replacing those of the same keys) and nothing else
-// is removed. Returns how the result was written, for the report.
-absl::StatusOr<std::string> WriteCache(const std::string& out,
-                                       const xla::AutotuneResults& results) {
-  if (!IsRemoteCacheUrl(out)) {
-    XTUNE_RETURN_IF_ERROR(WriteAutotuneResults(out, results));
-    return std::string(IsTextProtoPath(out) ? " (text)" : " (binary)");
-  }
-  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<RedisAutotuneCache> remote, OpenRemote(out));
-  absl::Status s = remote->WriteAll(results, kCodegenVersion);
-  if (!s.ok()) {
-    return absl::Status(s.code(),
-                        absl::StrCat("cannot write the remote cache: ", s.message()));
-  }
-  return std::string(" (added to the remote cache; its other entries are kept)");
-}
-
-// Refuses to write a file with no entries unless --allow_empty: an empty
-// result is almost always a filter that matched nothing.
-absl::Status CheckNotEmpty(const ParsedArgs& args,
-                           const xla::AutotuneResults& out,
-                           const std::string& out_path,
-                           const xla::AutotuneResults& removed) {
-  if (out.results_size() > 0 || args.Has("allow_empty")) return absl::OkStatus();
-  std::string message =
-      absl::StrCat("refusing to write '", out_path, "' with no entries");
-  if (removed.results_size() > 0) {
-    absl::StrAppend(&message, "; it would remove all ", removed.results_size(),
-                    " (by device and version):\n",
-                    CountByDeviceAndVersion(removed),
-                    "(--device matches any part of the device string, as in "
-                    "`xtune cache show --device`; ");
-  } else {
-    absl::StrAppend(&message, " (");
-  }
-  absl::StrAppend(&message, "pass --allow_empty to write it anyway)");
-  return absl::FailedPreconditionError(message);
-}
-
-// Whether `out` names the same file as `in` (an in-place rewrite).
-bool SameFile(const std::string& in, const std::string& out) {
-  std::error_code ec;
-  return std::filesystem::exists(out, ec) &&
-         std::filesystem::equivalent(in, out, ec);
-}
-
-std::string Seconds(const xla::AutotuneResult& r) {
-  std::optional<double> s = RunTimeSeconds(r);
-  return s ? absl::StrFormat("%.1f us", *s * 1e6) : "-";
-}
-
-absl::Status Stats(const ParsedArgs& args, int*) {
+absl::Status Stats(const ParsedArgs& args, int*, CacheOutput& out) {
   if (args.positional.empty()) {
     return absl::InvalidArgumentError("cache stats takes one or more files");
   }
+  if (out.json) out.w.BeginObject().Key("files").BeginArray();
   for (const std::string& path : args.positional) {
     XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r, ReadCache(path));
     CacheStats s = ComputeStats(r);
+    if (out.json) {
+      JsonWriter& w = out.w;
+      w.BeginObject().Key("path").String(path).Key("entries").Int(s.entries);
+      w.Key("file_version").Int(r.version()).Key("failures").Int(s.failures);
+      w.Key("by_device").BeginObject();
+      for (const auto& [d, n] : s.by_device) w.Key(d).Int(n);
+      w.EndObject().Key("by_version").BeginObject();
+      for (const auto& [v, n] : s.by_version) w.Key(absl::StrCat(v)).Int(n);
+      w.EndObject().Key("by_key_type").BeginObject();
+      for (const auto& [t, n] : s.by_key_type) w.Key(t).Int(n);
+      w.EndObject().EndObject();
+      continue;
+    }
     std::cout << path << ": " << s.entries << " entries (file version "
               << r.version() << "), " << s.failures << " with a failure\n";
     std::cout << "  by device:\n";
@@ -237,10 +128,11 @@ absl::Status Stats(const ParsedArgs& args, int*) {
       std::cout << absl::StrFormat("    %8d  %s\n", n, t);
     }
   }
+  if (out.json) out.w.EndArray().EndObject();
   return absl::OkStatus();
 }
 
-absl::Status Show(const ParsedArgs& args, int*) {
+absl::Status Show(const ParsedArgs& args, int*, CacheOutput& out) {
   if (args.positional.size() != 1) {
     return absl::InvalidArgumentError("cache show takes one file");
   }
@@ -252,12 +144,30 @@ absl::Status Show(const ParsedArgs& args, int*) {
   }
   std::string device = args.Get("device", "");
   int64_t shown = 0, matching = 0;
+  if (out.json) out.w.BeginObject().Key("path").String(args.positional[0]).Key("entries").BeginArray();
   for (int i = 0; i < r.results_size(); ++i) {
     const auto& e = r.results(i);
     if (!DeviceMatches(e.device(), device)) continue;
     ++matching;
     if (limit >= 0 && shown >= limit) continue;
     ++shown;
+    if (out.json) {
+      JsonWriter& w = out.w;
+      std::optional<double> t = RunTimeSeconds(e.result());
+      w.BeginObject().Key("index").Int(i + 1).Key("device").String(e.device());
+      w.Key("version").Int(e.version()).Key("fusion").String(SummarizeFusionText(e.hlo()));
+      w.Key("config").String(ResultConfigText(e.result()));
+      w.Key("means").String(ResultMeaning(e.result()));
+      w.Key("time_us").Double(t ? std::optional<double>(*t * 1e6) : std::nullopt);
+      w.Key("failure");
+      if (e.result().has_failure()) {
+        w.String(e.result().failure().ShortDebugString());
+      } else {
+        w.Null();
+      }
+      w.EndObject();
+      continue;
+    }
     std::cout << "entry " << i + 1 << "\n"
               << "  device:  " << e.device() << "\n"
               << "  version: "
@@ -267,17 +177,21 @@ absl::Status Show(const ParsedArgs& args, int*) {
               << "  fusion:  " << SummarizeFusionText(e.hlo()) << "\n"
               << "  config:  " << ResultConfigText(e.result()) << "\n"
               << "  means:   " << ResultMeaning(e.result()) << "\n"
-              << "  time:    " << Seconds(e.result()) << "\n";
+              << "  time:    " << SecondsText(e.result()) << "\n";
     if (e.result().has_failure()) {
       std::cout << "  failure: " << e.result().failure().ShortDebugString()
                 << "\n";
     }
   }
+  if (out.json) {
+    out.w.EndArray().Key("shown").Int(shown).Key("matching").Int(matching).EndObject();
+    return absl::OkStatus();
+  }
   std::cout << shown << " of " << matching << " entries shown\n";
   return absl::OkStatus();
 }
 
-absl::Status Convert(const ParsedArgs& args, int*) {
+absl::Status Convert(const ParsedArgs& args, int*, CacheOutput& out) {
   if (args.positional.size() != 2) {
     return absl::InvalidArgumentError("cache convert takes IN and OUT");
   }
@@ -287,12 +201,17 @@ absl::Status Convert(const ParsedArgs& args, int*) {
   XTUNE_RETURN_IF_ERROR(
       CheckNotEmpty(args, r, args.positional[1], xla::AutotuneResults()));
   XTUNE_ASSIGN_OR_RETURN(std::string how, WriteCache(args.positional[1], r));
+  if (out.json) {
+    out.w.BeginObject().Key("out").String(args.positional[1]).Key("entries").Int(r.results_size());
+    out.w.Key("how").String(how).EndObject();
+    return absl::OkStatus();
+  }
   std::cout << "wrote " << r.results_size() << " entries to " << args.positional[1] << how
             << "\n";
   return absl::OkStatus();
 }
 
-absl::Status Merge(const ParsedArgs& args, int*) {
+absl::Status Merge(const ParsedArgs& args, int*, CacheOutput& out) {
   if (args.positional.empty() || !args.Has("out")) {
     return absl::InvalidArgumentError("cache merge takes IN... and --out=OUT");
   }
@@ -309,6 +228,15 @@ absl::Status Merge(const ParsedArgs& args, int*) {
   XTUNE_RETURN_IF_ERROR(
       CheckNotEmpty(args, merged, args.Get("out", ""), xla::AutotuneResults()));
   XTUNE_ASSIGN_OR_RETURN(std::string how, WriteCache(args.Get("out", ""), merged));
+  if (out.json) {
+    JsonWriter& w = out.w;
+    w.BeginObject().Key("out").String(args.Get("out", "")).Key("how").String(how);
+    w.Key("inputs").Int(static_cast<int64_t>(args.positional.size()));
+    w.Key("entries").Int(merged.results_size()).Key("identical").Int(stats.identical);
+    w.Key("same_config_retimed").Int(stats.same_config);
+    w.Key("conflicts_resolved").Int(stats.replaced + stats.kept).EndObject();
+    return absl::OkStatus();
+  }
   if (IsRemoteCacheUrl(args.Get("out", ""))) std::cout << "merge:" << how << "\n";
   std::cout << "merged " << args.positional.size() << " files into "
             << args.Get("out", "") << ": " << merged.results_size()
@@ -319,7 +247,7 @@ absl::Status Merge(const ParsedArgs& args, int*) {
   return absl::OkStatus();
 }
 
-absl::Status Diff(const ParsedArgs& args, int* exit_code) {
+absl::Status Diff(const ParsedArgs& args, int* exit_code, CacheOutput& out) {
   if (args.positional.size() != 2) {
     return absl::InvalidArgumentError("cache diff takes two files");
   }
@@ -332,6 +260,46 @@ absl::Status Diff(const ParsedArgs& args, int* exit_code) {
     return absl::StrCat(SummarizeFusionText(k.hlo), " | ", k.device,
                         " | version ", k.version);
   };
+  // As diff(1): 1 when the caches differ.
+  if (!d.added.empty() || !d.removed.empty() || !d.changed.empty() ||
+      !d.retimed.empty()) {
+    *exit_code = kExitUserError;
+  }
+  if (out.json) {
+    JsonWriter& w = out.w;
+    auto key = [&](const AutotuneKey& k) {
+      w.Key("fusion").String(SummarizeFusionText(k.hlo)).Key("device").String(k.device);
+      w.Key("version").Int(k.version);
+    };
+    auto micros = [](const xla::AutotuneResult& r) {
+      std::optional<double> t = RunTimeSeconds(r);
+      return t ? std::optional<double>(*t * 1e6) : std::nullopt;
+    };
+    w.BeginObject().Key("differ").Bool(*exit_code != kExitOk).Key("same").Int(d.same);
+    for (const auto* list : {&d.added, &d.removed}) {
+      w.Key(list == &d.added ? "added" : "removed").BeginArray();
+      for (const AutotuneKey& k : *list) {
+        w.BeginObject();
+        key(k);
+        w.EndObject();
+      }
+      w.EndArray();
+    }
+    for (const auto* list : {&d.changed, &d.retimed}) {
+      w.Key(list == &d.changed ? "changed" : "retimed").BeginArray();
+      for (const auto& c : *list) {
+        w.BeginObject();
+        key(c.key);
+        w.Key("config_before").String(ResultConfigText(c.before));
+        w.Key("config_after").String(ResultConfigText(c.after));
+        w.Key("time_before_us").Double(micros(c.before));
+        w.Key("time_after_us").Double(micros(c.after)).EndObject();
+      }
+      w.EndArray();
+    }
+    w.EndObject();
+    return absl::OkStatus();
+  }
   std::cout << absl::StrFormat(
       "%d added, %d removed, %d changed config, %d re-timed, %d same\n",
       d.added.size(), d.removed.size(), d.changed.size(), d.retimed.size(),
@@ -342,8 +310,8 @@ absl::Status Diff(const ParsedArgs& args, int* exit_code) {
     std::cout << "~ " << line(c.key)
               << "\n    config: " << ResultConfigText(c.before) << " -> "
               << ResultConfigText(c.after)
-              << "\n    time:   " << Seconds(c.before) << " -> "
-              << Seconds(c.after);
+              << "\n    time:   " << SecondsText(c.before) << " -> "
+              << SecondsText(c.after);
     std::optional<double> t0 = RunTimeSeconds(c.before),
                           t1 = RunTimeSeconds(c.after);
     if (t0 && t1 && *t0 > 0) {
@@ -352,164 +320,8 @@ absl::Status Diff(const ParsedArgs& args, int* exit_code) {
     std::cout << "\n";
   }
   for (const auto& c : d.retimed) {
-    std::cout << "t " << line(c.key) << "\n    time:   " << Seconds(c.before)
-              << " -> " << Seconds(c.after) << "\n";
-  }
-  // As diff(1): 1 when the caches differ.
-  if (!d.added.empty() || !d.removed.empty() || !d.changed.empty() ||
-      !d.retimed.empty()) {
-    *exit_code = kExitUserError;
-  }
-  return absl::OkStatus();
-}
-
-// The canonical texts of the fusions of `module_path`.
-absl::Status CollectFusionTexts(const std::string& module_path,
-                                std::set<std::string>* texts) {
-  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> module,
-                         ParseModuleFile(module_path));
-  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> fused, FuseModule(*module));
-  for (const Instruction* i : FusionsOf(*fused)) {
-    texts->insert(KeyTextOf(*i));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status Prune(const ParsedArgs& args, int*) {
-  if (args.positional.size() != 1 || !args.Has("out")) {
-    return absl::InvalidArgumentError("cache prune takes IN and --out=OUT");
-  }
-  XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r,
-                         ReadCache(args.positional[0]));
-  PruneOptions options;
-  if (args.Has("module")) {
-    options.keep_hlo.emplace();
-    for (const std::string& m : args.flags.at("module")) {
-      XTUNE_RETURN_IF_ERROR(CollectFusionTexts(m, &*options.keep_hlo));
-    }
-  }
-  if (args.Has("device") && args.Has("this_device")) {
-    return absl::InvalidArgumentError(
-        "give --device or --this_device, not both");
-  }
-  if (args.Has("device")) options.keep_device = args.Get("device", "");
-  if (args.Has("this_device")) {
-    XTUNE_ASSIGN_OR_RETURN(options.keep_device, ThisDevice(args));
-  } else if (HasTargetFlag(args)) {
-    return absl::InvalidArgumentError(
-        "a GPU target names this device only with --this_device");
-  }
-  if (args.Has("current_version")) options.keep_version = kCodegenVersion;
-  if (!options.keep_hlo && !options.keep_device && !options.keep_version) {
-    return absl::InvalidArgumentError(
-        "cache prune needs --module, --device, --this_device or "
-        "--current_version");
-  }
-  xla::AutotuneResults removed;
-  xla::AutotuneResults out = PruneCache(r, options, &removed);
-  const std::string out_path = args.Get("out", "");
-  XTUNE_RETURN_IF_ERROR(CheckNotEmpty(args, out, out_path, removed));
-  const bool remote_in_place = IsRemoteCacheUrl(out_path) && out_path == args.positional[0];
-  bool in_place = remote_in_place || SameFile(args.positional[0], out_path);
-  if (remote_in_place) {
-    // The server keeps what is kept: only the removed entries go.
-    XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<RedisAutotuneCache> remote, OpenRemote(out_path));
-    absl::Status s = remote->DeleteAll(removed, kCodegenVersion);
-    if (!s.ok()) {
-      return absl::Status(s.code(),
-                          absl::StrCat("cannot prune the remote cache: ", s.message()));
-    }
-  } else {
-    XTUNE_RETURN_IF_ERROR(WriteCache(out_path, out).status());
-  }
-  std::cout << "kept " << out.results_size() << " entries, removed "
-            << removed.results_size() << "; "
-            << (in_place ? "rewrote " : "wrote ") << out_path
-            << (in_place ? " in place" : "") << "\n";
-  if (removed.results_size() > 0) {
-    std::cout << "removed (by device and version):\n"
-              << CountByDeviceAndVersion(removed);
-  }
-  return absl::OkStatus();
-}
-
-absl::Status Explain(const ParsedArgs& args, int* exit_code) {
-  if (args.positional.size() != 1 || !args.Has("cache")) {
-    return absl::InvalidArgumentError(
-        "cache explain takes MODULE.hlo and --cache=FILE");
-  }
-  XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResults r,
-                         ReadCache(args.Get("cache", "")));
-  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> module,
-                         ParseModuleFile(args.positional[0]));
-  XTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Module> fused, FuseModule(*module));
-  std::string device = args.Get("device", "");
-  if (!device.empty() && HasTargetFlag(args)) {
-    return absl::InvalidArgumentError(
-        "give --device or a GPU target (--xtune_gpu_target, "
-        "--xla_gpu_target_config_filename), not both");
-  }
-  if (device.empty()) {
-    XTUNE_ASSIGN_OR_RETURN(device, ThisDevice(args));
-  }
-  std::string only = args.Get("fusion", "");
-  bool found = false;
-  for (const Instruction* i : FusionsOf(*fused)) {
-    if (!only.empty() && i->name() != only) continue;
-    found = true;
-    AutotuneKey key{device, KeyTextOf(*i), kCodegenVersion};
-    MissExplanation x = ExplainMiss(r, key, kCodegenVersion);
-    std::string form;
-    if (!x.hit) {
-      // XLA's form of the key leaves called computations out (a reducer);
-      // a library call's is older XLA's, its config unsorted.
-      if (std::optional<AutotuneKey> xla = XlaFormKeyOf(key, *i)) {
-        MissExplanation y = ExplainMiss(r, *xla, kCodegenVersion);
-        if (y.hit) {
-          x = y;
-          form = LibraryFusionOf(*i).has_value()
-                     ? " in older XLA's key form (the config unsorted)"
-                     : " in XLA's key form (without the called computations)";
-        }
-      }
-    }
-    std::cout << i->name() << " (" << SummarizeFusionText(key.hlo) << "): ";
-    if (x.hit) {
-      std::cout << "hit" << form << ": " << ResultConfigText(x.result)
-                << "\n  means: " << ResultMeaning(x.result) << "\n";
-      continue;
-    }
-    *exit_code = kExitUserError;  // a miss, as CI wants to know
-    if (x.cache_empty) {
-      std::cout << "miss (the cache is empty)\n";
-      continue;
-    }
-    std::vector<std::string> parts;
-    if (x.device_differs) parts.push_back("device");
-    if (x.version_differs) parts.push_back("version");
-    if (x.text_differs) parts.push_back("text");
-    std::cout << "miss; the nearest stored key differs in "
-              << absl::StrJoin(parts, ", ") << "\n";
-    if (x.device_differs) {
-      std::cout << "  device: stored '" << x.nearest.device << "'\n"
-                << "          wanted '" << device << "'\n";
-    }
-    if (x.version_differs) {
-      std::cout << "  version: stored " << x.nearest.version << ", wanted "
-                << kCodegenVersion << " (codegen changed since it was tuned)\n";
-    }
-    if (x.text_differs) {
-      std::cout << "  text (- stored, + this fusion):\n";
-      for (absl::string_view l :
-           absl::StrSplit(x.text_diff, '\n', absl::SkipEmpty())) {
-        std::cout << "    " << l << "\n";
-      }
-    }
-  }
-  if (!found) {
-    return absl::InvalidArgumentError(
-        only.empty() ? "the module has no fusions"
-                     : absl::StrCat("the module has no fusion '", only, "'"));
+    std::cout << "t " << line(c.key) << "\n    time:   " << SecondsText(c.before)
+              << " -> " << SecondsText(c.after) << "\n";
   }
   return absl::OkStatus();
 }
@@ -524,8 +336,8 @@ int CacheCommand(const std::vector<std::string>& argv) {
   }
   const std::string sub = argv[0];
   std::vector<std::string> rest(argv.begin() + 1, argv.end());
-  std::vector<FlagSpec> specs = {{"help", false}};
-  absl::Status (*fn)(const ParsedArgs&, int*) = nullptr;
+  std::vector<FlagSpec> specs = {{"help", false}, {"format", true}};
+  absl::Status (*fn)(const ParsedArgs&, int*, CacheOutput&) = nullptr;
   if (sub == "stats") {
     fn = Stats;
   } else if (sub == "show") {
@@ -543,7 +355,7 @@ int CacheCommand(const std::vector<std::string>& argv) {
   } else if (sub == "diff") {
     fn = Diff;
   } else if (sub == "prune") {
-    fn = Prune;
+    fn = CachePrune;
     specs.push_back({"out", true});
     specs.push_back({"module", true, /*repeated=*/true});
     specs.push_back({"device", true});
@@ -552,7 +364,7 @@ int CacheCommand(const std::vector<std::string>& argv) {
     specs.push_back({"current_version", false});
     specs.push_back({"allow_empty", false});
   } else if (sub == "explain") {
-    fn = Explain;
+    fn = CacheExplain;
     specs.push_back({"cache", true});
     specs.push_back({"fusion", true});
     specs.push_back({"device", true});
@@ -585,8 +397,14 @@ int CacheCommand(const std::vector<std::string>& argv) {
       }
     }
   }
+  if (args.ok()) {
+    if (absl::Status f = CheckFormat(*args); !f.ok()) args = f;
+  }
   int exit_code = kExitOk;
-  absl::Status status = args.ok() ? fn(*args, &exit_code) : args.status();
+  CacheOutput out;
+  out.json = args.ok() && WantsJson(*args);
+  absl::Status status = args.ok() ? fn(*args, &exit_code, out) : args.status();
+  if (status.ok() && out.json) std::cout << out.w.text() << "\n";
   if (!status.ok()) {
     std::cerr << "xtune cache " << sub << ": " << status.message() << "\n";
     return ExitCodeFor(status);
