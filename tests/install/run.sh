@@ -34,6 +34,10 @@ cmake -S "$src/tests/install/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="
 cmake --build "$work/consumer" -j 2 > "$work/build.log"
 "$work/consumer/consumer" "$module" | tee "$work/consumer.log"
 grep -q "^verified$" "$work/consumer.log"
+# A real model: a JAX training step as XLA dumped it (untuned, for time).
+XLA_FLAGS=--xla_gpu_autotune_level=0 "$work/consumer/consumer" \
+  "$src/tests/xla_compat/h200/before/mlp_train_step.hlo" | tee "$work/model.log"
+grep -q "^verified$" "$work/model.log"
 ctest --test-dir "$work/consumer" --output-on-failure
 # The Python module from the prefix (when the build made one), in a fresh
 # interpreter that sees only the prefix.
