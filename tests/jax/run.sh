@@ -17,18 +17,6 @@ WORKDIR=$2
 shift 2
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mkdir -p "$WORKDIR"
-PYTHON=${XTUNE_JAX_PYTHON:-}
-if [ -z "$PYTHON" ]; then
-  venv="$WORKDIR/venv"
-  PYTHON="$venv/bin/python"
-  if ! "$PYTHON" -c "import jax" 2>/dev/null; then
-    if ! python3 -m venv "$venv" >"$WORKDIR/venv.log" 2>&1 ||
-       ! "$venv/bin/pip" install --quiet jax numpy >>"$WORKDIR/venv.log" 2>&1; then
-      echo "SKIP: JAX could not be installed from PyPI (see $WORKDIR/venv.log):"
-      tail -3 "$WORKDIR/venv.log"
-      exit 77
-    fi
-  fi
-fi
+PYTHON=$("$HERE/jax_python.sh" "$WORKDIR") || exit $?
 export JAX_PLATFORMS=cpu
 exec "$PYTHON" "$HERE/check_models.py" "$XTUNE" "$WORKDIR" "$@"
