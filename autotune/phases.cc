@@ -603,6 +603,7 @@ absl::StatusOr<FusionTuning> ChooseAndRecord(
   int winner = SelectWinner(trial.timed, options.min_noise_band, &band);
   trial.log.noise_band = band;
   KernelConfig def = backend.DefaultConfig(f);
+  trial.log.default_config = def;
   FusionTuning decided;
   decided.fusion = &f;
   decided.candidates = static_cast<int>(n);
@@ -683,8 +684,7 @@ absl::StatusOr<xla::AutotuneResult> ResultFor(
     for (const CandidateLog& cl : log.candidates) {
       auto* c = p->add_timed();
       c->set_config(cl.config.ToString());
-      if (cl.median_seconds)
-        SetDurationSeconds(*cl.median_seconds, c->mutable_median());
+      if (cl.median_seconds) SetDurationSeconds(*cl.median_seconds, c->mutable_median());
       if (cl.failure != FailureKind::kNone) {
         c->set_failure(XlaFailureKindName(cl.failure));
         c->set_message(cl.message.substr(0, 300));

@@ -76,6 +76,12 @@ std::string TuningLogsToText(const std::vector<FusionLog>& logs) {
       absl::StrAppend(&out, "  selected: ", Quote(f.selected->ToString()), "\n");
     }
     absl::StrAppend(&out, "  noise_band: ", f.noise_band, "\n");
+    if (f.default_config.has_value()) {
+      absl::StrAppend(&out, "  default_config: ", Quote(f.default_config->ToString()), "\n");
+    }
+    if (!f.seeded_from.empty()) {
+      absl::StrAppend(&out, "  seeded_from: ", Quote(f.seeded_from), "\n");
+    }
     for (const FusionLog::InModule& m : f.in_module) {
       absl::StrAppend(&out, "  in_module { config: ", Quote(m.config.ToString()),
                       " run_time ", Duration(m.median_seconds), " }\n");

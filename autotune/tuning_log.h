@@ -65,9 +65,12 @@ struct FusionLog {
   // Device-match seeding stopped the search: the device whose entry held
   // the seed within the band.
   std::string seeded_from;
+  // The backend's default config for the fusion.
+  std::optional<KernelConfig> default_config;
 };
 
-// Textproto: one `logs { ... }` per tuned fusion (see docs).
+// Textproto: one `logs { ... }` per tuned fusion, in the schema of
+// cache/tuning_log.proto (xtune.logs.TuningLogs).
 std::string TuningLogsToText(const std::vector<FusionLog>& logs);
 
 }  // namespace xtune
