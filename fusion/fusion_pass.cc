@@ -9,6 +9,8 @@
 #include "fusion/flatten.h"
 #include "fusion/planner.h"
 #include "ir/clone.h"
+#include "ir/conv_call.h"
+#include "ir/library_call.h"
 
 namespace xtune {
 namespace {
@@ -166,6 +168,12 @@ FusionKind ClassifyFusion(const Instruction& fusion) {
   if (has_scatter) return FusionKind::kScatter;
   if (has_sort) return FusionKind::kSort;
   return has_reduce ? FusionKind::kReduction : FusionKind::kLoop;
+}
+
+bool IsConvolutionFusion(const Instruction& fusion) {
+  if (ClassifyFusion(fusion) == FusionKind::kConv) return true;
+  std::optional<LibraryFusion> call = LibraryFusionOf(fusion);
+  return call.has_value() && IsConvCallTarget(call->target);
 }
 
 namespace {

@@ -67,6 +67,12 @@ absl::string_view FusionKindName(FusionKind kind);  // "gemm", ...
 // fusions from XLA's dumps classify the same way as xtune's own.
 FusionKind ClassifyFusion(const Instruction& fusion);
 
+// Whether the backends compute `fusion` as a convolution, the implicit gemm
+// among its kernels: a conv fusion, or XLA's cuDNN convolution call kept
+// whole as a library fusion (fusion/library_call_expander.h), whatever its
+// depth or groups.
+bool IsConvolutionFusion(const Instruction& fusion);
+
 // The fusion instructions of a fused module: the entry's and, recursively,
 // those of its whiles' conditions and bodies and its conditionals'
 // branches (fused like the entry, once each), in a fixed order. Fusion

@@ -4,7 +4,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "fusion/fusion_pass.h"
 #include "ir/parser.h"
 #include "tools/cli_args.h"
 #include "tools/compile_pipeline.h"
@@ -177,27 +176,16 @@ absl::Status Compile(const ParsedArgs& args) {
   std::cout << absl::StrFormat("%-16s %-9s %-18s %-62s %10s %10s %8s %8s %s\n",
                                "fusion", "kind", "shape", "config", "time",
                                "default", "speedup", "tried", "source");
-  for (const FusionTuning& ft : compiled.tuning.fusions) {
-    const CompiledFusion* cf = nullptr;
-    for (const CompiledFusion& f : compiled.executable->fusions()) {
-      if (f.fusion == ft.fusion) cf = &f;
-    }
+  for (const FusionRow& r : FusionRows(compiled)) {
     std::string speedup = "-";
-    if (ft.chosen_seconds && ft.default_seconds && *ft.chosen_seconds > 0) {
-      speedup =
-          absl::StrFormat("%.2fx", *ft.default_seconds / *ft.chosen_seconds);
+    if (r.seconds && r.default_seconds && *r.seconds > 0) {
+      speedup = absl::StrFormat("%.2fx", *r.default_seconds / *r.seconds);
     }
-    std::string config = cf ? cf->config.ToString() : ft.config.ToString();
-    std::string source = ConfigSourceName(ft.source);
-    if (cf && cf->config != ft.config) source = "--config";
-    if (cf && !cf->fallback_reason.empty()) source += " (evaluator)";
     std::cout << absl::StrFormat(
-        "%-16s %-9s %-18s %-62s %10s %10s %8s %8s %s\n", ft.fusion->name(),
-        FusionKindName(ClassifyFusion(*ft.fusion)),
-        ft.fusion->shape().ToString(false), config, Micros(ft.chosen_seconds),
-        Micros(ft.default_seconds), speedup,
-        ft.candidates ? absl::StrCat(ft.candidates, "/", ft.failed) : "-",
-        source);
+        "%-16s %-9s %-18s %-62s %10s %10s %8s %8s %s\n", r.name, r.kind, r.shape, r.config,
+        Micros(r.seconds), Micros(r.default_seconds), speedup,
+        r.candidates ? absl::StrCat(r.candidates, "/", r.failed) : "-",
+        r.source + (r.on_evaluator ? " (evaluator)" : ""));
   }
   return absl::OkStatus();
 }

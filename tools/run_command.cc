@@ -251,7 +251,7 @@ absl::Status Run(const ParsedArgs& args, bool* verify_failed) {
   out.Key("module").String(args.positional[0]);
   out.Key("backend").String(backend);
   out.Key("device").String(backend_impl->DeviceDescription());
-  WriteTuningJson(compiled, out);
+  if (json) WriteTuningJson(compiled, out);  // text: no table, as before
   out.Key("benchmark");
   if (benchmark_runs == 0) out.Null();
   if (benchmark_runs > 0) {
@@ -279,10 +279,14 @@ absl::Status Run(const ParsedArgs& args, bool* verify_failed) {
   if (!dir.empty()) XTUNE_RETURN_IF_ERROR(CreateDirectories(dir));
   out.Key("outputs").BeginArray();
   for (size_t k = 0; k < outputs.size(); ++k) {
-    if (!json) std::cout << "out_" << k << ": " << Summary(*outputs[k]) << "\n";
     const std::string npy = dir.empty() ? "" : absl::StrCat(dir, "/out_", k, ".npy");
     if (!npy.empty()) XTUNE_RETURN_IF_ERROR(WriteNpy(npy, *outputs[k]));
-    WriteOutputJson(*outputs[k], static_cast<int64_t>(k), npy, out);
+    // One pass over each output: its summary line or its JSON.
+    if (json) {
+      WriteOutputJson(*outputs[k], static_cast<int64_t>(k), npy, out);
+    } else {
+      std::cout << "out_" << k << ": " << Summary(*outputs[k]) << "\n";
+    }
   }
   out.EndArray();
   out.Key("verify");

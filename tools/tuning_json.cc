@@ -4,6 +4,29 @@
 
 namespace xtune {
 
+std::vector<FusionRow> FusionRows(const CompiledModule& compiled) {
+  std::vector<FusionRow> rows;
+  for (const FusionTuning& ft : compiled.tuning.fusions) {
+    const CompiledFusion* cf = nullptr;
+    for (const CompiledFusion& f : compiled.executable->fusions()) {
+      if (f.fusion == ft.fusion) cf = &f;
+    }
+    FusionRow r;
+    r.name = ft.fusion->name();
+    r.kind = std::string(FusionKindName(ClassifyFusion(*ft.fusion)));
+    r.shape = ft.fusion->shape().ToString(false);
+    r.config = cf ? cf->config.ToString() : ft.config.ToString();
+    r.source = cf && cf->config != ft.config ? "--config" : ConfigSourceName(ft.source);
+    r.on_evaluator = cf != nullptr && !cf->fallback_reason.empty();
+    r.seconds = ft.chosen_seconds;
+    r.default_seconds = ft.default_seconds;
+    r.candidates = ft.candidates;
+    r.failed = ft.failed;
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
 void WriteTuningJson(const CompiledModule& compiled, JsonWriter& out) {
   const TuningStats& s = compiled.tuning.stats;
   out.Key("autotuning").BeginObject();
@@ -38,27 +61,16 @@ void WriteTuningJson(const CompiledModule& compiled, JsonWriter& out) {
   out.Key("summary").String(s.ToString());
   out.EndObject();
   out.Key("fusions").BeginArray();
-  for (const FusionTuning& ft : compiled.tuning.fusions) {
-    const CompiledFusion* cf = nullptr;
-    for (const CompiledFusion& f : compiled.executable->fusions()) {
-      if (f.fusion == ft.fusion) cf = &f;
-    }
-    std::string source = ConfigSourceName(ft.source);
-    if (cf && cf->config != ft.config) source = "--config";
+  auto micros = [](std::optional<double> s) {
+    return s ? std::optional<double>(*s * 1e6) : std::nullopt;
+  };
+  for (const FusionRow& r : FusionRows(compiled)) {
     out.BeginObject();
-    out.Key("name").String(ft.fusion->name());
-    out.Key("kind").String(FusionKindName(ClassifyFusion(*ft.fusion)));
-    out.Key("shape").String(ft.fusion->shape().ToString(false));
-    out.Key("config").String(cf ? cf->config.ToString() : ft.config.ToString());
-    out.Key("source").String(source);
-    out.Key("on_evaluator").Bool(cf != nullptr && !cf->fallback_reason.empty());
-    out.Key("time_us").Double(ft.chosen_seconds ? std::optional<double>(*ft.chosen_seconds * 1e6)
-                                                : std::nullopt);
-    out.Key("default_us").Double(ft.default_seconds
-                                     ? std::optional<double>(*ft.default_seconds * 1e6)
-                                     : std::nullopt);
-    out.Key("candidates").Int(ft.candidates);
-    out.Key("failed").Int(ft.failed);
+    out.Key("name").String(r.name).Key("kind").String(r.kind).Key("shape").String(r.shape);
+    out.Key("config").String(r.config).Key("source").String(r.source);
+    out.Key("on_evaluator").Bool(r.on_evaluator);
+    out.Key("time_us").Double(micros(r.seconds)).Key("default_us").Double(micros(r.default_seconds));
+    out.Key("candidates").Int(r.candidates).Key("failed").Int(r.failed);
     out.EndObject();
   }
   out.EndArray();

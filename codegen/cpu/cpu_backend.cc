@@ -11,8 +11,6 @@
 #include "codegen/cpu/prelude.h"
 #include "fusion/fusion_pass.h"
 #include "fusion/precision.h"
-#include "ir/conv_call.h"
-#include "ir/library_call.h"
 #include "util/sha256.h"
 #include "util/status_macros.h"
 
@@ -21,14 +19,6 @@ namespace {
 
 const Computation& Fused(const Instruction& fusion) {
   return *fusion.called_computations()[0];
-}
-
-// Conv fusions and XLA's cuDNN calls: their convolution also runs as an
-// implicit gemm.
-bool TakesConvAsGemm(const Instruction& fusion) {
-  if (ClassifyFusion(fusion) == FusionKind::kConv) return true;
-  std::optional<LibraryFusion> call = LibraryFusionOf(fusion);
-  return call.has_value() && IsConvCallTarget(call->target);
 }
 
 }  // namespace
@@ -122,16 +112,16 @@ BackendRegistration CpuBackendRegistration() {
 
 std::vector<KernelConfig> CpuBackend::Candidates(const Instruction& fusion,
                                                  bool exhaustive) const {
-  return CpuCandidates(Fused(fusion), device_, exhaustive, TakesConvAsGemm(fusion));
+  return CpuCandidates(Fused(fusion), device_, exhaustive, IsConvolutionFusion(fusion));
 }
 
 KernelConfig CpuBackend::DefaultConfig(const Instruction& fusion) const {
-  return CpuDefaultConfig(Fused(fusion), device_, TakesConvAsGemm(fusion));
+  return CpuDefaultConfig(Fused(fusion), device_, IsConvolutionFusion(fusion));
 }
 
 absl::Status CpuBackend::CheckConfig(const Instruction& fusion,
                                      const KernelConfig& config) const {
-  return CheckCpuConfig(Fused(fusion), device_, config, TakesConvAsGemm(fusion));
+  return CheckCpuConfig(Fused(fusion), device_, config, IsConvolutionFusion(fusion));
 }
 
 absl::StatusOr<std::string> CpuBackend::Source(

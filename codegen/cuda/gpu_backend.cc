@@ -30,16 +30,10 @@ KernelConfig LibraryCallConfig(const LibraryFusion& call) {
 
 bool IsConvCall(const LibraryFusion& call) { return IsConvCallTarget(call.target); }
 
-bool IsConvFusion(const Instruction& fusion) {
-  return ClassifyFusion(fusion) == FusionKind::kConv;
-}
-
 // Whether a conv fusion's or a cuDNN call's convolution is one gemm
 // (ungrouped, float).
 bool TakesImplicitGemm(const Instruction& fusion) {
-  std::optional<LibraryFusion> call = LibraryFusionOf(fusion);
-  return ((call.has_value() && IsConvCall(*call)) || IsConvFusion(fusion)) &&
-         cpu::AnalyzeGemmFusion(Fused(fusion)).ok();
+  return IsConvolutionFusion(fusion) && cpu::AnalyzeGemmFusion(Fused(fusion)).ok();
 }
 
 KernelConfig AsImplicitGemm(const KernelConfig& triton) {
@@ -53,7 +47,7 @@ std::optional<ConvShape> CudnnShape(const Instruction& fusion) {
   std::optional<LibraryFusion> call = LibraryFusionOf(fusion);
   if (call.has_value() ? call->target != kCudnnConvForwardTarget &&
                              call->target != kCudnnConvBiasActivationTarget
-                       : !IsConvFusion(fusion)) {
+                       : ClassifyFusion(fusion) != FusionKind::kConv) {
     return std::nullopt;
   }
   absl::StatusOr<ConvShape> s = LibraryConvShape(Fused(fusion));
