@@ -98,6 +98,12 @@ ENTRY e {
   EXPECT_THAT(gpu.output, ContainsRegex("'conv_fusion.1' is not in the cache[^\n]* "
                                         "config cuda_implicit_gemm:"));
   EXPECT_THAT(gpu.output, HasSubstr("verify: every output matches"));
+  // A bad override names the kind the user gave.
+  Result bad = RunXtune("run " + hlo + " --backend=cuda_emulator"
+                        " --config=conv_fusion.1:cuda_implicit_gemm:block_m=7");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.output, HasSubstr("cuda_implicit_gemm:block_m=7,"));
+  EXPECT_THAT(bad.output, HasSubstr("must be powers of two"));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "codegen/config_codec.h"
 #include "codegen/cpu/gemm_analysis.h"
 #include "codegen/cuda/cuda_candidates.h"
@@ -306,7 +307,15 @@ absl::StatusOr<TritonGemm> GpuBackend::TritonSource(
   options.name = fusion.name();
   options.tf32 = Tf32Dots();
   options.fp8_mma = Fp8Mma();
-  return TritonGemmKernels(fused, KernelConfig("triton_gemm", config.params()), options);
+  absl::StatusOr<TritonGemm> g =
+      TritonGemmKernels(fused, KernelConfig("triton_gemm", config.params()), options);
+  if (!g.ok() && config.kind() == kImplicitGemmKind) {
+    // The errors name the config the user gave, not the generator's kind.
+    return absl::Status(g.status().code(),
+                        absl::StrReplaceAll(g.status().message(),
+                                            {{"triton_gemm:", absl::StrCat(kImplicitGemmKind, ":")}}));
+  }
+  return g;
 }
 
 bool GpuBackend::IsLibraryCall(const KernelConfig& config) const {
