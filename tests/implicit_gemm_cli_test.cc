@@ -98,6 +98,15 @@ ENTRY e {
   EXPECT_THAT(gpu.output, ContainsRegex("'conv_fusion.1' is not in the cache[^\n]* "
                                         "config cuda_implicit_gemm:"));
   EXPECT_THAT(gpu.output, HasSubstr("verify: every output matches"));
+  // Every candidate of plain conv fusions (cuDNN's, the implicit gemms, the
+  // direct convolutions) runs in the emulator and matches the reference.
+  Result all = RunXtune("compile " + std::string(XTUNE_SOURCE_DIR) +
+                        "/tests/golden/windowed.hlo --backend=cuda_emulator"
+                        " --xla_gpu_autotune_level=4");
+  ASSERT_EQ(all.exit_code, 0) << all.output;
+  EXPECT_THAT(all.output, HasSubstr("candidates run once and checked, not timed"));
+  EXPECT_THAT(all.output, HasSubstr(", 0 wrong, 0 failed to run"));
+  EXPECT_THAT(all.output, HasSubstr("\nconv_fusion.1    conv "));
   // A bad override names the kind the user gave.
   Result bad = RunXtune("run " + hlo + " --backend=cuda_emulator"
                         " --config=conv_fusion.1:cuda_implicit_gemm:block_m=7");

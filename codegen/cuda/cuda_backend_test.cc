@@ -184,6 +184,50 @@ TEST(CudaBackendTest, CudnnCallKernelsCompileForSm80AndSm90a) {
   }
 }
 
+// A conv fusion's kernels (a plain HLO convolution with its producers and
+// epilogue): cuDNN's pack and epilogue kernels for an f32 result, the
+// implicit gemm (on tensor cores for f16 and bf16) and the direct
+// convolution, for sm_80 and sm_90a.
+TEST(CudaBackendTest, ConvFusionKernelsCompileForSm80AndSm90a) {
+  XTUNE_NVRTC_OR_SKIP();
+  for (const char* target : {"a100", "h200"}) {
+    std::unique_ptr<CudaBackend> b = Make(target);
+    ASSERT_NE(b, nullptr);
+    int convs = 0, cudnn = 0, mma = 0;
+    for (const char* rel : {"tests/golden/windowed.hlo",
+                            "tests/xla_compat/h200/conv/conv_bias_relu.before.hlo",
+                            "tests/xla_compat/h200/conv/conv_nhwc_bf16.before.hlo"}) {
+      std::unique_ptr<Module> m = Fused(rel);
+      for (const Instruction* inst : FusionsOf(*m)) {
+        if (ClassifyFusion(*inst) != FusionKind::kConv) continue;
+        SCOPED_TRACE(absl::StrCat(target, " ", rel, " ", inst->name()));
+        ++convs;
+        std::vector<KernelConfig> configs = b->Candidates(*inst, /*exhaustive=*/false);
+        ASSERT_FALSE(configs.empty());
+        ExpectWithinLimits(*b, *inst, configs[0]);
+        // The first direct convolution (the largest unrolled ones may spill:
+        // tuning refuses a candidate that spills).
+        auto loop = std::find_if(configs.begin(), configs.end(),
+                                 [](const KernelConfig& c) { return c.kind() == "cuda_loop"; });
+        ASSERT_NE(loop, configs.end());
+        ExpectWithinLimits(*b, *inst, *loop);
+        cudnn += configs[0].kind() == "cuda_cudnn";
+        auto implicit = std::find_if(configs.begin(), configs.end(), [](const KernelConfig& c) {
+          return c.kind() == kImplicitGemmKind;
+        });
+        ASSERT_NE(implicit, configs.end());
+        ExpectWithinLimits(*b, *inst, *implicit);
+        absl::StatusOr<TritonGemm> g = b->TritonSource(*inst, *implicit);
+        ASSERT_THAT(g, IsOk());
+        mma += absl::StrContains(g->main.body, "XT_MMA_M16N8K16");
+      }
+    }
+    EXPECT_EQ(convs, 4);  // windowed 2, conv_bias_relu 1 (f16), conv_nhwc_bf16 1
+    EXPECT_EQ(cudnn, 2);  // the f32 results
+    EXPECT_EQ(mma, 2);    // the f16 and bf16 ones
+  }
+}
+
 // Every default kernel of the NumPy-checked cases (every opcode, dtype and
 // special value they hold: NaN and infinity in constant arrays, say) compiles
 // for sm_90a: the emulator runs the same source through the host compiler,
