@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <tuple>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "cache/config_proto.h"
 
 namespace xtune {
@@ -14,6 +16,29 @@ namespace xtune {
 std::string AutotuneKey::ToString() const {
   return absl::StrCat("<key model='", device, "', hlo='", hlo,
                       "', version=", version, ">");
+}
+
+std::optional<AutotuneKey> AutotuneKey::FromString(absl::string_view text) {
+  // The device never holds "', hlo='" and the version is the last field,
+  // so the first and last separators split the text whatever the HLO holds.
+  constexpr absl::string_view kOpen = "<key model='", kHlo = "', hlo='",
+                              kVersion = "', version=";
+  if (!absl::ConsumePrefix(&text, kOpen) || !absl::ConsumeSuffix(&text, ">")) {
+    return std::nullopt;
+  }
+  size_t hlo = text.find(kHlo);
+  size_t version = text.rfind(kVersion);
+  if (hlo == absl::string_view::npos || version == absl::string_view::npos ||
+      version < hlo + kHlo.size()) {
+    return std::nullopt;
+  }
+  AutotuneKey key;
+  key.device = std::string(text.substr(0, hlo));
+  key.hlo = std::string(text.substr(hlo + kHlo.size(), version - hlo - kHlo.size()));
+  if (!absl::SimpleAtoi(text.substr(version + kVersion.size()), &key.version)) {
+    return std::nullopt;
+  }
+  return key;
 }
 
 bool AutotuneKey::operator<(const AutotuneKey& o) const {

@@ -34,6 +34,8 @@ struct AutotuneKey {
 
   // XLA's text form: <key model='...', hlo='...', version=N>.
   std::string ToString() const;
+  // Reads ToString()'s form back; nullopt when `text` is not in it.
+  static std::optional<AutotuneKey> FromString(absl::string_view text);
   bool operator==(const AutotuneKey&) const = default;
   // Ordered by (device, hlo, version): the order of dumped files.
   bool operator<(const AutotuneKey& o) const;

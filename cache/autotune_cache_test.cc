@@ -31,6 +31,17 @@ TEST(AutotuneCacheTest, LookupInsertAndKeyText) {
   EXPECT_EQ(a.ToString(), "<key model='CPU: x', hlo='{\n  b\n}', version=1>");
 }
 
+TEST(AutotuneCacheTest, KeyTextReadsBack) {
+  // The HLO may hold the separators' quotes and commas.
+  AutotuneKey a{"NVIDIA H200, DNN version: 9.1", "{\n  s = u8[3] constant({39, 44})\n  x = f32[] custom-call(), custom_call_target=\"', version=7\"\n}", 4};
+  std::optional<AutotuneKey> b = AutotuneKey::FromString(a.ToString());
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(*b, a);
+  EXPECT_FALSE(AutotuneKey::FromString("gemm_fusion").has_value());
+  EXPECT_FALSE(AutotuneKey::FromString("<key model='x', hlo='y', version=z>").has_value());
+  EXPECT_FALSE(AutotuneKey::FromString("<key model='x', version=1>").has_value());
+}
+
 TEST(AutotuneCacheTest, DumpIsSortedByDeviceThenHlo) {
   InMemoryAutotuneCache cache;
   ASSERT_THAT(cache.Insert({"B", "a", 1}, Loop(1)), IsOk());

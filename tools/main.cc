@@ -8,6 +8,7 @@
 #include "tools/devices_command.h"
 #include "tools/exit_codes.h"
 #include "tools/fuse_command.h"
+#include "tools/report_command.h"
 #include "tools/run_command.h"
 
 namespace {
@@ -27,6 +28,10 @@ commands:
                     device string of its cache keys
   cache SUBCOMMAND  inspect and maintain autotune cache files (stats, show,
                     convert, merge, diff, prune, explain)
+  report CACHE [LOG...] --output=FILE.html
+                    one self-contained HTML page: the cache's entries
+                    (stale ones flagged) and every tuned fusion's candidates,
+                    choice, heatmap and failures
   help [COMMAND]    show help for a command
 
 Run `xtune COMMAND --help` for a command's flags.
@@ -68,6 +73,10 @@ int main(int argc, char** argv) {
       std::cout << xtune::kDevicesHelp;
       return xtune::kExitOk;
     }
+    if (rest[0] == "report") {
+      std::cout << xtune::kReportHelp;
+      return xtune::kExitOk;
+    }
     if (rest[0] == "fuse") {
       std::cout << xtune::kFuseHelp;
       return xtune::kExitOk;
@@ -79,6 +88,7 @@ int main(int argc, char** argv) {
   if (command == "fuse") return xtune::FuseCommand(rest);
   if (command == "compile") return xtune::CompileCommand(rest);
   if (command == "cache") return xtune::CacheCommand(rest);
+  if (command == "report") return xtune::ReportCommand(rest);
   if (command == "devices") return xtune::DevicesCommand(rest);
   std::cerr << "xtune: unknown command '" << command
             << "' (see xtune --help)\n";
