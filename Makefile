@@ -4,7 +4,7 @@
 #
 #   make demo    build, then run the example models
 #   make test    build, then run every test, then the unit tests of util,
-#                ir, codegen, cache, autotune, compiler and runtime under
+#                ir, codegen, cache, autotune, compiler, runtime and report under
 #                AddressSanitizer + UBSan (build-asan/), the thread pool,
 #                session, lock, store and worker tests under ThreadSanitizer
 #                (build-tsan/), and the cache loader's libFuzzer target for
@@ -44,7 +44,7 @@ test: build
 # two cores. The CPU worker is built too: the profiler tests spawn it.
 ASAN_TESTS = util_test ir_test codegen_test codegen_cpu_test cpu_profiler_test \
   cache_test redis_store_test autotune_test compiler_test scripted_backend_test \
-  executable_test runtime_test
+  executable_test runtime_test report_test
 test-asan: deps
 	cmake --preset asan -DXTUNE_TESTS_ONLY_IR=OFF
 	cmake --build --preset asan -j $(JOBS) --target $(ASAN_TESTS) xtune_cpu_worker

@@ -27,16 +27,31 @@ std::optional<Heatmap> BuildHeatmap(const std::vector<SpacePoint>& points,
     if (vals.size() >= 2) varying.push_back(name);
   }
   if (varying.size() < 2) return std::nullopt;
-  std::stable_sort(varying.begin(), varying.end(), [&](const std::string& a, const std::string& b) {
-    if (values[a].size() != values[b].size()) return values[a].size() > values[b].size();
-    return order[a] < order[b];
-  });
+  std::sort(varying.begin(), varying.end(),
+            [&](const std::string& a, const std::string& b) { return order[a] < order[b]; });
+  // The pair whose value pairs the candidates cover most.
+  size_t best_a = 0, best_b = 1, best_cover = 0;
+  for (size_t a = 0; a < varying.size(); ++a) {
+    for (size_t b = a + 1; b < varying.size(); ++b) {
+      std::set<std::pair<int64_t, int64_t>> cover;
+      for (const SpacePoint& p : points) {
+        if (p.config.kind() != kind || !p.config.Has(varying[a]) || !p.config.Has(varying[b])) {
+          continue;
+        }
+        cover.insert({p.config.Get(varying[a]), p.config.Get(varying[b])});
+      }
+      if (cover.size() > best_cover) {
+        best_cover = cover.size();
+        best_a = a;
+        best_b = b;
+      }
+    }
+  }
   Heatmap h;
   h.kind = std::string(kind);
   h.points = n;
-  h.row_param = varying[0];
-  h.col_param = varying[1];
-  if (order[h.col_param] < order[h.row_param]) std::swap(h.row_param, h.col_param);
+  h.row_param = varying[best_a];
+  h.col_param = varying[best_b];
   h.row_values.assign(values[h.row_param].begin(), values[h.row_param].end());
   h.col_values.assign(values[h.col_param].begin(), values[h.col_param].end());
   h.cells.assign(h.row_values.size(), std::vector<Heatmap::Cell>(h.col_values.size()));

@@ -1,9 +1,11 @@
 // The heatmap of one fusion's search space over two config parameters: for
 // each pair of values, the best time of the candidates that have them (the
 // other parameters free), and how many there failed. The two axes are the
-// parameters of the kind that take the most distinct values (ties: the
-// earlier in the kind's parameter order); rows are the earlier of the two
-// (block_m before block_n, mc before nc).
+// pair of the kind's parameters whose value pairs the candidates cover most
+// (two parameters that move together, such as a tile and its micro-tile,
+// cover a diagonal only); ties go to the pair earlier in the kind's
+// parameter order. Rows are the earlier of the two (block_m before block_n,
+// mc before nc).
 #ifndef XTUNE_REPORT_HEATMAP_H_
 #define XTUNE_REPORT_HEATMAP_H_
 

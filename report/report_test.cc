@@ -42,29 +42,41 @@ TEST(ReportHtmlTest, EscapesAndFormats) {
   EXPECT_EQ(Truncate("abc", 6), "abc");
 }
 
-TEST(HeatmapTest, AxesAreTheMostVariedParametersInKindOrder) {
+KernelConfig Tiled(int64_t mc, int64_t mr, int64_t nc) {
+  return KernelConfig("cpu_gemm", {{"mc", mc}, {"mr", mr}, {"nc", nc}, {"threads", 1}});
+}
+
+TEST(HeatmapTest, AxesAreThePairTheCandidatesCoverMost) {
+  // mr moves with mc (3 value pairs); nc is free of both (mc x nc: 6).
   std::vector<SpacePoint> points = {
-      {Gemm(32, 256, 128), 4e-6},  {Gemm(32, 256, 256), 3e-6},
-      {Gemm(64, 256, 128), 2e-6},  {Gemm(64, 512, 128), std::nullopt},
-      {Gemm(96, 512, 128), 5e-6},  {Gemm(96, 512, 256), std::nullopt},
+      {Tiled(32, 4, 256), 4e-6},  {Tiled(32, 4, 512), 3e-6},
+      {Tiled(64, 8, 256), 2e-6},  {Tiled(64, 8, 512), std::nullopt},
+      {Tiled(96, 12, 256), 5e-6}, {Tiled(96, 12, 512), std::nullopt},
+      {Tiled(96, 12, 512), 7e-6},
       // Another kind is not part of this map.
       {KernelConfig("cpu_loop", {{"vector_width", 8}, {"unroll", 2}}), 1e-6},
   };
   std::optional<Heatmap> h = BuildHeatmap(points, "cpu_gemm");
   ASSERT_TRUE(h.has_value());
-  // mc takes 3 values, nc and kc 2 each: mc and nc (earlier than kc).
   EXPECT_EQ(h->row_param, "mc");
   EXPECT_EQ(h->col_param, "nc");
   EXPECT_EQ(h->row_values, (std::vector<int64_t>{32, 64, 96}));
   EXPECT_EQ(h->col_values, (std::vector<int64_t>{256, 512}));
-  EXPECT_EQ(h->points, 6);
-  EXPECT_EQ(h->cells[0][0].best_seconds, 3e-6);  // the faster kc
-  EXPECT_EQ(h->cells[0][0].candidates, 2);
-  EXPECT_EQ(h->cells[0][1].candidates, 0);       // not in the space
+  EXPECT_EQ(h->points, 7);
+  EXPECT_EQ(h->cells[0][1].best_seconds, 3e-6);
+  EXPECT_EQ(h->cells[0][1].candidates, 1);
   EXPECT_EQ(h->cells[1][1].failed, 1);
   EXPECT_FALSE(h->cells[1][1].best_seconds.has_value());
-  EXPECT_EQ(h->cells[2][1].best_seconds, 5e-6);  // one of two failed
+  EXPECT_EQ(h->cells[2][1].best_seconds, 7e-6);  // one of two failed
+  EXPECT_EQ(h->cells[2][1].candidates, 2);
   EXPECT_EQ(h->cells[2][1].failed, 1);
+  // Equal cover: the pair earlier in the kind's order (mc x mr before nc).
+  std::optional<Heatmap> tie = BuildHeatmap(
+      {{Tiled(32, 4, 256), 1e-6}, {Tiled(64, 8, 512), 1e-6}}, "cpu_gemm");
+  ASSERT_TRUE(tie.has_value());
+  EXPECT_EQ(tie->row_param, "mc");
+  EXPECT_EQ(tie->col_param, "mr");
+  EXPECT_EQ(tie->cells[0][1].candidates, 0);  // not in the space
   // One varying parameter: no map.
   EXPECT_FALSE(BuildHeatmap({{Gemm(32, 256, 128), 1e-6}, {Gemm(64, 256, 128), 2e-6}},
                             "cpu_gemm").has_value());

@@ -13,6 +13,7 @@ packages=(
   python3 python3-numpy python3-dev pybind11-dev python3-pytest
   valgrind
   libhiredis-dev redis-server
+  chromium fonts-dejavu-core
 )
 
 # NVRTC, where a CUDA toolkit lacks it (scripts/install_nvrtc.sh).
