@@ -436,6 +436,8 @@ absl::StatusOr<TuningResult> Autotuner::Tune(const Module& fused) {
               }
             }
           }
+          trial.log.checked_only = true;
+          trial.log.default_config = backend_->DefaultConfig(f);
           result.logs.push_back(std::move(trial.log));
           trial.kernels.clear();
           continue;

@@ -79,6 +79,7 @@ std::string TuningLogsToText(const std::vector<FusionLog>& logs) {
     if (f.default_config.has_value()) {
       absl::StrAppend(&out, "  default_config: ", Quote(f.default_config->ToString()), "\n");
     }
+    if (f.checked_only) absl::StrAppend(&out, "  checked_only: true\n");
     if (!f.seeded_from.empty()) {
       absl::StrAppend(&out, "  seeded_from: ", Quote(f.seeded_from), "\n");
     }

@@ -65,6 +65,9 @@ struct FusionLog {
   // Device-match seeding stopped the search: the device whose entry held
   // the seed within the band.
   std::string seeded_from;
+  // The candidates were run once and checked, not timed (a backend that
+  // cannot time, cuda_emulator): their times are the emulator's.
+  bool checked_only = false;
   // The backend's default config for the fusion.
   std::optional<KernelConfig> default_config;
 };

@@ -36,9 +36,11 @@ TEST(TuningLogTest, TextReadsBackThroughTheSchema) {
   f.in_module_band = 0.02;
   f.isolated_selected = wrong.config;
   f.seeded_from = "CPU: other";
+  FusionLog checked;
+  checked.checked_only = true;
 
   logs::TuningLogs logs;
-  const std::string text = TuningLogsToText({f, FusionLog{}});
+  const std::string text = TuningLogsToText({f, checked});
   ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &logs)) << text;
   ASSERT_EQ(logs.logs_size(), 2);
   const logs::FusionLog& p = logs.logs(0);
@@ -67,6 +69,8 @@ TEST(TuningLogTest, TextReadsBackThroughTheSchema) {
   EXPECT_EQ(p.in_module(0).run_time().nanos(), 4000);
   EXPECT_EQ(p.isolated_selected(), "cpu_gemm_blas:threads=2");
   EXPECT_EQ(p.seeded_from(), "CPU: other");
+  EXPECT_FALSE(p.checked_only());
+  EXPECT_TRUE(logs.logs(1).checked_only());
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ namespace xtune::report {
 namespace {
 
 constexpr double kCharWidth = 6.7;  // 11px monospace, per character
-constexpr size_t kMaxLabelChars = 72;
+constexpr size_t kMaxLabelChars = 100;
 
 // A time axis from lo to hi seconds onto [x0, x1] pixels.
 struct TimeAxis {

@@ -107,6 +107,14 @@ std::string FusionSectionHtml(const logs::FusionLog& log, const FusionFacts& f,
   out += ChoiceTable(f);
   // Notes: how the choice was made and where it is stored.
   std::vector<std::string> notes;
+  if (log.checked_only()) {
+    notes.push_back(
+        "<span class=\"warn\">Checked, not timed: the backend (cuda_emulator) ran each "
+        "candidate once against the reference and kept the default; the times are the "
+        "emulator's, not a GPU's.</span>");
+  } else if (log.selected().empty()) {
+    notes.push_back("<span class=\"warn\">No config was selected.</span>");
+  }
   if (log.noise_band() > 0) {
     notes.push_back(absl::StrFormat(
         "Candidates within %.1f%% of the fastest count as ties (the noise band); the "
@@ -155,8 +163,9 @@ std::string FusionSectionHtml(const logs::FusionLog& log, const FusionFacts& f,
                                                 const DistributionRow& b) {
     return a.median < b.median;
   });
-  absl::StrAppend(&out, "<h3>Candidates: ", f.timed, " timed, ", f.failed, " failed, ",
-                  f.pruned, " pruned</h3>\n");
+  absl::StrAppend(&out, "<h3>Candidates: ", f.timed,
+                  log.checked_only() ? " run once and checked" : " timed", ", ", f.failed,
+                  " failed, ", f.pruned, " pruned</h3>\n");
   if (rows.empty()) {
     out += "<p class=\"warn\">No candidate was timed.</p>\n";
   } else {
@@ -198,7 +207,8 @@ std::string FusionSectionHtml(const logs::FusionLog& log, const FusionFacts& f,
                     "</code>: each cell is the fastest with those two values (the other "
                     "parameters free), over the fastest of all; blue outline: chosen, "
                     "dashed: default, grey: all failed.</p>\n<div class=\"chart\">",
-                    HeatmapSvg(*map, *f.best_seconds, chosen.ok() ? &*chosen : nullptr,
+                    HeatmapSvg(*map, *f.best_seconds,
+                               chosen.ok() && !f.chosen.empty() ? &*chosen : nullptr,
                                def.ok() ? &*def : nullptr),
                     "</div>\n");
   } else if (!points.empty()) {

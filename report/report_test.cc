@@ -217,6 +217,19 @@ TEST(ReportPageTest, ACacheAloneAndAStaleLog) {
   EXPECT_EQ(Count(page, "Stale: tuned with codegen version 4; this build is version 5"), 2);
 }
 
+TEST(ReportPageTest, CheckedOnlyLogsSayTheirTimesAreTheEmulators) {
+  ReportInputs in = Inputs();
+  logs::FusionLog* log = in.logs[0].logs.mutable_logs(0);
+  log->set_checked_only(true);
+  log->clear_selected();
+  std::string page = RenderReport(in);
+  EXPECT_EQ(Count(page, "Checked, not timed"), 1);
+  // Nothing chosen: no row or cell is marked chosen, the default is.
+  EXPECT_EQ(Count(page, "<g class=\"cell chosen"), 0);
+  EXPECT_EQ(Count(page, "<g class=\"cell default\">"), 1);
+  EXPECT_EQ(Count(page, "<g class=\"cand chosen"), 1);  // the loop fusion's
+}
+
 TEST(ReportPageTest, ABadLogNamesTheFileAndLine) {
   EXPECT_THAT(ParseTuningLogs("logs {\n  fusion: \"a\"\n  bogus: 1\n}\n", "run.log"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("run.log:3:")));
