@@ -183,7 +183,10 @@ absl::Status Autotuner::ShardedTune(std::vector<Trial> waiting,
           continue;
         }
         now.push_back(std::move(t));  // published, but of no use here
-      } else if (late) {
+      } else if (late && states[i] == TuningShards::State::kHeld) {
+        // Held by another process past the wait: tuned here too. A free
+        // key is still taken through its lease below (a slow process's
+        // own keys are not "after the wait").
         ++stats->shard_past_wait;
         now.push_back(std::move(t));
       } else if (states[i] == TuningShards::State::kFree && free.size() < kTakePerStep) {

@@ -1,5 +1,6 @@
 #include "runtime/compare.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -11,6 +12,43 @@ namespace xtune {
 CompareOptions VerifyTolerance(const Module& module, bool tf32_dots) {
   CompareOptions o;
   if (tf32_dots && AnyDotAllowsTf32(module)) o.f32_tolerance = kTf32Tolerance;
+  return o;
+}
+
+int64_t LongestSum(const Computation& fused) {
+  int64_t longest = 1;
+  for (const auto& inst : fused.instructions()) {
+    const InstructionAttrs& a = inst->attrs();
+    int64_t terms = 1;
+    switch (inst->opcode()) {
+      case Opcode::kDot:
+        for (int64_t d : a.dot.lhs_contracting) terms *= inst->operand(0)->shape().dim(d);
+        break;
+      case Opcode::kConvolution:
+        for (const WindowDimension& w : a.window) terms *= w.size;
+        terms *= inst->operand(0)->shape().dim(a.conv.input_feature) /
+                 std::max<int64_t>(a.feature_group_count, 1);
+        break;
+      case Opcode::kReduce:
+        for (int64_t d : a.dimensions) terms *= inst->operand(0)->shape().dim(d);
+        break;
+      case Opcode::kReduceWindow:
+        for (const WindowDimension& w : a.window) terms *= w.size;
+        break;
+      default:
+        break;
+    }
+    longest = std::max(longest, terms);
+    for (const Computation* called : inst->called_computations()) {
+      longest = std::max(longest, LongestSum(*called));
+    }
+  }
+  return longest;
+}
+
+CompareOptions EmulatorMatchTolerance(const Computation& fused) {
+  CompareOptions o;
+  o.f32_tolerance = 1e-5 + 16.0 * static_cast<double>(LongestSum(fused)) * std::ldexp(1.0, -24);
   return o;
 }
 

@@ -15,17 +15,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr char kModel[] = R"hlo(HloModule model
-ENTRY e {
-  x = f32[16,32] parameter(0)
-  w = f32[32,24] parameter(1)
-  d = f32[16,24] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  n = f32[16,24] negate(d)
-  y = f32[24,16] parameter(2)
-  z = f32[24,16] exponential(y)
-  ROOT t = (f32[16,24], f32[24,16]) tuple(n, z)
-})hlo";
-
 class ReportCliTest : public CliTest {};
 
 TEST_F(ReportCliTest, APageFromARealRunAndClearErrors) {

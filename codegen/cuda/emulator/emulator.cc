@@ -242,8 +242,9 @@ int64_t Launch::SharedDecl(int64_t bytes, int line) {
   int64_t off = (shared_used_ + 15) / 16 * 16;
   if (off + bytes > limits_.shared_bytes_per_block) {
     Fail(line, absl::StrCat("shared memory of ", off + bytes,
-                            " bytes exceeds the device's ",
-                            limits_.shared_bytes_per_block, " per block"));
+                            " bytes exceeds the ", limits_.shared_bytes_per_block,
+                            " a launch gets (static __shared__ arrays are limited to 48 KB; "
+                            "more needs dynamic shared memory and the opt-in attribute)"));
   }
   std::memset(shared_.data() + off, 0xFF, bytes);  // poison
   decls_.push_back({off, bytes, line});
@@ -264,10 +265,14 @@ void Launch::SharedAccess(int64_t off, int bytes, int write, int line) {
       if (!error.empty()) Fail(line, error);
       continue;
     }
-    if (s.state == 2 && s.writer != me) {
+    if (s.state == 2) {
+      // The copy lands at its covering wait, over this store: even the
+      // issuing thread must wait first.
       Fail(line, absl::StrCat("shared-memory race: byte ", w,
-                              " is the destination of a cp.async in flight "
-                              "(thread ", s.writer, ", line ", s.write_line, ")"));
+                              " written here is the destination of a cp.async in flight "
+                              "(issued at line ", s.write_line, " by thread ", s.writer,
+                              s.writer == me ? ", this thread" : "",
+                              "; it lands only at a cp.async.wait_group that covers it)"));
     }
     if (s.write_epoch == epoch_ && s.writer != me) {
       Fail(line, absl::StrCat("shared-memory race: byte ", w,
@@ -377,9 +382,15 @@ void Launch::CpAsync(int64_t off, const void* src, int bytes, int line) {
   }
   for (int64_t w = off; w < off + bytes; ++w) {
     Word& s = ShadowWord(w);
-    if ((s.state == 2 || s.write_epoch == epoch_ || s.read_epoch == epoch_) &&
-        ((s.state == 2 || s.write_epoch == epoch_) ? s.writer : s.reader) !=
-            current_) {
+    if (s.state == 2) {
+      Fail(line, absl::StrCat("shared-memory race: cp.async into byte ", w,
+                              " that is the destination of a cp.async still in flight "
+                              "(issued at line ", s.write_line, " by thread ", s.writer,
+                              s.writer == current_ ? ", this thread" : "",
+                              "; wait for it first)"));
+    }
+    if ((s.write_epoch == epoch_ && s.writer != current_) ||
+        (s.read_epoch == epoch_ && s.reader != current_)) {
       Fail(line, absl::StrCat("shared-memory race: cp.async into byte ", w,
                               " that another thread touched with no barrier "
                               "in between"));

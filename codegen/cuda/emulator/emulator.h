@@ -6,8 +6,12 @@
 //   bytes); reading a shared word no thread wrote, or an output element
 //   before it is written, is an error;
 // - cp.async data lands at the latest point the ISA allows, the
-//   cp.async.wait_group that covers its group; reading it earlier is an
-//   error naming the copy;
+//   cp.async.wait_group that covers its group; reading it earlier, or
+//   writing it (a store or another cp.async, by any thread, the issuing
+//   one included), is an error naming the copy;
+// - a block may use the shared memory its launch gets: 48 KB of static
+//   __shared__ arrays (the kernels declare no dynamic shared memory), not
+//   the device's opt-in maximum;
 // - every global and shared access is bounds-checked;
 // - a barrier that some thread of the block does not reach (it exited, or
 //   waits at another barrier) and warp collectives not reached by every
@@ -41,10 +45,17 @@ struct EmulatedKernel {
   void (*entry)(const XtEmuBuffer*) = nullptr;
 };
 
+// The static shared memory a kernel may declare (CUDA's limit without the
+// dynamic opt-in, cudaFuncAttributeMaxDynamicSharedMemorySize): a larger
+// static declaration fails to load on every GPU.
+inline constexpr int64_t kStaticSharedBytesLimit = 48 * 1024;
+
 struct EmulatorLimits {
-  // Of the emulated device (GpuDeviceInfo). Defaults: an H200's.
+  // Of the emulated device (GpuDeviceInfo). Default: an H200's.
   int max_threads_per_block = 1024;
-  int64_t shared_bytes_per_block = 227 * 1024;
+  // What a launch of the kernel gets: the static limit (the kernels use no
+  // dynamic shared memory), or less on a device with less.
+  int64_t shared_bytes_per_block = kStaticSharedBytesLimit;
 };
 
 // One kernel argument: host memory the kernel reads (input) or writes

@@ -100,7 +100,10 @@ absl::StatusOr<std::unique_ptr<Kernel>> EmulatorKernelOf(
   }
   EmulatorLimits limits;
   limits.max_threads_per_block = device.threads_per_block_limit;
-  limits.shared_bytes_per_block = device.shared_memory_per_block_optin;
+  // A launch gets 48 KB of static shared memory (no kernel opts in to more
+  // through dynamic shared memory), whatever the device's opt-in maximum.
+  limits.shared_bytes_per_block =
+      std::min<int64_t>(kStaticSharedBytesLimit, device.shared_memory_per_block_optin);
   return std::unique_ptr<Kernel>(
       new EmulatorKernel(loaded.object, std::move(entry), source, limits));
 }

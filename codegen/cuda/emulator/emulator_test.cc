@@ -174,6 +174,60 @@ XT_KERNEL(32) k(XT_IN(float) in, XT_OUT(float) out) {
                        HasSubstr("before its cp.async completed")));
 }
 
+TEST_F(EmulatorTest, WritingACpAsyncDestinationBeforeItsWait) {
+  // The copy lands at the wait, over anything written before it: a store
+  // or a second cp.async there is an error even from the issuing thread.
+  std::string good = R"cu(
+XT_KERNEL(32) k(XT_IN(float) in, XT_OUT(float) out) {
+  XT_SHARED(float, s, 128);
+  XT_CP_ASYNC16(s, xt_tid() * 4, in, xt_tid() * 4);
+  XT_CP_ASYNC_COMMIT();
+  XT_CP_ASYNC_WAIT(0);
+  XT_S(s)[xt_tid() * 4] = 7.0f;
+  XT_G(out)[xt_tid()] = XT_S(s)[xt_tid() * 4] + XT_S(s)[xt_tid() * 4 + 1];
+}
+)cu";
+  std::vector<float> out;
+  ASSERT_THAT(Run(good, 1, 32, 128, 32, &out), IsOk());
+  EXPECT_EQ(out[5], 7 + 21);
+  auto replace = [](std::string text, const std::string& from, const std::string& to) {
+    size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? text : text.replace(at, from.size(), to);
+  };
+  std::string store = replace(good, "  XT_CP_ASYNC_WAIT(0);\n  XT_S(s)[xt_tid() * 4] = 7.0f;\n",
+                              "  XT_S(s)[xt_tid() * 4] = 7.0f;\n  XT_CP_ASYNC_WAIT(0);\n");
+  absl::Status s = Run(store, 1, 32, 128, 32);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInternal,
+                          HasSubstr("is the destination of a cp.async in flight (issued at "
+                                    "line 4 by thread 0, this thread")));
+  EXPECT_THAT(s.message(), HasSubstr("planted.cu:6:"));
+  std::string twice = replace(good, "  XT_CP_ASYNC_COMMIT();\n",
+                              "  XT_CP_ASYNC16(s, xt_tid() * 4, in, 0);\n  XT_CP_ASYNC_COMMIT();\n");
+  EXPECT_THAT(Run(twice, 1, 32, 128, 32),
+              StatusIs(absl::StatusCode::kInternal,
+                       HasSubstr("cp.async into byte 0 that is the destination of a cp.async "
+                                 "still in flight (issued at line 4 by thread 0, this thread")));
+}
+
+TEST_F(EmulatorTest, StaticSharedMemoryIsLimitedTo48KB) {
+  // 48 KB fits; one float more is what no launch gets without dynamic
+  // shared memory, whatever the device's opt-in maximum (227 KB here).
+  std::string fits = R"cu(
+XT_KERNEL(32) k(XT_IN(float) in, XT_OUT(float) out) {
+  XT_SHARED(float, s, 12288);
+  XT_S(s)[xt_tid() * 384] = XT_G(in)[xt_tid()];
+  XT_G(out)[xt_tid()] = XT_S(s)[xt_tid() * 384];
+}
+)cu";
+  ASSERT_THAT(Run(fits, 1, 32, 32, 32), IsOk());
+  std::string over = fits;
+  over.replace(over.find("12288"), 5, "12289");
+  EXPECT_THAT(Run(over, 1, 32, 32, 32),
+              StatusIs(absl::StatusCode::kInternal,
+                       HasSubstr("shared memory of 49156 bytes exceeds the 49152 a launch gets")));
+}
+
 TEST_F(EmulatorTest, SharedMemoryRaceBetweenWriters) {
   absl::Status s = Run(R"cu(
 XT_KERNEL(64) k(XT_IN(float) in, XT_OUT(float) out) {

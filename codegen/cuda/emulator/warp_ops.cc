@@ -11,7 +11,8 @@
 namespace xtune::cuda {
 
 float AsTf32(uint32_t bits) {
-  bits &= ~0x1FFFu;
+  const bool nan = (bits & 0x7F800000u) == 0x7F800000u && (bits & 0x007FFFFFu) != 0;
+  if (!nan) bits &= ~0x1FFFu;
   float f;
   std::memcpy(&f, &bits, 4);
   return f;

@@ -58,7 +58,9 @@ std::string CompleteWarpOp(const std::vector<WarpRequest*>& lanes,
                            const uint8_t* shared, const SharedReadCheck& check);
 
 // An f32 as tf32: the low 13 mantissa bits dropped, as the tensor cores
-// read .tf32 operands.
+// read .tf32 operands; a NaN stays a NaN with its payload, as on the
+// hardware (dropping the bits would turn a NaN whose payload sits in them
+// into an infinity).
 float AsTf32(uint32_t bits);
 
 }  // namespace xtune::cuda

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -173,6 +174,15 @@ TEST(WarpOpsTest, MmaM16N8K8Tf32MatchesTheScalarModelAndTruncates) {
   // tf32 keeps 10 mantissa bits: 1 + 2^-11 reads as 1.
   EXPECT_EQ(AsTf32(Bits(1.0f + 1.0f / 2048)), 1.0f);
   EXPECT_EQ(AsTf32(Bits(1.0f + 1.0f / 1024)), 1.0f + 1.0f / 1024);
+  // NaN payloads survive, in the dropped bits too; infinities stay.
+  for (uint32_t nan : {0x7F800001u, 0xFF801000u, 0x7FC00000u, 0x7F800FFFu}) {
+    float f = AsTf32(nan);
+    uint32_t back;
+    std::memcpy(&back, &f, 4);
+    EXPECT_EQ(back, nan) << std::hex << nan;
+  }
+  EXPECT_EQ(AsTf32(0x7F800000u), std::numeric_limits<float>::infinity());
+  EXPECT_EQ(AsTf32(0xFF800000u), -std::numeric_limits<float>::infinity());
 }
 
 TEST(WarpOpsTest, LdmatrixX4PlainAndTransposed) {
