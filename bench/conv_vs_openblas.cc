@@ -17,12 +17,13 @@
 //   openblas_sgemm_ms  the sgemm alone on the written patches: the
 //                baseline's floor, whatever its im2col cost;
 //   sgemm_ratio  openblas_sgemm_ms / xtune_ms.
-// The first line names OpenBLAS's core and threads. Run with
-// OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset (some machines set
-// OPENBLAS_CORETYPE=Haswell on AVX-512 CPUs, which halves OpenBLAS): the
-// benchmark warns when they are set.
+// The first line names OpenBLAS's core and threads. OPENBLAS_CORETYPE and
+// OPENBLAS_L2_SIZE (some machines set OPENBLAS_CORETYPE=Haswell on AVX-512
+// CPUs, which halves OpenBLAS) make it re-execute itself without them
+// (bench/openblas_env.h).
 //
-// Usage: conv_vs_openblas [--quick] [--only=NAME]
+// Usage: conv_vs_openblas [--quick] [--only=NAME] [--print_core]
+//   --print_core: print the OpenBLAS line and stop.
 #include <cblas.h>
 
 #include <cstdio>
@@ -35,13 +36,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bench/bench_util.h"
+#include "bench/openblas_env.h"
 #include "compiler/compile.h"
 #include "ir/parser.h"
 #include "runtime/random_inputs.h"
 #include "util/float_formats.h"
 
-extern "C" char* openblas_get_corename(void);
-extern "C" int openblas_get_num_threads(void);
 
 namespace xtune::bench {
 namespace {
@@ -153,27 +153,24 @@ uint16_t ToBf16(float v) {
 }
 
 int Main(int argc, char** argv) {
-  bool quick = false;
+  RunWithOpenblasOwnKernel(argv);
+  bool quick = false, print_core = false;
   std::string only;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick") {
       quick = true;
+    } else if (a == "--print_core") {
+      print_core = true;
     } else if (a.rfind("--only=", 0) == 0) {
       only = a.substr(7);
     } else {
-      std::cerr << "usage: conv_vs_openblas [--quick] [--only=NAME]\n";
+      std::cerr << "usage: conv_vs_openblas [--quick] [--only=NAME] [--print_core]\n";
       return 1;
     }
   }
-  for (const char* v : {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"}) {
-    if (std::getenv(v) != nullptr) {
-      std::cerr << "warning: " << v << "=" << std::getenv(v)
-                << " is set: OpenBLAS may run slower than it can (unset it)\n";
-    }
-  }
-  std::cout << absl::StrFormat("{\"openblas_core\": \"%s\", \"openblas_threads\": %d}\n",
-                               openblas_get_corename(), openblas_get_num_threads());
+  std::cout << OpenblasCoreJson() << std::endl;
+  if (print_core) return 0;
   const int64_t s = quick ? 4 : 1;  // spatial divisor for --quick
   const std::vector<Case> cases = {
       {"resnet3x3_nhwc_f32_b1", false, false, 1, 56 / s, 56 / s, 64, 64, 3, 1, 1},

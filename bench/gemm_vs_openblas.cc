@@ -11,8 +11,13 @@
 //  - loop / softmax: achieved bandwidth of a loop fusion and of a softmax
 //    fusion against a STREAM-style copy.
 //
-// Usage: gemm_vs_openblas [--quick] [--only=gemm|spread|loop|softmax]
-//   --quick: smaller shapes, for smoke runs; --only: one family of cases.
+// The first line names OpenBLAS's core and threads; OPENBLAS_CORETYPE and
+// OPENBLAS_L2_SIZE make it re-execute itself without them
+// (bench/openblas_env.h).
+//
+// Usage: gemm_vs_openblas [--quick] [--only=gemm|spread|loop|softmax] [--print_core]
+//   --quick: smaller shapes, for smoke runs; --only: one family of cases;
+//   --print_core: print the OpenBLAS line and stop.
 #include <cblas.h>
 
 #include <cmath>
@@ -26,6 +31,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bench/bench_util.h"
+#include "bench/openblas_env.h"
 #include "codegen/cpu/cpu_backend.h"
 #include "fusion/fusion_pass.h"
 #include "ir/parser.h"
@@ -247,6 +253,7 @@ void BandwidthCase(cpu::CpuBackend& backend, const std::string& name,
 }
 
 int Main(bool quick, const std::string& only) {
+  std::cout << OpenblasCoreJson() << std::endl;
   auto want = [&](const char* name) { return only.empty() || only == name; };
   absl::StatusOr<std::unique_ptr<cpu::CpuBackend>> backend =
       cpu::CpuBackend::Create();
@@ -311,17 +318,21 @@ int Main(bool quick, const std::string& only) {
 }  // namespace xtune::bench
 
 int main(int argc, char** argv) {
+  xtune::bench::RunWithOpenblasOwnKernel(argv);
   bool quick = false;
   std::string only;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--quick") {
       quick = true;
+    } else if (arg == "--print_core") {
+      std::cout << xtune::bench::OpenblasCoreJson() << std::endl;
+      return 0;
     } else if (arg.rfind("--only=", 0) == 0) {
       only = arg.substr(7);
     } else {
       std::cerr << "usage: gemm_vs_openblas [--quick] "
-                   "[--only=gemm|spread|loop|softmax]\n";
+                   "[--only=gemm|spread|loop|softmax] [--print_core]\n";
       return 1;
     }
   }
