@@ -7,8 +7,8 @@
 #                ir, codegen, cache, autotune, compiler, runtime and report under
 #                AddressSanitizer + UBSan (build-asan/), the thread pool,
 #                session, lock, store and worker tests under ThreadSanitizer
-#                (build-tsan/), and the cache loader's libFuzzer target for
-#                FUZZ_SECONDS (build-fuzz/)
+#                (build-tsan/), and every libFuzzer target of fuzz/ for
+#                FUZZ_SECONDS each (build-fuzz/)
 #   make build   install dependencies and build
 #   make golden  rewrite the fusion golden files (review the diff)
 #   make clean   remove the build trees
@@ -61,9 +61,9 @@ test-tsan: deps
 	cmake --build --preset tsan -j $(JOBS) --target $(TSAN_TESTS) xtune_cpu_worker
 	ctest --preset tsan -j $(JOBS) -R '^($(subst $(space),|,$(strip $(TSAN_TESTS))))$$'
 
-# The autotune results loader under libFuzzer (clang + ASan/UBSan), for a
-# fixed time from real cache files.
-FUZZ_SECONDS ?= 60
+# Every libFuzzer target of fuzz/ (clang + ASan/UBSan), each for a fixed
+# time from its corpus and real inputs (scripts/run_fuzzer.sh).
+FUZZ_SECONDS ?= 15
 test-fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) scripts/run_fuzzer.sh
 

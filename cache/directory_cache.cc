@@ -135,6 +135,24 @@ absl::StatusOr<std::optional<std::pair<AutotuneKey, xla::AutotuneResult>>>
 ReadDirectoryEntry(const std::string& path,
                    const std::function<bool(const AutotuneKey&)>& wanted = {}) {
   XTUNE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  std::optional<AutotuneKey> key = DirectoryEntryKey(text);
+  if (key && wanted && !wanted(*key)) return std::nullopt;
+  XTUNE_ASSIGN_OR_RETURN(DirectoryEntry entry, ParseDirectoryEntry(text, path));
+  if (!entry.key) {
+    return std::nullopt;  // written by XLA: only the key's hash is known
+  }
+  std::string name = std::filesystem::path(path).filename().string();
+  if (name != DirectoryCacheFileName(*entry.key)) {
+    return absl::DataLossError(absl::StrCat(
+        "'", path, "' holds the key of ", DirectoryCacheFileName(*entry.key),
+        " (renamed or altered)"));
+  }
+  return std::make_optional(std::make_pair(std::move(*entry.key), std::move(entry.result)));
+}
+
+}  // namespace
+
+std::optional<AutotuneKey> DirectoryEntryKey(absl::string_view text) {
   AutotuneKey key;
   bool has_device = false, has_hlo = false, has_version = false;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
@@ -147,24 +165,18 @@ ReadDirectoryEntry(const std::string& path,
       has_version = absl::SimpleAtoi(line, &key.version);
     }
   }
-  const bool keyed = has_device && has_hlo && has_version;
-  if (keyed && wanted && !wanted(key)) return std::nullopt;
-  // A file that is no AutotuneResult at all is damage, not XLA's.
-  XTUNE_ASSIGN_OR_RETURN(xla::AutotuneResult result,
-                         ParseAutotuneResultText(text, path));
-  if (!keyed) {
-    return std::nullopt;  // written by XLA: only the key's hash is known
-  }
-  std::string name = std::filesystem::path(path).filename().string();
-  if (name != DirectoryCacheFileName(key)) {
-    return absl::DataLossError(absl::StrCat(
-        "'", path, "' holds the key of ", DirectoryCacheFileName(key),
-        " (renamed or altered)"));
-  }
-  return std::make_optional(std::make_pair(std::move(key), std::move(result)));
+  if (!has_device || !has_hlo || !has_version) return std::nullopt;
+  return key;
 }
 
-}  // namespace
+absl::StatusOr<DirectoryEntry> ParseDirectoryEntry(absl::string_view text,
+                                                   absl::string_view path) {
+  DirectoryEntry entry;
+  entry.key = DirectoryEntryKey(text);
+  // A file that is no AutotuneResult at all is damage, not XLA's.
+  XTUNE_ASSIGN_OR_RETURN(entry.result, ParseAutotuneResultText(text, path));
+  return entry;
+}
 
 AutotuneCache::Entries DirectoryAutotuneCache::ListEntries(absl::string_view device,
                                                            int version) const {

@@ -10,6 +10,7 @@
 #define XTUNE_CACHE_DIRECTORY_CACHE_H_
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -59,6 +60,19 @@ class DirectoryAutotuneCache : public AutotuneCache {
   std::string dir_;
   DirectoryCacheMode mode_;
 };
+
+// One per-fusion file's text: its key, from the leading comment lines xtune
+// writes (nullopt in `key` for a file without them, as XLA writes), and its
+// result. DataLoss naming `path` for text that is not an AutotuneResult.
+// (The reader also checks that the file's name is its key's hash.)
+struct DirectoryEntry {
+  std::optional<AutotuneKey> key;
+  xla::AutotuneResult result;
+};
+absl::StatusOr<DirectoryEntry> ParseDirectoryEntry(absl::string_view text,
+                                                   absl::string_view path);
+// Its key alone (nullopt without the key lines), without parsing the rest.
+std::optional<AutotuneKey> DirectoryEntryKey(absl::string_view text);
 
 // The entries of a per-fusion directory as one AutotuneResults, for `xtune
 // cache`: xtune writes each file's key as leading comments; files without

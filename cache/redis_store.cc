@@ -269,14 +269,24 @@ absl::Status RedisAutotuneCache::FirstError(const std::vector<Reply>& replies) c
   return absl::OkStatus();
 }
 
+std::optional<xla::AutotuneResults::Entry> ParseRedisValue(absl::string_view value) {
+  xla::AutotuneResults::Entry entry;
+  if (!entry.ParseFromArray(value.data(), static_cast<int>(value.size())) ||
+      !entry.has_result()) {
+    return std::nullopt;
+  }
+  return entry;
+}
+
 absl::StatusOr<std::optional<CacheHit>> RedisAutotuneCache::Decode(
     const AutotuneKey& key, const std::string& value) const {
-  xla::AutotuneResults::Entry entry;
-  if (!entry.ParseFromString(value) || !entry.has_result()) {
+  std::optional<xla::AutotuneResults::Entry> parsed = ParseRedisValue(value);
+  if (!parsed) {
     return absl::DataLossError(absl::StrCat(
         options_.address.ToString(), ": the value of ", KeyName(key),
         " is not an autotune results entry (", value.size(), " bytes)"));
   }
+  xla::AutotuneResults::Entry& entry = *parsed;
   // As stored (an XLA entry keeps its own device and version): its lookup
   // key must be this one.
   if (!(KeyOfEntry(entry, key.version) == key)) return std::optional<CacheHit>();
@@ -377,8 +387,9 @@ absl::StatusOr<AutotuneCache::Related> RedisAutotuneCache::OtherDevices(const Au
   XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> values, Run({get}));
   for (const Reply& v : values[0].elements) {
     if (v.type != REDIS_REPLY_STRING) continue;
-    xla::AutotuneResults::Entry e;
-    if (!e.ParseFromString(v.str) || !e.has_result()) continue;
+    std::optional<xla::AutotuneResults::Entry> parsed = ParseRedisValue(v.str);
+    if (!parsed) continue;
+    const xla::AutotuneResults::Entry& e = *parsed;
     AutotuneKey k = KeyOfEntry(e, key.version);
     if (k.hlo != key.hlo || k.version != key.version || k.device == key.device) continue;
     out.emplace_back(k.device, std::make_shared<const xla::AutotuneResult>(e.result()));
@@ -446,12 +457,12 @@ absl::StatusOr<xla::AutotuneResults> RedisAutotuneCache::ReadAll(int64_t* damage
     XTUNE_ASSIGN_OR_RETURN(std::vector<Reply> values, Run({get}));
     for (const Reply& v : values[0].elements) {
       if (v.type != REDIS_REPLY_STRING) continue;  // expired meanwhile
-      xla::AutotuneResults::Entry e;
-      if (!e.ParseFromString(v.str) || !e.has_result()) {
+      std::optional<xla::AutotuneResults::Entry> e = ParseRedisValue(v.str);
+      if (!e) {
         ++bad;
         continue;
       }
-      *out.add_results() = std::move(e);
+      *out.add_results() = std::move(*e);
     }
   } while (cursor != "0");
   if (damaged != nullptr) *damaged = bad;

@@ -58,6 +58,11 @@ bool IsRemoteCacheUrl(absl::string_view path);
 // the URL are refused (they belong in the environment).
 absl::StatusOr<RedisAddress> ParseRedisUrl(absl::string_view url);
 
+// A value the remote cache holds: the serialized AutotuneResults.Entry the
+// files hold (device, hlo, version, result). nullopt for anything else (a
+// damaged or foreign value), which callers count and skip.
+std::optional<xla::AutotuneResults::Entry> ParseRedisValue(absl::string_view value);
+
 struct RedisStoreOptions {
   RedisAddress address;
   // Longest connect, and longest wait for each answer.

@@ -12,6 +12,7 @@
 #include "cache/config_proto.h"
 #include "cache/inspect.h"
 #include "cache/results_file.h"
+#include "fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
