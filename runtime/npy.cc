@@ -200,7 +200,8 @@ absl::StatusOr<Literal> DecodeNpy(absl::string_view data,
     layout.push_back(fortran_order ? i : rank - 1 - i);
   }
   Literal lit(Shape(*type, dims, layout));
-  std::memcpy(lit.bytes().data(), data.data() + data_start, expected);
+  // An empty array (a zero dimension) has no data, and no buffer to copy to.
+  if (expected > 0) std::memcpy(lit.bytes().data(), data.data() + data_start, expected);
   if (*type == DType::kPred) {
     for (uint8_t& b : lit.bytes()) {
       if (b > 1) return bad("bool data holds a byte other than 0 or 1");

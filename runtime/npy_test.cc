@@ -83,6 +83,29 @@ TEST(NpyTest, FortranOrderIsReadLogically) {
   for (int i = 0; i < 6; ++i) EXPECT_EQ(lit->GetInt(i), i);
 }
 
+// Found by fuzz/npy_fuzzer: an empty array (a zero dimension) has no data
+// to copy; it decodes, with or without bytes after its header.
+TEST(NpyTest, EmptyArraysDecode) {
+  for (const std::string tail : {std::string(), std::string("\x00\x00\x40\x40", 4)}) {
+    std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 0), }";
+    header.append(128 - 10 - header.size() - 1, ' ');
+    header += '\n';
+    std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+    bytes += static_cast<char>(header.size());
+    bytes += '\0';
+    bytes += header + tail;
+    absl::StatusOr<Literal> lit = DecodeNpy(bytes, "empty.npy");
+    if (!tail.empty()) {
+      // Trailing bytes past the (empty) data are refused like any oversize.
+      EXPECT_FALSE(lit.ok());
+      continue;
+    }
+    ASSERT_THAT(lit, IsOk());
+    EXPECT_EQ(lit->element_count(), 0);
+    EXPECT_EQ(lit->shape().dim(0), 2);
+  }
+}
+
 TEST(NpyTest, BadFilesGiveClearErrors) {
   std::string good = EncodeNpy(Iota(DType::kF32, {4}));
   EXPECT_THAT(DecodeNpy("hello", "x.npy"),
