@@ -53,6 +53,8 @@ DirectoryAutotuneCache::Open(const std::string& dir, DirectoryCacheMode mode) {
   }
   if (mode == DirectoryCacheMode::kUpdate) {
     XTUNE_RETURN_IF_ERROR(CreateDirectories(absl::StrCat(dir, "/tmp")));
+    // Temporary files of writers killed before their rename.
+    RemoveStaleTemporaries(absl::StrCat(dir, "/tmp"));
   }
   return std::unique_ptr<DirectoryAutotuneCache>(
       new DirectoryAutotuneCache(dir, mode));

@@ -5,6 +5,8 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
 
+#include <filesystem>
+
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -240,6 +242,9 @@ absl::StatusOr<xla::AutotuneResults> ReadAutotuneResults(
 
 absl::Status WriteAutotuneResults(const std::string& path,
                                   const xla::AutotuneResults& results) {
+  // A writer killed before its rename left its temporary file: gone now.
+  std::filesystem::path target(path);
+  RemoveStaleTemporaries(target.parent_path().string(), target.filename().string());
   return WriteFileAtomically(
       path, SerializeAutotuneResults(results, IsTextProtoPath(path)));
 }

@@ -1,6 +1,7 @@
 #include "util/file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <random>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace xtune {
@@ -62,6 +64,53 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   return data;
 }
 
+std::string ThisHostLabel() {
+  char host[256] = {0};
+  if (gethostname(host, sizeof(host) - 1) != 0 || host[0] == '\0') return "localhost";
+  // The name is parsed back at its dots: keep the host's first label.
+  std::string h(host);
+  return h.substr(0, h.find('.'));
+}
+
+bool ProcessIsGone(int64_t pid) {
+  if (pid <= 0) return false;
+  return kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+}
+
+int RemoveStaleTemporaries(const std::string& dir, absl::string_view only_for) {
+  std::error_code ec;
+  std::filesystem::directory_iterator it(dir.empty() ? "." : dir, ec);
+  if (ec) return 0;
+  const std::string host = ThisHostLabel();
+  int removed = 0;
+  for (; it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    const std::string name = it->path().filename().string();
+    // ".NAME.tmp.HOST.PID.N"
+    if (name.size() < 2 || name[0] != '.') continue;
+    size_t n_dot = name.rfind('.');
+    if (n_dot == std::string::npos || n_dot == 0) continue;
+    size_t pid_dot = name.rfind('.', n_dot - 1);
+    if (pid_dot == std::string::npos || pid_dot == 0) continue;
+    size_t host_dot = name.rfind('.', pid_dot - 1);
+    if (host_dot == std::string::npos || host_dot < 5) continue;
+    if (name.compare(host_dot - 4, 4, ".tmp") != 0) continue;
+    if (name.compare(host_dot + 1, pid_dot - host_dot - 1, host) != 0) continue;
+    if (!only_for.empty() && name.compare(1, host_dot - 5, only_for.data(), only_for.size()) != 0) {
+      continue;
+    }
+    int64_t pid = 0;
+    if (!absl::SimpleAtoi(absl::string_view(name).substr(pid_dot + 1, n_dot - pid_dot - 1), &pid) ||
+        pid <= 0 || pid == getpid()) {
+      continue;
+    }
+    // Gone: no such process. (A live one, or one of another user, stays.)
+    if (!ProcessIsGone(pid)) continue;
+    if (unlink(it->path().c_str()) == 0) ++removed;
+  }
+  return removed;
+}
+
 absl::Status WriteFileAtomically(const std::string& path,
                                  absl::string_view contents,
                                  const std::string& tmp_dir) {
@@ -71,8 +120,8 @@ absl::Status WriteFileAtomically(const std::string& path,
   if (dir.empty()) dir = ".";
   // A unique name beside the target: same file system, so rename is atomic.
   std::random_device rd;
-  std::string tmp = (dir / absl::StrCat(".", target.filename().string(),
-                                        ".tmp.", getpid(), ".", rd()))
+  std::string tmp = (dir / absl::StrCat(".", target.filename().string(), ".tmp.", ThisHostLabel(),
+                                        ".", getpid(), ".", rd()))
                         .string();
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoError(errno, "cannot create temporary file", tmp);

@@ -4,6 +4,7 @@
 #ifndef XTUNE_UTIL_FILE_H_
 #define XTUNE_UTIL_FILE_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/status.h"
@@ -22,9 +23,27 @@ absl::StatusOr<std::string> ReadFile(const std::string& path);
 // the old file is untouched and the temporary file is removed.
 // `tmp_dir`, when given, holds the temporary file instead (it must be on
 // the same file system as `path`).
+// The temporary file is named ".NAME.tmp.HOST.PID.N": a writer killed
+// before its rename leaves it behind, and RemoveStaleTemporaries removes it.
 absl::Status WriteFileAtomically(const std::string& path,
                                  absl::string_view contents,
                                  const std::string& tmp_dir = "");
+
+// Removes from folder `dir` the temporary files of WriteFileAtomically
+// whose writer is gone: written on this host by a process that no longer
+// exists (killed, crashed); only those of the file named `only_for` when it
+// is not empty. Temporary files of other hosts (a shared folder) are left
+// alone: their writers may be alive. Returns how many it removed; a missing
+// folder removes none. Cheap enough for every write of a single file;
+// callers with folders of many files (the per-fusion cache, kernel caches)
+// call it once when they open the folder.
+int RemoveStaleTemporaries(const std::string& dir, absl::string_view only_for = "");
+
+// This host's name up to its first dot: what temporary names carry so that
+// a folder shared between hosts is cleaned only of this host's leftovers.
+std::string ThisHostLabel();
+// Whether process `pid` of this host no longer exists.
+bool ProcessIsGone(int64_t pid);
 
 // An exclusive advisory lock (flock) on a lock file, held until destroyed.
 // Processes that all take the lock before a read-modify-write of a file do

@@ -1,5 +1,6 @@
 #include "util/file.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -40,6 +41,47 @@ TEST(FileTest, AtomicWriteLeavesNoTemporaryFiles) {
     ++count;
   }
   EXPECT_EQ(count, 1);
+}
+
+std::string Host() {
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  std::string h(host);
+  return h.empty() ? "localhost" : h.substr(0, h.find('.'));
+}
+
+// A process id that no longer exists: a child that exited and was reaped.
+pid_t DeadPid() {
+  pid_t pid = fork();
+  if (pid == 0) _exit(0);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return pid;
+}
+
+TEST(FileTest, StaleTemporariesOfDeadWritersAreRemoved) {
+  const std::string dir = TempDir();
+  const std::string host = Host();
+  const pid_t dead = DeadPid();
+  auto make = [&](const std::string& name) {
+    ASSERT_THAT(WriteFileAtomically(dir + "/" + name, "partial"), IsOk());
+  };
+  const std::string dead_a = ".a.txt.tmp." + host + "." + std::to_string(dead) + ".11";
+  const std::string dead_b = ".b.txt.tmp." + host + "." + std::to_string(dead) + ".12";
+  const std::string mine = ".a.txt.tmp." + host + "." + std::to_string(getpid()) + ".13";
+  const std::string live = ".a.txt.tmp." + host + "." + std::to_string(getppid()) + ".14";
+  const std::string other_host = ".a.txt.tmp.not-" + host + "." + std::to_string(dead) + ".15";
+  const std::string unrelated = ".a.txt.tmp.notes";
+  for (const std::string& n : {dead_a, dead_b, mine, live, other_host, unrelated}) make(n);
+  auto exists = [&](const std::string& n) { return std::filesystem::exists(dir + "/" + n); };
+  // Only a.txt's, then every file's.
+  EXPECT_EQ(RemoveStaleTemporaries(dir, "a.txt"), 1);
+  EXPECT_FALSE(exists(dead_a));
+  EXPECT_TRUE(exists(dead_b));
+  EXPECT_EQ(RemoveStaleTemporaries(dir), 1);
+  EXPECT_FALSE(exists(dead_b));
+  for (const std::string& n : {mine, live, other_host, unrelated}) EXPECT_TRUE(exists(n)) << n;
+  EXPECT_EQ(RemoveStaleTemporaries(dir + "/missing"), 0);
 }
 
 TEST(FileTest, MissingFileIsNotFound) {

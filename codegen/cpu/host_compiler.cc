@@ -17,6 +17,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "util/file.h"
 #include "util/sha256.h"
@@ -36,11 +38,40 @@ constexpr int kMaxErrorLines = 20;
 // A name no other thread or process uses at the same time: the pid tells
 // processes apart, the counter threads, the random part survivors of earlier
 // processes with the same pid.
+// "HOST.PID.COUNTER.HEX": work folders and probes carry their writer, so
+// that RemoveStaleWork can tell a killed process's leftovers.
 std::string UniqueSuffix() {
   static std::atomic<uint64_t> counter{0};
   thread_local std::mt19937_64 random_bits(std::random_device{}());
-  return absl::StrCat(getpid(), ".", counter.fetch_add(1), ".",
+  return absl::StrCat(ThisHostLabel(), ".", getpid(), ".", counter.fetch_add(1), ".",
                       absl::Hex(random_bits()));
+}
+
+// Removes the work folders (".tmp.<key>.SUFFIX", ".tmp.pch.SUFFIX"),
+// probes (".probe.SUFFIX") and temporary files of WriteFileAtomically left
+// in the kernel folder by compiles of this host whose process is gone
+// (killed mid-compile); those of live processes and other hosts stay.
+void RemoveStaleWork(const std::string& dir) {
+  RemoveStaleTemporaries(dir);
+  std::error_code ec;
+  std::filesystem::directory_iterator it(dir, ec);
+  if (ec) return;
+  const std::string host = ThisHostLabel();
+  for (; it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    const std::string name = it->path().filename().string();
+    if (!absl::StartsWith(name, ".tmp.") && !absl::StartsWith(name, ".probe.")) continue;
+    std::vector<absl::string_view> parts = absl::StrSplit(name, '.');
+    // "", "tmp", ..., HOST, PID, COUNTER, HEX
+    if (parts.size() < 6) continue;
+    int64_t pid = 0;
+    if (parts[parts.size() - 4] != host ||
+        !absl::SimpleAtoi(parts[parts.size() - 3], &pid) || !ProcessIsGone(pid)) {
+      continue;
+    }
+    std::error_code ignored;
+    std::filesystem::remove_all(it->path(), ignored);
+  }
 }
 
 bool IsExecutableFile(const std::string& path) {
@@ -235,6 +266,7 @@ absl::StatusOr<std::unique_ptr<HostCompiler>> HostCompiler::Create(
                      "); using temporary cache '", temporary_cache, "'\n");
     std::fputs(warning.c_str(), stderr);
   }
+  RemoveStaleWork(kernel_dir);
   return std::unique_ptr<HostCompiler>(new HostCompiler(
       std::move(compiler_path), std::move(options.flags), options.timeout,
       std::move(identity), std::move(kernel_dir), std::move(temporary_cache),

@@ -22,7 +22,10 @@ std::string Digest(const NvrtcOutput& out) {
 CubinCache::CubinCache(std::string root) {
   if (root.empty()) return;
   std::string dir = root + "/cubins";
-  if (CreateDirectories(dir).ok()) dir_ = dir;
+  if (CreateDirectories(dir).ok()) {
+    dir_ = dir;
+    RemoveStaleTemporaries(dir_);  // of writers killed before their rename
+  }
 }
 
 std::optional<NvrtcOutput> CubinCache::Lookup(const std::string& base) const {

@@ -39,9 +39,14 @@ class CubinCache {
   int64_t hits() const { return hits_; }
   int64_t misses() const { return misses_; }
 
- private:
+  // The entry at path prefix `base` (BASE.cubin, .ptx, .log, .sha256):
+  // nullopt unless all four are there and the digest matches the other
+  // three (a writer killed between them leaves a miss, never a mix).
   std::optional<NvrtcOutput> Lookup(const std::string& base) const;
+  // Writes the entry, each file atomically, the digest last.
   void Store(const std::string& base, const NvrtcOutput& out) const;
+
+ private:
 
   std::string dir_;  // "" when disabled
   std::atomic<int64_t> hits_{0};

@@ -1,0 +1,279 @@
+// Crash chaos: a writer process killed with SIGKILL at random instants
+// while it writes, over and over, for each persistent write path: the
+// results dump, the merge-dump of parallel test runs, the per-fusion
+// directory, the cubin cache and the remote (Redis) tier. After every kill:
+// what is stored parses, holds the old or the new complete content, loses
+// no entry it held, and the next writer removes the killed writer's
+// temporary files. $XTUNE_CHAOS_KILLS kills per path (default 200; the
+// figures of docs/reliability.md use 1000). Each test prints its figures.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <random>
+#include <set>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "cache/autotune_cache.h"
+#include "cache/cache_test_util.h"
+#include "cache/directory_cache.h"
+#include "cache/merge.h"
+#include "cache/redis_store.h"
+#include "cache/redis_test_server.h"
+#include "cache/results_file.h"
+#include "codegen/cuda/cubin_cache.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "util/file.h"
+#include "util/status_matchers.h"
+#include "util/test_temp_dir.h"
+
+namespace xtune {
+namespace {
+
+using ::xtune::testing::IsOk;
+
+constexpr char kDevice[] = "CPU: chaos";
+
+int Kills() {
+  int n = 200;
+  const char* env = std::getenv("XTUNE_CHAOS_KILLS");
+  if (env != nullptr && (!absl::SimpleAtoi(env, &n) || n <= 0)) n = 200;
+  return n;
+}
+
+std::string Hlo(int i) {
+  return absl::StrCat("{\n  ROOT tmp_0 = f32[", i + 1, "]{0} parameter(0)\n}");
+}
+
+xla::AutotuneResults Entries(int first, int count) {
+  xla::AutotuneResults r;
+  r.set_version(3);
+  for (int i = first; i < first + count; ++i) {
+    AddEntry(&r, kDevice, Hlo(i), CpuLoopResult(1 + i % 4, 64, 1000 + i), 0);
+  }
+  return r;
+}
+
+// Temporary files in `dir` (a writer's, left when it was killed).
+int Temporaries(const std::string& dir) {
+  int n = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (absl::StrContains(name, ".tmp.")) ++n;
+  }
+  return n;
+}
+
+// Runs `loop` (which never returns while it can write) in a child process,
+// kills it after a random delay below `max_us`, and reaps it. Returns
+// whether the kill landed while the child was still writing (it had not
+// exited on its own).
+bool KillWhileWriting(std::mt19937& rng, int max_us, const std::function<void()>& loop) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    loop();
+    _exit(3);  // the loop failed: the parent sees exit 3
+  }
+  std::uniform_int_distribution<int> delay(0, max_us);
+  usleep(delay(rng));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+}
+
+class ChaosTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = xtune::testing::TestTempDir(
+        absl::StrCat("xtune_chaos_", ::testing::UnitTest::GetInstance()->current_test_info()->name()));
+  }
+  void Report(const std::string& path, int kills, int mid_write, int leftovers) {
+    std::cout << "chaos " << path << ": " << kills << " kills (" << mid_write
+              << " while writing); "
+              << (leftovers < 0 ? std::string()
+                                : absl::StrCat(leftovers, " left a temporary file, every one "
+                                                          "removed by the next writer; "))
+              << "every read found complete, undamaged content and no entry lost\n";
+  }
+  std::string dir_;
+  std::mt19937 rng_{20261205};
+};
+
+TEST_F(ChaosTest, ResultsDump) {
+  const std::string path = dir_ + "/cache.textproto";
+  const xla::AutotuneResults old_results = Entries(0, 40), new_results = Entries(0, 41);
+  const std::string old_text = SerializeAutotuneResults(old_results, true);
+  const std::string new_text = SerializeAutotuneResults(new_results, true);
+  ASSERT_THAT(WriteAutotuneResults(path, old_results), IsOk());
+  int mid_write = 0, leftovers = 0;
+  const int kills = Kills();
+  for (int k = 0; k < kills; ++k) {
+    mid_write += KillWhileWriting(rng_, 3000, [&] {
+      while (WriteAutotuneResults(path, new_results).ok() &&
+             WriteAutotuneResults(path, old_results).ok()) {
+      }
+    });
+    absl::StatusOr<std::string> text = ReadFile(path);
+    ASSERT_THAT(text, IsOk());
+    ASSERT_TRUE(*text == old_text || *text == new_text) << "kill " << k << ": a mixed file";
+    ASSERT_THAT(ParseAutotuneResults(*text, true, path), IsOk());
+    leftovers += Temporaries(dir_);
+    // The next writer removes what the killed one left.
+    ASSERT_THAT(WriteAutotuneResults(path, old_results), IsOk());
+    ASSERT_EQ(Temporaries(dir_), 0) << "kill " << k;
+  }
+  EXPECT_GT(mid_write, kills / 2);
+  Report("results dump", kills, mid_write, leftovers);
+}
+
+TEST_F(ChaosTest, MergeDumpLosesNoEntry) {
+  const std::string path = dir_ + "/merged.pb";
+  int held = 0, mid_write = 0, leftovers = 0;
+  const int kills = Kills();
+  for (int k = 0; k < kills; ++k) {
+    const int first = held;
+    mid_write += KillWhileWriting(rng_, 3000, [&] {
+      for (int i = first;; ++i) {
+        MergeStats stats;
+        if (!MergeIntoFile(path, Entries(i, 1), 4, &stats).ok()) return;
+      }
+    });
+    // Parses, and holds every entry it held before: 0 .. held-1, and more.
+    xla::AutotuneResults now;
+    if (held > 0 || std::filesystem::exists(path)) {
+      absl::StatusOr<xla::AutotuneResults> r = ReadAutotuneResults(path);
+      ASSERT_THAT(r, IsOk()) << "kill " << k;
+      now = *r;
+    }
+    std::set<std::string> hlos;
+    for (const auto& e : now.results()) hlos.insert(e.hlo());
+    for (int i = 0; i < held; ++i) ASSERT_TRUE(hlos.count(Hlo(i))) << "kill " << k << " lost " << i;
+    ASSERT_GE(now.results_size(), held);
+    held = now.results_size();
+    leftovers += Temporaries(dir_);
+    // The killed writer's lock is free (the kernel dropped it), and the
+    // next merge removes its temporary file.
+    MergeStats stats;
+    ASSERT_THAT(MergeIntoFile(path, Entries(held, 1), 4, &stats), IsOk());
+    ++held;
+    ASSERT_EQ(Temporaries(dir_), 0);
+  }
+  EXPECT_GT(mid_write, kills / 2);
+  EXPECT_GT(held, kills);
+  Report(absl::StrCat("merge-dump (", held, " entries at the end)"), kills, mid_write, leftovers);
+}
+
+TEST_F(ChaosTest, PerFusionDirectory) {
+  const std::string dir = dir_ + "/per_fusion";
+  int held = 0, mid_write = 0, leftovers = 0;
+  const int kills = Kills();
+  for (int k = 0; k < kills; ++k) {
+    const int first = held;
+    mid_write += KillWhileWriting(rng_, 3000, [&] {
+      absl::StatusOr<std::unique_ptr<DirectoryAutotuneCache>> c =
+          DirectoryAutotuneCache::Open(dir, DirectoryCacheMode::kUpdate);
+      if (!c.ok()) return;
+      for (int i = first;; ++i) {
+        if (!(*c)->Insert({kDevice, Hlo(i), 4}, CpuLoopResult(1, 64, 1000 + i)).ok()) return;
+      }
+    });
+    int64_t without_key = 0;
+    absl::StatusOr<xla::AutotuneResults> r = ReadDirectoryCache(dir, &without_key);
+    ASSERT_THAT(r, IsOk()) << "kill " << k;  // no damaged file
+    ASSERT_GE(r->results_size(), held);
+    held = r->results_size();
+    leftovers += Temporaries(dir + "/tmp");
+    // The next writer to open the folder removes the leftovers.
+    ASSERT_THAT(DirectoryAutotuneCache::Open(dir, DirectoryCacheMode::kUpdate), IsOk());
+    ASSERT_EQ(Temporaries(dir + "/tmp"), 0);
+  }
+  EXPECT_GT(held, 0);
+  Report(absl::StrCat("per-fusion directory (", held, " files at the end)"), kills, mid_write,
+         leftovers);
+}
+
+TEST_F(ChaosTest, CubinCacheIsAHitOfOneWriteOrAMiss) {
+  const std::string root = dir_ + "/kernels";
+  // Two compiles' outputs, with the ptxas report a lookup reads back.
+  const std::string log =
+      "ptxas info    : Compiling entry function 'k' for 'sm_90a'\n"
+      "ptxas info    : Function properties for k\n"
+      "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 10 registers, used 1 barriers, 1024 bytes smem\n";
+  cuda::NvrtcOutput a, b;
+  a.cubin = std::string(64 * 1024, 'a');
+  a.ptx = "// ptx a";
+  a.log = log;
+  b.cubin = std::string(48 * 1024, 'b');
+  b.ptx = "// ptx b";
+  b.log = log;
+  cuda::CubinCache cache(root);
+  const std::string base = root + "/cubins/0123abcd";
+  cache.Store(base, a);
+  ASSERT_TRUE(cache.Lookup(base).has_value());
+  int mid_write = 0, leftovers = 0, misses = 0;
+  const int kills = Kills();
+  for (int k = 0; k < kills; ++k) {
+    mid_write += KillWhileWriting(rng_, 3000, [&] {
+      cuda::CubinCache writer(root);
+      for (;;) {
+        writer.Store(base, b);
+        writer.Store(base, a);
+      }
+    });
+    leftovers += Temporaries(root + "/cubins");
+    cuda::CubinCache next(root);  // removes the leftovers
+    ASSERT_EQ(Temporaries(root + "/cubins"), 0);
+    std::optional<cuda::NvrtcOutput> hit = next.Lookup(base);
+    if (!hit) {
+      ++misses;  // killed between its files: recompiled, never mixed
+    } else {
+      ASSERT_TRUE((hit->cubin == a.cubin && hit->ptx == a.ptx) ||
+                  (hit->cubin == b.cubin && hit->ptx == b.ptx))
+          << "kill " << k << ": a mixed entry";
+    }
+    next.Store(base, a);
+  }
+  Report(absl::StrCat("cubin cache (", misses, " misses)"), kills, mid_write, leftovers);
+}
+
+TEST_F(ChaosTest, RemoteTierLosesNoEntry) {
+  XTUNE_START_REDIS_OR_SKIP(server);
+  RedisStoreOptions options;
+  absl::StatusOr<RedisAddress> address = ParseRedisUrl(server.url());
+  ASSERT_THAT(address, IsOk());
+  options.address = *address;
+  int held = 0, mid_write = 0;
+  const int kills = Kills();
+  for (int k = 0; k < kills; ++k) {
+    const int first = held;
+    mid_write += KillWhileWriting(rng_, 3000, [&] {
+      RedisAutotuneCache writer(options);
+      for (int i = first;; ++i) {
+        if (!writer.Insert({kDevice, Hlo(i), 4}, CpuLoopResult(1, 64, 1000 + i)).ok()) return;
+      }
+    });
+    RedisAutotuneCache reader(options);
+    int64_t damaged = 0;
+    absl::StatusOr<xla::AutotuneResults> all = reader.ReadAll(&damaged);
+    ASSERT_THAT(all, IsOk());
+    ASSERT_EQ(damaged, 0) << "kill " << k;
+    ASSERT_GE(all->results_size(), held);
+    held = all->results_size();
+  }
+  EXPECT_GT(held, 0);
+  Report(absl::StrCat("remote tier (", held, " entries at the end)"), kills, mid_write, -1);
+}
+
+}  // namespace
+}  // namespace xtune
