@@ -34,6 +34,7 @@
 #include "util/file.h"
 #include "util/status_matchers.h"
 #include "util/test_temp_dir.h"
+#include "tests/cli_util.h"  // RunXtune
 
 namespace xtune {
 namespace {
@@ -273,6 +274,67 @@ TEST_F(ChaosTest, RemoteTierLosesNoEntry) {
   }
   EXPECT_GT(held, 0);
   Report(absl::StrCat("remote tier (", held, " entries at the end)"), kills, mid_write, -1);
+}
+
+// The CPU kernel cache: `xtune compile` (and the compiler processes it
+// runs) killed as a process group at random instants of a cold compile;
+// the next run finds every cached object usable (its outputs verify), and
+// its first compile removes the killed compiles' work folders.
+// $XTUNE_CHAOS_COMPILE_KILLS kills (default 10: each costs a compile).
+TEST_F(ChaosTest, KernelCacheOfKilledCompiles) {
+  int kills = 10;
+  if (const char* env = std::getenv("XTUNE_CHAOS_COMPILE_KILLS")) {
+    if (!absl::SimpleAtoi(env, &kills) || kills <= 0) kills = 10;
+  }
+  const std::string module = dir_ + "/model.hlo";
+  const std::string cache = dir_ + "/kernel_cache";
+  const std::string kernels = cache + "/kernels";
+  auto work_dirs = [&] {
+    int n = 0;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(kernels, ec)) {
+      n += absl::StartsWith(e.path().filename().string(), ".tmp.");
+    }
+    return n;
+  };
+  int leftovers = 0, mid_compile = 0;
+  for (int k = 0; k < kills; ++k) {
+    // Each compile starts cold: new shapes, new kernels.
+    const std::string level = "2";
+    const std::string n = std::to_string(24 + k);
+    ASSERT_THAT(WriteFileAtomically(module, absl::StrCat(R"hlo(HloModule m
+ENTRY e {
+  x = f32[16,32] parameter(0)
+  w = f32[32,)hlo", n, R"hlo(] parameter(1)
+  d = f32[16,)hlo", n, R"hlo(] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = f32[16,)hlo", n, R"hlo(] tanh(d)
+})hlo")),
+                IsOk());
+    pid_t pid = fork();
+    if (pid == 0) {
+      setpgid(0, 0);
+      setenv("XTUNE_CACHE_DIR", cache.c_str(), 1);
+      const std::string flag = "--xla_gpu_autotune_level=" + level;
+      execl(XTUNE_BINARY, XTUNE_BINARY, "compile", module.c_str(), flag.c_str(),
+            static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    setpgid(pid, pid);
+    usleep(std::uniform_int_distribution<int>(0, 600000)(rng_));
+    kill(-pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    mid_compile += WIFSIGNALED(status);
+    leftovers += work_dirs();
+    Result next = RunXtune("run " + module + " --verify --xla_gpu_autotune_level=" + level,
+                           "XTUNE_CACHE_DIR=" + cache);
+    ASSERT_EQ(next.exit_code, 0) << "kill " << k << ": " << next.output;
+    ASSERT_EQ(work_dirs(), 0) << "kill " << k;
+  }
+  std::cout << "chaos CPU kernel cache: " << kills << " compiles killed (" << mid_compile
+            << " while running); " << leftovers
+            << " left work folders, every one removed by the next compile, whose outputs "
+               "verified\n";
 }
 
 }  // namespace
