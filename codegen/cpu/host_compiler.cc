@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -161,11 +162,24 @@ absl::Status WriteNewFile(const std::string& path, absl::string_view contents) {
 
 // Creates `dir` and checks that files can be created in it. access(W_OK)
 // would not do: it ignores read-only mounts for root and is racy anyway.
+// Room a kernel cache needs to be worth using: a compile session writes
+// sources and objects of tens to hundreds of KB each.
+constexpr uint64_t kMinFreeBytes = 64ull << 20;
+
 absl::Status PrepareWritableDir(const std::string& dir) {
   XTUNE_RETURN_IF_ERROR(CreateDirectories(dir));
   std::string probe = absl::StrCat(dir, "/.probe.", UniqueSuffix());
   XTUNE_RETURN_IF_ERROR(WriteNewFile(probe, ""));
   unlink(probe.c_str());
+  // A nearly full disk takes the probe but not the objects: every compile
+  // would fail on it.
+  struct statvfs fs;
+  if (statvfs(dir.c_str(), &fs) == 0 &&
+      static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize < kMinFreeBytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "only ", static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize / 1024,
+        " KiB free; a kernel cache needs ", kMinFreeBytes >> 20, " MiB"));
+  }
   return absl::OkStatus();
 }
 
