@@ -10,7 +10,7 @@ std::unique_ptr<Instruction> CloneInstruction(
     const ComputationMap& map_computation) {
   auto copy = std::make_unique<Instruction>(std::move(name), src.opcode(),
                                             src.shape());
-  *copy->mutable_attrs() = src.attrs();
+  if (src.has_attrs()) *copy->mutable_attrs() = src.attrs();
   copy->set_location(src.location());
   for (Instruction* op : operands) copy->AppendOperand(op);
   for (const Computation* c : src.called_computations()) {

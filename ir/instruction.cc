@@ -38,6 +38,11 @@ void Instruction::AppendOperand(Instruction* operand) {
   operands_.push_back(operand);
 }
 
+const InstructionAttrs& Instruction::DefaultAttrs() {
+  static const InstructionAttrs* const kDefault = new InstructionAttrs();
+  return *kDefault;
+}
+
 bool Instruction::Identical(const Instruction& other) const {
   if (opcode_ != other.opcode_ || name_ != other.name_ ||
       shape_ != other.shape_ || operands_.size() != other.operands_.size() ||
@@ -50,8 +55,8 @@ bool Instruction::Identical(const Instruction& other) const {
   for (size_t i = 0; i < called_.size(); ++i) {
     if (called_[i]->name() != other.called_[i]->name()) return false;
   }
-  const InstructionAttrs& a = attrs_;
-  const InstructionAttrs& b = other.attrs_;
+  const InstructionAttrs& a = attrs();
+  const InstructionAttrs& b = other.attrs();
   return a.parameter_number == b.parameter_number &&
          a.dimensions == b.dimensions && a.dot == b.dot &&
          a.slice == b.slice && a.padding == b.padding &&

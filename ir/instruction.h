@@ -9,6 +9,7 @@
 
 #include "absl/strings/string_view.h"
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -173,8 +174,15 @@ class Instruction {
   }
   void AppendCalledComputation(Computation* c) { called_.push_back(c); }
 
-  const InstructionAttrs& attrs() const { return attrs_; }
-  InstructionAttrs* mutable_attrs() { return &attrs_; }
+  // The attributes; every field at its default for an instruction that was
+  // given none (most elementwise ones: they share one default record, so
+  // a million-instruction module does not hold a million of them).
+  const InstructionAttrs& attrs() const { return attrs_ ? *attrs_ : DefaultAttrs(); }
+  bool has_attrs() const { return attrs_ != nullptr; }
+  InstructionAttrs* mutable_attrs() {
+    if (!attrs_) attrs_ = std::make_unique<InstructionAttrs>();
+    return attrs_.get();
+  }
 
   Computation* parent() const { return parent_; }
   void set_parent(Computation* parent) { parent_ = parent; }
@@ -192,7 +200,8 @@ class Instruction {
   std::vector<Instruction*> operands_;
   std::vector<Instruction*> users_;
   std::vector<Computation*> called_;
-  InstructionAttrs attrs_;
+  static const InstructionAttrs& DefaultAttrs();
+  std::unique_ptr<InstructionAttrs> attrs_;  // null: all defaults
   Computation* parent_ = nullptr;
   SourceLocation location_;
 };

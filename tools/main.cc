@@ -1,5 +1,6 @@
 // The xtune command-line tool. See `xtune --help`.
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -84,13 +85,25 @@ int main(int argc, char** argv) {
     std::cerr << "xtune: unknown command '" << rest[0] << "'\n";
     return xtune::kExitUserError;
   }
-  if (command == "run") return xtune::RunCommand(rest);
-  if (command == "fuse") return xtune::FuseCommand(rest);
-  if (command == "compile") return xtune::CompileCommand(rest);
-  if (command == "cache") return xtune::CacheCommand(rest);
-  if (command == "report") return xtune::ReportCommand(rest);
-  if (command == "devices") return xtune::DevicesCommand(rest);
-  std::cerr << "xtune: unknown command '" << command
-            << "' (see xtune --help)\n";
-  return xtune::kExitUserError;
+  int (*run)(const std::vector<std::string>&) = nullptr;
+  if (command == "run") run = xtune::RunCommand;
+  if (command == "fuse") run = xtune::FuseCommand;
+  if (command == "compile") run = xtune::CompileCommand;
+  if (command == "cache") run = xtune::CacheCommand;
+  if (command == "report") run = xtune::ReportCommand;
+  if (command == "devices") run = xtune::DevicesCommand;
+  if (run == nullptr) {
+    std::cerr << "xtune: unknown command '" << command << "' (see xtune --help)\n";
+    return xtune::kExitUserError;
+  }
+  try {
+    return run(rest);
+  } catch (const std::bad_alloc&) {
+    // A module too large for this machine's memory (or the address-space
+    // limit it runs under): the user's input, not a crash.
+    std::cerr << "xtune " << command
+              << ": out of memory: the input is too large for the memory this process may use "
+                 "(see ulimit -v)\n";
+    return xtune::kExitUserError;
+  }
 }
