@@ -4,7 +4,8 @@
 #
 #   make demo    build, then run the example models
 #   make test    build, then run every test, then the unit tests of util,
-#                ir, codegen, cache, autotune, compiler, runtime and report under
+#                ir, codegen, cache, autotune, compiler, runtime and report
+#                and the CLI's end-to-end, chaos and disk-fault tests under
 #                AddressSanitizer + UBSan (build-asan/), the thread pool,
 #                session, lock, store and worker tests under ThreadSanitizer
 #                (build-tsan/), and every libFuzzer target of fuzz/ for
@@ -45,10 +46,16 @@ test: build
 ASAN_TESTS = util_test ir_test codegen_test codegen_cpu_test cpu_profiler_test \
   cache_test redis_store_test autotune_test compiler_test scripted_backend_test \
   executable_test runtime_test report_test
+# The CLI end to end under the same sanitizers: the xtune binary and its
+# CPU worker are the asan build's (fewer chaos kills: a kill costs more).
+ASAN_CLI_TESTS = cli_test cache_cli_test json_cli_test report_cli_test chaos_test \
+  disk_faults_test
 test-asan: deps
 	cmake --preset asan -DXTUNE_TESTS_ONLY_IR=OFF
-	cmake --build --preset asan -j $(JOBS) --target $(ASAN_TESTS) xtune_cpu_worker
-	ctest --preset asan -j $(JOBS) -R '^($(subst $(space),|,$(strip $(ASAN_TESTS))))$$'
+	cmake --build --preset asan -j $(JOBS) --target $(ASAN_TESTS) $(ASAN_CLI_TESTS) xtune \
+	  xtune_cpu_worker
+	XTUNE_CHAOS_KILLS=30 ctest --preset asan -j $(JOBS) \
+	  -R '^($(subst $(space),|,$(strip $(ASAN_TESTS) $(ASAN_CLI_TESTS))))$$'
 
 # The concurrent parts under ThreadSanitizer: the thread pool, subprocesses
 # and file locks (util), sessions, the store chain and concurrent dumps

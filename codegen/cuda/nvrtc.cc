@@ -137,9 +137,11 @@ absl::StatusOr<std::unique_ptr<Nvrtc>> Nvrtc::Load() {
   return n;
 }
 
-Nvrtc::~Nvrtc() {
-  if (handle_ != nullptr) dlclose(handle_);
-}
+// NVRTC stays loaded for the rest of the process, as the CUDA libraries
+// usually do: it links its own libstdc++, whose emergency exception pool
+// (72 KB) would be orphaned by dlclose (LeakSanitizer reports it under
+// the CLI tests), and a later Nvrtc::Load gets the same handle back anyway.
+Nvrtc::~Nvrtc() = default;
 
 absl::StatusOr<NvrtcOutput> Nvrtc::Compile(
     absl::string_view source, absl::string_view name, absl::string_view arch,

@@ -139,7 +139,9 @@ TEST_F(DiskFaultsTest, AFullDiskKeepsThePreviousFiles) {
   Result r = RunXtune("run " + module_ + " --verify --xla_gpu_autotune_level=2 "
                       "--xla_gpu_per_fusion_autotune_cache_dir=" + full + "/per_fusion");
   EXPECT_THAT(r.exit_code, AnyOf(0, 1)) << r.output;
-  if (r.exit_code == 0) EXPECT_THAT(r.output, HasSubstr("could not store a result"));
+  if (r.exit_code == 0) {
+    EXPECT_THAT(r.output, HasSubstr("could not store a result"));
+  }
   EXPECT_EQ(Temporaries(full), 0);
   // A kernel cache there: the compile still runs and verifies.
   r = RunXtune("run " + module_ + " --verify --xla_gpu_autotune_level=2",
