@@ -62,7 +62,8 @@ test-asan: deps
 # (cache), the Redis tier with its timeouts and lease renewal
 # (redis_store_test), the kernel cache and its bundles (codegen_cpu_test),
 # and the profiling worker.
-TSAN_TESTS = util_test cache_test redis_store_test codegen_cpu_test cpu_profiler_test
+TSAN_TESTS = util_test cache_test redis_store_test codegen_cpu_test cpu_profiler_test \
+  autotune_test scripted_backend_test
 test-tsan: deps
 	cmake --preset tsan
 	cmake --build --preset tsan -j $(JOBS) --target $(TSAN_TESTS) xtune_cpu_worker

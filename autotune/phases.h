@@ -144,7 +144,8 @@ int SeedModel(const Backend& backend, const AutotuneCache& cache, int version,
               CostModel& model);
 
 // 4. Compiles every candidate of every trial on `parallelism` threads (0:
-// all cores); `compiled(done, total)` after each.
+// all cores); `compiled(done, total)` after each, one call at a time
+// (autotune/compile_trials.cc).
 void CompileTrials(Backend& backend, absl::Span<Trial> trials,
                    int parallelism,
                    const std::function<void(int64_t, int64_t)>& compiled);
