@@ -61,7 +61,8 @@ test-asan: deps
 # and file locks (util), sessions, the store chain and concurrent dumps
 # (cache), the Redis tier with its timeouts and lease renewal
 # (redis_store_test), the kernel cache and its bundles (codegen_cpu_test),
-# and the profiling worker.
+# the profiling worker, the autotuner's compile pool and sharded tuning
+# (autotune_test) and the public API (scripted_backend_test).
 TSAN_TESTS = util_test cache_test redis_store_test codegen_cpu_test cpu_profiler_test \
   autotune_test scripted_backend_test
 test-tsan: deps
