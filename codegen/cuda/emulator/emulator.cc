@@ -23,6 +23,9 @@ namespace ctx = boost::context;
 // own entry function, so it never crosses a context switch.
 struct AbortThread {};
 
+// The emulated thread whose fiber runs on this OS thread (XtEmuApi::self).
+thread_local XtEmuThread* current_thread = nullptr;
+
 constexpr int kManyReaders = -2;
 
 // Shadow state of one shared byte (so two threads may own the halves of a
@@ -186,6 +189,7 @@ const XtEmuApi kApi = {
     },
     [](void* rt, int line) { Rt(rt)->CpAsyncCommit(line); },
     [](void* rt, int pending, int line) { Rt(rt)->CpAsyncWait(pending, line); },
+    []() { return current_thread; },
 };
 
 void Launch::Fail(int line, const std::string& what) {
@@ -572,7 +576,7 @@ absl::Status Launch::RunBlock(int64_t bid) {
       Thread& t = threads_[i];
       if (t.state != State::kRunnable) continue;
       current_ = i;
-      kernel_.set_thread(&t.abi);
+      current_thread = &t.abi;
       t.fiber = std::move(t.fiber).resume();
       if (aborting_) break;
     }
@@ -592,7 +596,7 @@ absl::Status Launch::RunBlock(int64_t bid) {
       Thread& t = threads_[i];
       if (t.state == State::kDone || !t.fiber) continue;
       current_ = i;
-      kernel_.set_thread(&t.abi);
+      current_thread = &t.abi;
       t.fiber = std::move(t.fiber).resume();
     }
     return absl::InternalError(error_);
@@ -657,8 +661,7 @@ absl::Status EmulateLaunch(const EmulatedKernel& kernel, int64_t grid,
     return absl::InvalidArgumentError(
         absl::StrCat(kernel.name, ": grid of ", grid, " blocks"));
   }
-  if (kernel.bind == nullptr || kernel.set_thread == nullptr ||
-      kernel.entry == nullptr) {
+  if (kernel.bind == nullptr || kernel.entry == nullptr) {
     return absl::InvalidArgumentError(
         absl::StrCat(kernel.name, ": not an emulator kernel object"));
   }

@@ -41,7 +41,6 @@ namespace xtune::cuda {
 struct EmulatedKernel {
   std::string name;  // for messages, e.g. "fusion.3"
   void (*bind)(const XtEmuApi*) = nullptr;
-  void (*set_thread)(XtEmuThread*) = nullptr;
   void (*entry)(const XtEmuBuffer*) = nullptr;
 };
 

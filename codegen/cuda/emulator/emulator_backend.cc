@@ -72,7 +72,7 @@ namespace {
 // What every emulated kernel's source exports.
 const std::vector<std::string>& EmulatorSymbols() {
   static const auto* symbols = new std::vector<std::string>{
-      "xt_emu_bind", "xt_emu_set_thread", "xt_emu_entry"};
+      "xt_emu_bind", "xt_emu_entry"};
   return *symbols;
 }
 
@@ -88,12 +88,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> EmulatorKernelOf(
   entry.name = name;
   entry.bind = reinterpret_cast<void (*)(const XtEmuApi*)>(
       loaded.Symbol("xt_emu_bind"));
-  entry.set_thread = reinterpret_cast<void (*)(XtEmuThread*)>(
-      loaded.Symbol("xt_emu_set_thread"));
   entry.entry = reinterpret_cast<void (*)(const XtEmuBuffer*)>(
       loaded.Symbol("xt_emu_entry"));
-  if (entry.bind == nullptr || entry.set_thread == nullptr ||
-      entry.entry == nullptr) {
+  if (entry.bind == nullptr || entry.entry == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
         name, ": the kernel object lacks the emulator's entry points "
         "(xt_emu_entry missing from the source?)"));

@@ -2,6 +2,8 @@
 // device vocabulary, and the message it must give.
 #include "codegen/cuda/emulator/emulator.h"
 
+#include <elf.h>
+
 #include <cstring>
 #include <memory>
 #include <string>
@@ -15,6 +17,7 @@
 #include "codegen/cuda/nvrtc_or_skip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "util/file.h"
 #include "util/float_formats.h"
 #include "util/status_macros.h"
 #include "util/status_matchers.h"
@@ -83,6 +86,35 @@ TEST_F(EmulatorTest, CorrectKernelRuns) {
   ASSERT_THAT(Run(kGoodReduce, 2, 64, 128, 2, &out), IsOk());
   EXPECT_EQ(out[0], 63 * 64 / 2);
   EXPECT_EQ(out[1], (127 * 128 - 63 * 64) / 2);
+}
+
+// Kernel objects are dlopen()ed and dlclose()d by the hundred: they must
+// not hold thread-local storage (dynamic TLS from dlopen churns every
+// thread's DTV, and GCC 12's LeakSanitizer misreads it and crashes at
+// exit). The runtime keeps the current emulated thread instead.
+TEST_F(EmulatorTest, KernelObjectsHaveNoThreadLocalStorage) {
+  absl::StatusOr<cpu::LoadedKernel> loaded = compiler_->LoadKernel(
+      EmulatorPrelude() + kGoodReduce +
+          "extern \"C\" void xt_emu_entry(const XtEmuBuffer* b) "
+          "{ k(XtG<const float>(&b[0]), XtG<float>(&b[1])); }\n",
+      {"xt_emu_bind", "xt_emu_entry"});
+  ASSERT_THAT(loaded, IsOk());
+  absl::StatusOr<std::string> bytes = ReadFile(loaded->object->path());
+  ASSERT_THAT(bytes, IsOk());
+  ASSERT_GE(bytes->size(), sizeof(Elf64_Ehdr));
+  Elf64_Ehdr header;
+  std::memcpy(&header, bytes->data(), sizeof header);
+  ASSERT_EQ(std::memcmp(header.e_ident, ELFMAG, SELFMAG), 0);
+  ASSERT_EQ(header.e_ident[EI_CLASS], ELFCLASS64);
+  ASSERT_GT(header.e_phnum, 0);
+  for (int i = 0; i < header.e_phnum; ++i) {
+    size_t at = header.e_phoff + static_cast<size_t>(i) * header.e_phentsize;
+    ASSERT_LE(at + sizeof(Elf64_Phdr), bytes->size());
+    Elf64_Phdr ph;
+    std::memcpy(&ph, bytes->data() + at, sizeof ph);
+    EXPECT_NE(ph.p_type, static_cast<Elf64_Word>(PT_TLS))
+        << "the kernel object has a TLS segment of " << ph.p_memsz << " bytes";
+  }
 }
 
 TEST_F(EmulatorTest, MissingBarrierIsARace) {

@@ -72,6 +72,11 @@ struct XtEmuApi {
                    int line);
   void (*cp_async_commit)(void* rt, int line);
   void (*cp_async_wait)(void* rt, int pending, int line);
+  // The emulated thread now running on the calling OS thread. The runtime
+  // keeps it: a thread_local in the kernel object would be dynamic TLS,
+  // which every dlopen/dlclose of a kernel churns (and which
+  // LeakSanitizer's DTLS scan of GCC 12 misreads, crashing at exit).
+  XtEmuThread* (*self)(void);
 };
 #endif  // XT_EMU_ABI_DEFINED
 
@@ -85,9 +90,8 @@ struct XtEmuApi {
 #define XT_CONST_ARRAY static const
 
 static const XtEmuApi* xt_api;
-static thread_local XtEmuThread* xt_self;
 extern "C" void xt_emu_bind(const XtEmuApi* api) { xt_api = api; }
-extern "C" void xt_emu_set_thread(XtEmuThread* t) { xt_self = t; }
+#define xt_self (xt_api->self())
 
 XT_DEVICE uint32_t xt_f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 XT_DEVICE float xt_bits_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
