@@ -41,11 +41,14 @@ test: build
 	$(MAKE) --no-print-directory test-fuzz
 
 # The unit tests under AddressSanitizer + UBSan: only their targets are
-# built (not the CLI, benchmarks or end-to-end tests), so it stays quick on
-# two cores. The CPU worker is built too: the profiler tests spawn it.
+# built (not the benchmarks), so it stays quick on two cores. The CPU and
+# GPU workers are built too: the profiler tests spawn them. The kernels the
+# asan build compiles (CPU backend and emulator) carry the same sanitizers
+# (XTUNE_SANITIZE_KERNELS).
 ASAN_TESTS = util_test ir_test codegen_test codegen_cpu_test cpu_profiler_test \
   cache_test redis_store_test autotune_test compiler_test scripted_backend_test \
-  executable_test runtime_test report_test
+  executable_test runtime_test report_test cuda_emulator_test cuda_codegen_test \
+  cuda_gpu_test
 # The CLI end to end under the same sanitizers: the xtune binary and its
 # CPU worker are the asan build's (fewer chaos kills: a kill costs more).
 ASAN_CLI_TESTS = cli_test cache_cli_test json_cli_test report_cli_test chaos_test \
@@ -53,7 +56,7 @@ ASAN_CLI_TESTS = cli_test cache_cli_test json_cli_test report_cli_test chaos_tes
 test-asan: deps
 	cmake --preset asan -DXTUNE_TESTS_ONLY_IR=OFF
 	cmake --build --preset asan -j $(JOBS) --target $(ASAN_TESTS) $(ASAN_CLI_TESTS) xtune \
-	  xtune_cpu_worker
+	  xtune_cpu_worker xtune_gpu_worker
 	XTUNE_CHAOS_KILLS=30 ctest --preset asan -j $(JOBS) \
 	  -R '^($(subst $(space),|,$(strip $(ASAN_TESTS) $(ASAN_CLI_TESTS))))$$'
 

@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,8 +13,6 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-
-extern char** environ;
 
 namespace xtune {
 namespace {
@@ -35,20 +33,6 @@ class FdCloser {
 
  private:
   int fd_;
-};
-
-// Owns the spawn attribute and file action objects.
-struct SpawnSetup {
-  SpawnSetup() {
-    posix_spawnattr_init(&attr);
-    posix_spawn_file_actions_init(&actions);
-  }
-  ~SpawnSetup() {
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-  }
-  posix_spawnattr_t attr;
-  posix_spawn_file_actions_t actions;
 };
 
 // Milliseconds until `deadline` for poll(): -1 for no deadline, 0 when past,
@@ -97,7 +81,7 @@ absl::StatusOr<SubprocessResult> RunSubprocess(
     return absl::InvalidArgumentError("RunSubprocess: argv is empty");
   }
   if (!working_dir.empty()) {
-    // posix_spawn reports a failed chdir as ENOENT, indistinguishable from a
+    // A failed chdir in the child reads as ENOENT, indistinguishable from a
     // missing program, so check the directory first for a clear message.
     struct stat st;
     if (stat(working_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -115,43 +99,68 @@ absl::StatusOr<SubprocessResult> RunSubprocess(
   FdCloser read_end(fds[0]);
   FdCloser write_end(fds[1]);
 
-  SpawnSetup setup;
-  // dup2 clears close-on-exec on the child's copies (fd 1 and 2) only.
-  posix_spawn_file_actions_addopen(&setup.actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&setup.actions, fds[1], 1);
-  posix_spawn_file_actions_adddup2(&setup.actions, fds[1], 2);
-  if (!working_dir.empty()) {
-    posix_spawn_file_actions_addchdir_np(&setup.actions, working_dir.c_str());
-  }
-  // A new process group, so that a timeout kills grandchildren too; default
-  // signal dispositions and an empty mask, whatever the caller changed.
-  sigset_t empty_mask, default_signals;
-  sigemptyset(&empty_mask);
-  sigemptyset(&default_signals);
-  sigaddset(&default_signals, SIGPIPE);
-  sigaddset(&default_signals, SIGINT);
-  sigaddset(&default_signals, SIGTERM);
-  sigaddset(&default_signals, SIGHUP);
-  posix_spawnattr_setsigmask(&setup.attr, &empty_mask);
-  posix_spawnattr_setsigdefault(&setup.attr, &default_signals);
-  posix_spawnattr_setpgroup(&setup.attr, 0);
-  posix_spawnattr_setflags(&setup.attr, POSIX_SPAWN_SETPGROUP |
-                                            POSIX_SPAWN_SETSIGMASK |
-                                            POSIX_SPAWN_SETSIGDEF);
-
+  // Everything the child needs is prepared before fork(): between fork and
+  // exec it makes only async-signal-safe calls.
   std::vector<char*> c_argv;
   c_argv.reserve(argv.size() + 1);
   for (const std::string& arg : argv)
     c_argv.push_back(const_cast<char*>(arg.c_str()));
   c_argv.push_back(nullptr);
+  const char* dir = working_dir.empty() ? nullptr : working_dir.c_str();
+  // The child reports a failed exec (its errno) here; EOF means exec worked.
+  int exec_fds[2];
+  if (pipe2(exec_fds, O_CLOEXEC) != 0) {
+    return absl::InternalError(absl::StrCat("cannot create a pipe for '",
+                                            argv[0], "': ", strerror(errno)));
+  }
+  FdCloser exec_read(exec_fds[0]);
+  FdCloser exec_write(exec_fds[1]);
+  sigset_t empty_mask;
+  sigemptyset(&empty_mask);
+  struct sigaction default_action = {};
+  default_action.sa_handler = SIG_DFL;
+  const pid_t parent = getpid();
 
   absl::Time deadline = timeout == absl::InfiniteDuration()
                             ? absl::InfiniteFuture()
                             : absl::Now() + timeout;
-  pid_t pid;
-  int err = posix_spawnp(&pid, c_argv[0], &setup.actions, &setup.attr,
-                         c_argv.data(), environ);
-  if (err != 0) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    // Dies with the thread that runs it: a compiler whose xtune was killed
+    // (SIGKILL, the OOM killer, a signal to xtune's process group, which
+    // does not reach this new group) must not go on writing into the cache.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
+    // A new process group, so that a timeout kills grandchildren too;
+    // default signal dispositions and an empty mask, whatever the caller
+    // changed.
+    setpgid(0, 0);
+    for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &default_action, nullptr);
+    sigprocmask(SIG_SETMASK, &empty_mask, nullptr);
+    int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (in < 0 || dup2(in, 0) < 0 || dup2(fds[1], 1) < 0 || dup2(fds[1], 2) < 0 ||
+        (dir != nullptr && chdir(dir) != 0)) {
+      int e = errno;
+      (void)!write(exec_fds[1], &e, sizeof e);
+      _exit(127);
+    }
+    execvp(c_argv[0], c_argv.data());
+    int e = errno;
+    (void)!write(exec_fds[1], &e, sizeof e);
+    _exit(127);
+  }
+  if (pid < 0) {
+    return absl::InternalError(
+        absl::StrCat("cannot start '", argv[0], "': ", strerror(errno)));
+  }
+  setpgid(pid, pid);  // also here: kill(-pid) must work at once
+  exec_write.Close();
+  int err = 0;
+  ssize_t got;
+  while ((got = read(exec_fds[0], &err, sizeof err)) < 0 && errno == EINTR) {
+  }
+  if (got == static_cast<ssize_t>(sizeof err)) {
+    Reap(pid);
     switch (err) {
       case ENOENT:
       case EACCES:

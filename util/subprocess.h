@@ -4,7 +4,10 @@
 // stdin and one pipe as both stdout and stderr, so the captured output keeps
 // the order in which the child wrote it. The child leads a new process group;
 // on timeout the whole group (the child and anything it started) is killed
-// with SIGKILL.
+// with SIGKILL. The child is also killed (SIGKILL, PR_SET_PDEATHSIG) when
+// the calling thread's process dies first: a signal to the caller's own
+// process group does not reach the child's, and a compiler must not outlive
+// the xtune that started it.
 //
 // Thread-safe: any number of threads may run subprocesses at once (the pipe
 // is close-on-exec, so it never leaks into another thread's child).

@@ -1,6 +1,9 @@
 #include "util/subprocess.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -112,6 +115,54 @@ TEST(SubprocessTest, TimeoutKillsTheWholeProcessGroup) {
       absl::SimpleAtoi(absl::StripAsciiWhitespace(r->output), &grandchild))
       << r->output;
   EXPECT_TRUE(ProcessTerminates(grandchild));
+}
+
+// A child must not outlive its caller: a process killed with SIGKILL (or
+// by a signal to its own process group, which the child's new group does
+// not get) takes its running subprocess with it.
+TEST(SubprocessTest, ChildDiesWithItsCaller) {
+  const std::string pid_file =
+      ::testing::TempDir() + "/subprocess_child_" + std::to_string(getpid());
+  std::filesystem::remove(pid_file);
+  pid_t watcher = fork();
+  if (watcher == 0) {
+    // The child's orphan comes to this process, which can then wait for it.
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    pid_t caller = fork();
+    if (caller == 0) {
+      RunSubprocess({"sh", "-c", "echo $$ > " + pid_file + ".tmp && mv " + pid_file +
+                                     ".tmp " + pid_file + " && exec sleep 30"},
+                    absl::Seconds(60))
+          .IgnoreError();
+      _exit(0);
+    }
+    int child = 0;
+    for (int i = 0; i < 500 && child == 0; ++i) {
+      absl::StatusOr<std::string> text = ReadFile(pid_file);
+      if (!text.ok() || !absl::SimpleAtoi(absl::StripAsciiWhitespace(*text), &child)) {
+        child = 0;
+        usleep(10000);
+      }
+    }
+    if (child == 0) _exit(2);  // the subprocess never started
+    kill(caller, SIGKILL);
+    waitpid(caller, nullptr, 0);
+    for (int i = 0; i < 500; ++i) {
+      int status = 0;
+      if (waitpid(child, &status, WNOHANG) == child) {
+        _exit(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ? 0 : 3);
+      }
+      usleep(10000);
+    }
+    kill(child, SIGKILL);
+    _exit(1);  // still running 5 s after its caller died
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(watcher, &status, 0), watcher);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << "1: the subprocess outlived its caller; 2: it never started; 3: it ended otherwise";
+  std::filesystem::remove(pid_file);
 }
 
 TEST(SubprocessTest, ChattyChildStillTimesOut) {

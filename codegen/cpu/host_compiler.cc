@@ -21,6 +21,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "util/file.h"
 #include "util/sha256.h"
 #include "util/status_macros.h"
@@ -49,9 +50,11 @@ std::string UniqueSuffix() {
 }
 
 // Removes the work folders (".tmp.<key>.SUFFIX", ".tmp.pch.SUFFIX"),
-// probes (".probe.SUFFIX") and temporary files of WriteFileAtomically left
-// in the kernel folder by compiles of this host whose process is gone
-// (killed mid-compile); those of live processes and other hosts stay.
+// probes (".probe.SUFFIX"), private copies being loaded (".load.SUFFIX.so",
+// LoadObjectBytes, of compilers and workers) and temporary files of
+// WriteFileAtomically left in the kernel folder by processes of this host
+// that are gone (killed mid-compile or mid-load); those of live processes
+// and other hosts stay.
 void RemoveStaleWork(const std::string& dir) {
   RemoveStaleTemporaries(dir);
   std::error_code ec;
@@ -61,9 +64,14 @@ void RemoveStaleWork(const std::string& dir) {
   for (; it != std::filesystem::directory_iterator(); it.increment(ec)) {
     if (ec) break;
     const std::string name = it->path().filename().string();
-    if (!absl::StartsWith(name, ".tmp.") && !absl::StartsWith(name, ".probe.")) continue;
-    std::vector<absl::string_view> parts = absl::StrSplit(name, '.');
-    // "", "tmp", ..., HOST, PID, COUNTER, HEX
+    absl::string_view stem = name;
+    if (absl::StartsWith(name, ".load.")) {
+      if (!absl::ConsumeSuffix(&stem, ".so")) continue;
+    } else if (!absl::StartsWith(name, ".tmp.") && !absl::StartsWith(name, ".probe.")) {
+      continue;
+    }
+    std::vector<absl::string_view> parts = absl::StrSplit(stem, '.');
+    // "", "tmp" (or "probe", "load"), ..., HOST, PID, COUNTER, HEX
     if (parts.size() < 6) continue;
     int64_t pid = 0;
     if (parts[parts.size() - 4] != host ||
@@ -224,8 +232,20 @@ void* LoadedObject::Symbol(const char* name) const {
   return dlsym(handle_, name);
 }
 
+const std::vector<std::string>& KernelSanitizerFlags() {
+  static const auto* flags = new std::vector<std::string>{
+#ifdef XTUNE_SANITIZE_KERNELS
+      "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
+      "-fno-omit-frame-pointer",
+#endif
+  };
+  return *flags;
+}
+
 absl::StatusOr<std::unique_ptr<HostCompiler>> HostCompiler::Create(
     HostCompilerOptions options) {
+  options.flags.insert(options.flags.end(), KernelSanitizerFlags().begin(),
+                       KernelSanitizerFlags().end());
   XTUNE_ASSIGN_OR_RETURN(std::string compiler_path,
                          ResolveCompiler(options.compiler));
 

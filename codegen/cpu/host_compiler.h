@@ -76,6 +76,14 @@ struct HostCompilerOptions {
   bool one_compile_per_source = true;
 };
 
+// The flags HostCompiler::Create adds to every kernel compile of this build:
+// in a build configured with XTUNE_SANITIZE_KERNELS (the asan preset, whose
+// own code runs under ASan + UBSan) the same sanitizers, so the generated
+// kernels and the emulator's kernels are checked as the program loading
+// them is; none otherwise. Part of identity(), so sanitized objects never
+// mix with others in a cache.
+const std::vector<std::string>& KernelSanitizerFlags();
+
 // A loaded shared object. The object stays loaded while any shared_ptr to it
 // lives, independently of the HostCompiler that made it.
 //

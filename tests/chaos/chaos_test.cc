@@ -1,15 +1,18 @@
 // Crash chaos: a writer process killed with SIGKILL at random instants
 // while it writes, over and over, for each persistent write path: the
 // results dump, the merge-dump of parallel test runs, the per-fusion
-// directory, the cubin cache and the remote (Redis) tier. After every kill:
-// what is stored parses, holds the old or the new complete content, loses
-// no entry it held, and the next writer removes the killed writer's
-// temporary files. $XTUNE_CHAOS_KILLS kills per path (default 200; the
+// directory, the cubin cache, the CPU kernel cache and the remote (Redis)
+// tier. After every kill: what is stored parses, holds the old or the new
+// complete content, loses no entry it held, and the next writer removes the
+// killed writer's temporary files. $XTUNE_CHAOS_KILLS kills per path (default 200; the
 // figures of docs/reliability.md use 1000). Each test prints its figures.
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -28,10 +31,13 @@
 #include "cache/redis_store.h"
 #include "cache/redis_test_server.h"
 #include "cache/results_file.h"
+#include "codegen/cpu/host_compiler.h"
 #include "codegen/cuda/cubin_cache.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "util/file.h"
+#include "util/sha256.h"
+#include "util/subprocess.h"
 #include "util/status_matchers.h"
 #include "util/test_temp_dir.h"
 #include "tests/cli_util.h"  // RunXtune
@@ -274,6 +280,120 @@ TEST_F(ChaosTest, RemoteTierLosesNoEntry) {
   }
   EXPECT_GT(held, 0);
   Report(absl::StrCat("remote tier (", held, " entries at the end)"), kills, mid_write, -1);
+}
+
+// The CPU kernel cache's own write path, a kill costing milliseconds: a
+// HostCompiler whose "compiler" copies a prebuilt object (built once by the
+// real one) loads eight kernels over and over; before each writer, half of
+// them are evicted, so it compiles and publishes those again (work folder,
+// object, sidecar) and loads the others from private copies. After each
+// kill the next HostCompiler removes every leftover (work folders, objects
+// being published, private copies), every sidecar matches its object, no
+// published kernel is lost, and each loads from the cache without a compile.
+TEST_F(ChaosTest, KernelCacheWritePath) {
+  const std::string cache = dir_ + "/kernel_cache";
+  const std::string kernels = cache + "/kernels";
+  const std::string prebuilt = dir_ + "/prebuilt.so";
+  ASSERT_THAT(WriteFileAtomically(dir_ + "/prebuilt.cc",
+                                  "static volatile char pad[1 << 18] = {1};\n"
+                                  "extern \"C\" int xt_chaos_answer() { return 42 + pad[0] - 1; }\n"),
+              IsOk());
+  absl::StatusOr<SubprocessResult> built = RunSubprocess(
+      {"c++", "-O1", "-fPIC", "-shared", "-o", prebuilt, dir_ + "/prebuilt.cc"},
+      absl::Seconds(120));
+  ASSERT_THAT(built, IsOk());
+  ASSERT_EQ(built->exit_code, 0) << built->output;
+  const std::string fake = dir_ + "/fake-c++";
+  ASSERT_THAT(WriteFileAtomically(fake, absl::StrCat(
+      "#!/bin/sh\n"
+      "[ \"$1\" = --version ] && { echo 'fake-c++ 1.0 (copies ", prebuilt, ")'; exit 0; }\n"
+      "while [ $# -gt 1 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n"
+      "exec cp '", prebuilt, "' \"$out\"\n")),
+              IsOk());
+  ASSERT_EQ(chmod(fake.c_str(), 0755), 0);
+  cpu::HostCompilerOptions options;
+  options.compiler = fake;
+  options.cache_dir = cache;
+  std::vector<std::string> sources;
+  for (int i = 0; i < 8; ++i) sources.push_back(absl::StrCat("// chaos kernel ", i, "\n"));
+  std::string identity;
+  {
+    absl::StatusOr<std::unique_ptr<cpu::HostCompiler>> c = cpu::HostCompiler::Create(options);
+    ASSERT_THAT(c, IsOk());
+    identity = (*c)->identity();
+  }
+  auto key_of = [&](int i) { return Sha256Hex(absl::StrCat(identity, "\n", sources[i])); };
+  auto published = [&](int i) {
+    absl::StatusOr<std::string> sidecar = ReadFile(kernels + "/" + key_of(i) + ".sha256");
+    return sidecar.ok();
+  };
+  std::string last_leftover;
+  auto leftovers_in = [&] {
+    int n = 0;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(kernels, ec)) {
+      if (absl::StartsWith(e.path().filename().string(), ".")) {
+        ++n;
+        last_leftover = e.path().filename().string();
+      }
+    }
+    return n;
+  };
+  ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  int mid_write = 0, leftovers = 0, republished = 0;
+  std::uniform_int_distribution<int> coin(0, 1);
+  const int kills = Kills();
+  for (int k = 0; k < kills; ++k) {
+    std::vector<bool> held(sources.size());
+    for (size_t i = 0; i < sources.size(); ++i) {
+      if (published(i) && coin(rng_) == 0) {  // evict: sidecar first
+        std::filesystem::remove(kernels + "/" + key_of(i) + ".sha256");
+        std::filesystem::remove(kernels + "/" + key_of(i) + ".so");
+      }
+      held[i] = published(i);
+    }
+    mid_write += KillWhileWriting(rng_, 20000, [&] {
+      absl::StatusOr<std::unique_ptr<cpu::HostCompiler>> writer =
+          cpu::HostCompiler::Create(options);
+      if (!writer.ok()) return;
+      for (;;) {
+        for (const std::string& source : sources) {
+          if (!(*writer)->CompileAndLoad(source).ok()) return;
+        }
+      }
+    });
+    // The writer's compiler dies with it (PR_SET_PDEATHSIG) and, orphaned,
+    // comes to this process (a subreaper): wait until it is gone.
+    while (waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {
+    }
+    leftovers += leftovers_in();
+    absl::StatusOr<std::unique_ptr<cpu::HostCompiler>> next = cpu::HostCompiler::Create(options);
+    ASSERT_THAT(next, IsOk());
+    ASSERT_EQ(leftovers_in(), 0) << "kill " << k << ": the next writer left a killed one's "
+                                 << last_leftover;
+    for (size_t i = 0; i < sources.size(); ++i) {
+      if (!published(i)) {
+        ASSERT_FALSE(held[i]) << "kill " << k << ": kernel " << i << " was lost";
+        continue;
+      }
+      republished += !held[i];
+      absl::StatusOr<std::string> object = ReadFile(kernels + "/" + key_of(i) + ".so");
+      absl::StatusOr<std::string> sidecar = ReadFile(kernels + "/" + key_of(i) + ".sha256");
+      ASSERT_THAT(object, IsOk());
+      ASSERT_THAT(sidecar, IsOk());
+      ASSERT_EQ(Sha256Hex(*object) + "\n", *sidecar) << "kill " << k << ": kernel " << i;
+      absl::StatusOr<cpu::LoadedKernel> loaded =
+          (*next)->LoadKernel(sources[i], {"xt_chaos_answer"});
+      ASSERT_THAT(loaded, IsOk());
+      auto answer = reinterpret_cast<int (*)()>(loaded->Symbol("xt_chaos_answer"));
+      ASSERT_NE(answer, nullptr);
+      ASSERT_EQ(answer(), 42);
+    }
+    ASSERT_EQ((*next)->compilations(), 0) << "kill " << k << ": a published kernel missed";
+  }
+  EXPECT_GT(republished, 0);
+  Report(absl::StrCat("CPU kernel cache write path (", republished, " kernels republished)"),
+         kills, mid_write, leftovers);
 }
 
 // The CPU kernel cache: `xtune compile` (and the compiler processes it

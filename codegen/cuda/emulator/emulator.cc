@@ -14,8 +14,41 @@
 #define XT_EMU_ABI_ONLY
 #include "codegen/cuda/prelude/xt_emu.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 namespace xtune::cuda {
 namespace {
+
+// AddressSanitizer must be told of every switch between the scheduler's
+// stack and a fiber's: otherwise an exception unwinding a fiber (AbortThread)
+// cannot unpoison the fiber's stack, and the stale poison shows as false
+// errors when a later launch reuses that stack. No-ops without ASan.
+struct StackBounds {
+  const void* bottom = nullptr;
+  size_t size = 0;
+};
+// Before a switch to the stack `to`; `fake_stack` keeps this side's fake
+// stack (nullptr: this side is ending).
+inline void StartSwitch(void** fake_stack, const StackBounds& to) {
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_start_switch_fiber(fake_stack, to.bottom, to.size);
+#else
+  (void)fake_stack;
+  (void)to;
+#endif
+}
+// After a switch back; `from` (when given) receives the stack left.
+inline void FinishSwitch(void* fake_stack, StackBounds* from) {
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_finish_switch_fiber(fake_stack, from ? &from->bottom : nullptr,
+                                  from ? &from->size : nullptr);
+#else
+  (void)fake_stack;
+  (void)from;
+#endif
+}
 
 namespace ctx = boost::context;
 
@@ -114,8 +147,19 @@ class Launch {
   // AbortThread when the launch is being abandoned.
   void Yield() {
     Thread& t = Me();
+    void* fake_stack = nullptr;
+    StartSwitch(&fake_stack, scheduler_stack_);
     t.sink = std::move(t.sink).resume();
+    FinishSwitch(fake_stack, &scheduler_stack_);
     if (aborting_) throw AbortThread();
+  }
+  // Runs thread i until it blocks or ends (from the scheduler).
+  void Resume(int i) {
+    ctx::stack_context sc = stacks_.Get(i);
+    void* fake_stack = nullptr;
+    StartSwitch(&fake_stack, {static_cast<char*>(sc.sp) - sc.size, sc.size});
+    threads_[i].fiber = std::move(threads_[i].fiber).resume();
+    FinishSwitch(fake_stack, nullptr);
   }
   Word& ShadowWord(int64_t w) {
     Word& s = shadow_[w];
@@ -143,6 +187,7 @@ class Launch {
   const int block_;
   const EmulatorLimits limits_;
   const FiberStacks& stacks_;
+  StackBounds scheduler_stack_;  // the OS thread's, seen from a fiber
   std::vector<Thread> threads_;
   std::vector<uint8_t> shared_;
   std::vector<Word> shadow_;
@@ -561,6 +606,7 @@ absl::Status Launch::RunBlock(int64_t bid) {
     t.abi.gdim = static_cast<int32_t>(grid_);
     t.fiber = ctx::fiber(std::allocator_arg, StackRef{&stacks_, i},
                          [this, i](ctx::fiber&& sink) {
+                           FinishSwitch(nullptr, &scheduler_stack_);
                            Thread& self = threads_[i];
                            self.sink = std::move(sink);
                            try {
@@ -568,6 +614,7 @@ absl::Status Launch::RunBlock(int64_t bid) {
                            } catch (const AbortThread&) {
                            }
                            self.state = State::kDone;
+                           StartSwitch(nullptr, scheduler_stack_);
                            return std::move(self.sink);
                          });
   }
@@ -577,7 +624,7 @@ absl::Status Launch::RunBlock(int64_t bid) {
       if (t.state != State::kRunnable) continue;
       current_ = i;
       current_thread = &t.abi;
-      t.fiber = std::move(t.fiber).resume();
+      Resume(i);
       if (aborting_) break;
     }
     if (aborting_) break;
@@ -597,7 +644,7 @@ absl::Status Launch::RunBlock(int64_t bid) {
       if (t.state == State::kDone || !t.fiber) continue;
       current_ = i;
       current_thread = &t.abi;
-      t.fiber = std::move(t.fiber).resume();
+      Resume(i);
     }
     return absl::InternalError(error_);
   }

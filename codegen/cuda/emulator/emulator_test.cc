@@ -88,6 +88,36 @@ TEST_F(EmulatorTest, CorrectKernelRuns) {
   EXPECT_EQ(out[1], (127 * 128 - 63 * 64) / 2);
 }
 
+// In the asan build, kernels are compiled with ASan + UBSan too: an
+// overflow of a thread's local array (registers or local memory on a GPU,
+// which no emulator check sees) stops the program with UBSan's or ASan's
+// report.
+TEST_F(EmulatorTest, SanitizedKernelsCatchLocalArrayOverflows) {
+  if (cpu::KernelSanitizerFlags().empty()) {
+    GTEST_SKIP() << "kernels carry the sanitizers only in the asan build "
+                    "(XTUNE_SANITIZE_KERNELS)";
+  }
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(Run(R"cu(
+XT_KERNEL(32) k(XT_IN(float) in, XT_OUT(float) out) {
+  float acc[4];
+  for (int i = 0; i < 4; ++i) acc[i] = XT_G(in)[i];
+  XT_G(out)[xt_tid()] = acc[xt_tid() % 8];
+}
+)cu", 1, 32, 32, 32).IgnoreError(),
+               "planted.cu:5:.*index 4 out of bounds for type 'float \\[4\\]'");
+  // Through a pointer: UBSan's object-size check, or ASan's redzones.
+  EXPECT_DEATH(Run(R"cu(
+XT_KERNEL(32) k(XT_IN(float) in, XT_OUT(float) out) {
+  float acc[4];
+  float* p = acc;
+  for (int i = 0; i < 4; ++i) p[i] = XT_G(in)[i];
+  XT_G(out)[xt_tid()] = p[xt_tid() % 8];
+}
+)cu", 1, 32, 32, 32).IgnoreError(),
+               "planted.cu:6:.*insufficient space|stack-buffer-overflow");
+}
+
 // Kernel objects are dlopen()ed and dlclose()d by the hundred: they must
 // not hold thread-local storage (dynamic TLS from dlopen churns every
 // thread's DTV, and GCC 12's LeakSanitizer misreads it and crashes at
