@@ -14,41 +14,8 @@
 #define XT_EMU_ABI_ONLY
 #include "codegen/cuda/prelude/xt_emu.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/common_interface_defs.h>
-#endif
-
 namespace xtune::cuda {
 namespace {
-
-// AddressSanitizer must be told of every switch between the scheduler's
-// stack and a fiber's: otherwise an exception unwinding a fiber (AbortThread)
-// cannot unpoison the fiber's stack, and the stale poison shows as false
-// errors when a later launch reuses that stack. No-ops without ASan.
-struct StackBounds {
-  const void* bottom = nullptr;
-  size_t size = 0;
-};
-// Before a switch to the stack `to`; `fake_stack` keeps this side's fake
-// stack (nullptr: this side is ending).
-inline void StartSwitch(void** fake_stack, const StackBounds& to) {
-#if defined(__SANITIZE_ADDRESS__)
-  __sanitizer_start_switch_fiber(fake_stack, to.bottom, to.size);
-#else
-  (void)fake_stack;
-  (void)to;
-#endif
-}
-// After a switch back; `from` (when given) receives the stack left.
-inline void FinishSwitch(void* fake_stack, StackBounds* from) {
-#if defined(__SANITIZE_ADDRESS__)
-  __sanitizer_finish_switch_fiber(fake_stack, from ? &from->bottom : nullptr,
-                                  from ? &from->size : nullptr);
-#else
-  (void)fake_stack;
-  (void)from;
-#endif
-}
 
 namespace ctx = boost::context;
 

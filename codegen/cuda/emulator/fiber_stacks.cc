@@ -6,10 +6,33 @@
 #include <utility>
 #include <vector>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 namespace xtune::cuda {
 namespace {
 constexpr size_t kGuardBytes = 4096;
 }  // namespace
+
+void StartSwitch(void** fake_stack, const StackBounds& to) {
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_start_switch_fiber(fake_stack, to.bottom, to.size);
+#else
+  (void)fake_stack;
+  (void)to;
+#endif
+}
+
+void FinishSwitch(void* fake_stack, StackBounds* from) {
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_finish_switch_fiber(fake_stack, from ? &from->bottom : nullptr,
+                                  from ? &from->size : nullptr);
+#else
+  (void)fake_stack;
+  (void)from;
+#endif
+}
 
 FiberStacks::FiberStacks(int count) {
   bytes_ = static_cast<size_t>(count) * (kFiberStackBytes + kGuardBytes);

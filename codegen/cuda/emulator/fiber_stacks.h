@@ -11,6 +11,20 @@
 
 namespace xtune::cuda {
 
+// AddressSanitizer must be told of every switch between a thread's stack and
+// a fiber's: otherwise an exception unwinding a fiber cannot unpoison the
+// fiber's stack, and the stale poison shows as false errors when a later
+// launch reuses that stack. No-ops without ASan.
+struct StackBounds {
+  const void* bottom = nullptr;
+  size_t size = 0;
+};
+// Before a switch to the stack `to`; `fake_stack` keeps this side's fake
+// stack (nullptr: this side is ending).
+void StartSwitch(void** fake_stack, const StackBounds& to);
+// After a switch back; `from` (when given) receives the stack left.
+void FinishSwitch(void* fake_stack, StackBounds* from);
+
 // Bytes of one fiber's stack (the guard page not counted).
 constexpr int64_t kFiberStackBytes = 256 << 10;
 
