@@ -98,6 +98,35 @@ bool KillWhileWriting(std::mt19937& rng, int max_us, const std::function<void()>
   return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
 }
 
+// As KillWhileWriting, but the delay starts when the writer calls `ready`
+// (once its setup is done), so a slow setup (a sanitized build) cannot use
+// it up.
+bool KillAfterReady(std::mt19937& rng, int max_us,
+                    const std::function<void(const std::function<void()>& ready)>& loop) {
+  int fds[2];
+  if (pipe(fds) != 0) return false;
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    loop([&] {
+      char c = 1;
+      (void)!write(fds[1], &c, 1);
+    });
+    _exit(3);
+  }
+  close(fds[1]);
+  char c;
+  while (read(fds[0], &c, 1) < 0 && errno == EINTR) {
+  }
+  close(fds[0]);
+  std::uniform_int_distribution<int> delay(0, max_us);
+  usleep(delay(rng));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+}
+
 class ChaosTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -352,10 +381,11 @@ TEST_F(ChaosTest, KernelCacheWritePath) {
       }
       held[i] = published(i);
     }
-    mid_write += KillWhileWriting(rng_, 20000, [&] {
+    mid_write += KillAfterReady(rng_, 50000, [&](const std::function<void()>& ready) {
       absl::StatusOr<std::unique_ptr<cpu::HostCompiler>> writer =
           cpu::HostCompiler::Create(options);
       if (!writer.ok()) return;
+      ready();
       for (;;) {
         for (const std::string& source : sources) {
           if (!(*writer)->CompileAndLoad(source).ok()) return;
