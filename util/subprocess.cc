@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "util/status_macros.h"
 
 namespace xtune {
 namespace {
@@ -34,6 +35,15 @@ class FdCloser {
  private:
   int fd_;
 };
+
+// A close-on-exec pipe for running `program`.
+absl::Status MakePipe(const std::string& program, int fds[2]) {
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    return absl::InternalError(absl::StrCat("cannot create a pipe for '",
+                                            program, "': ", strerror(errno)));
+  }
+  return absl::OkStatus();
+}
 
 // Milliseconds until `deadline` for poll(): -1 for no deadline, 0 when past,
 // rounded up so that we never wake just before the deadline and spin.
@@ -92,10 +102,7 @@ absl::StatusOr<SubprocessResult> RunSubprocess(
   }
 
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) {
-    return absl::InternalError(absl::StrCat("cannot create a pipe for '",
-                                            argv[0], "': ", strerror(errno)));
-  }
+  XTUNE_RETURN_IF_ERROR(MakePipe(argv[0], fds));
   FdCloser read_end(fds[0]);
   FdCloser write_end(fds[1]);
 
@@ -109,10 +116,7 @@ absl::StatusOr<SubprocessResult> RunSubprocess(
   const char* dir = working_dir.empty() ? nullptr : working_dir.c_str();
   // The child reports a failed exec (its errno) here; EOF means exec worked.
   int exec_fds[2];
-  if (pipe2(exec_fds, O_CLOEXEC) != 0) {
-    return absl::InternalError(absl::StrCat("cannot create a pipe for '",
-                                            argv[0], "': ", strerror(errno)));
-  }
+  XTUNE_RETURN_IF_ERROR(MakePipe(argv[0], exec_fds));
   FdCloser exec_read(exec_fds[0]);
   FdCloser exec_write(exec_fds[1]);
   sigset_t empty_mask;

@@ -80,6 +80,18 @@ int Temporaries(const std::string& dir) {
   return n;
 }
 
+// Kills `pid` after a random delay below `max_us` and reaps it. Returns
+// whether the kill landed while it was still running (it had not exited on
+// its own).
+bool KillAfterADelay(std::mt19937& rng, int max_us, pid_t pid) {
+  std::uniform_int_distribution<int> delay(0, max_us);
+  usleep(delay(rng));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+}
+
 // Runs `loop` (which never returns while it can write) in a child process,
 // kills it after a random delay below `max_us`, and reaps it. Returns
 // whether the kill landed while the child was still writing (it had not
@@ -90,12 +102,7 @@ bool KillWhileWriting(std::mt19937& rng, int max_us, const std::function<void()>
     loop();
     _exit(3);  // the loop failed: the parent sees exit 3
   }
-  std::uniform_int_distribution<int> delay(0, max_us);
-  usleep(delay(rng));
-  kill(pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+  return KillAfterADelay(rng, max_us, pid);
 }
 
 // As KillWhileWriting, but the delay starts when the writer calls `ready`
@@ -119,12 +126,7 @@ bool KillAfterReady(std::mt19937& rng, int max_us,
   while (read(fds[0], &c, 1) < 0 && errno == EINTR) {
   }
   close(fds[0]);
-  std::uniform_int_distribution<int> delay(0, max_us);
-  usleep(delay(rng));
-  kill(pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+  return KillAfterADelay(rng, max_us, pid);
 }
 
 class ChaosTest : public ::testing::Test {
