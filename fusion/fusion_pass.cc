@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "fusion/conv_as_dot.h"
+#include "fusion/definition_order.h"
 #include "fusion/flatten.h"
 #include "fusion/planner.h"
 #include "ir/clone.h"
@@ -51,10 +52,7 @@ class ModuleBuilder {
       const absl::flat_hash_map<const Instruction*, int>& pos) {
     std::vector<const Instruction*> insts(g.members.begin(), g.members.end());
     insts.insert(insts.end(), g.duplicated.begin(), g.duplicated.end());
-    std::sort(insts.begin(), insts.end(),
-              [&](const Instruction* a, const Instruction* b) {
-                return pos.at(a) < pos.at(b);
-              });
+    SortByPosition(insts, pos);
     absl::flat_hash_set<const Instruction*> inside(insts.begin(), insts.end());
     absl::flat_hash_set<std::string> names;
     for (const Instruction* i : insts) names.insert(i->name());

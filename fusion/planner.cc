@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 
 #include "fusion/conv_as_dot.h"
+#include "fusion/definition_order.h"
 
 namespace xtune {
 namespace {
@@ -69,11 +70,13 @@ class Planner {
     }
     PlanLoops();
     // Definition order of roots keeps the entry topologically sorted.
-    std::sort(groups_.begin(), groups_.end(),
-              [&](const FusionGroup& a, const FusionGroup& b) {
-                return pos_[a.root()] < pos_[b.root()];
-              });
-    return std::move(groups_);
+    std::vector<uint32_t> root_pos;
+    root_pos.reserve(groups_.size());
+    for (const FusionGroup& g : groups_) root_pos.push_back(pos_.at(g.root()));
+    std::vector<FusionGroup> ordered;
+    ordered.reserve(groups_.size());
+    for (uint32_t k : OrderByKey(root_pos)) ordered.push_back(std::move(groups_[k]));
+    return ordered;
   }
 
  private:
@@ -174,10 +177,7 @@ class Planner {
     FusionGroup g;
     g.kind = d.kind;
     g.members = d.added;
-    std::sort(g.members.begin(), g.members.end(),
-              [&](const Instruction* a, const Instruction* b) {
-                return pos_[a] < pos_[b];
-              });
+    SortByPosition(g.members, pos_);
     g.duplicated = d.duplicated;
     for (const Instruction* m : g.members) owner_[m] = groups_.size();
     groups_.push_back(std::move(g));
@@ -520,7 +520,7 @@ class Planner {
   }
 
   const Computation& flat_;
-  absl::flat_hash_map<const Instruction*, int> pos_;
+  Positions pos_;
   absl::flat_hash_map<const Instruction*, size_t> owner_;
   std::vector<FusionGroup> groups_;
 };

@@ -67,6 +67,26 @@ def entry(*lines):
     return "ENTRY e {\n" + "\n".join("  " + l for l in lines) + "\n}\n"
 
 
+def wide_module(count):
+    """COUNT instructions, each an add of the one before: one fusion."""
+    lines = ["p0 = f32[4] parameter(0)"]
+    for i in range(1, count):
+        lines.append("p%d = f32[4] add(p%d, p0)" % (i, i - 1))
+    lines.append("ROOT r = f32[4] negate(p%d)" % (count - 1))
+    return module(entry(*lines))
+
+
+def fuse_cost(name):
+    """(user CPU seconds, peak resident KB) of `xtune fuse` on WORK/NAME."""
+    p = subprocess.Popen([XTUNE, "fuse", os.path.join(WORK, name),
+                          "--output=" + os.path.join(WORK, name + ".fused")],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=limit)
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    assert p.returncode == 0, "fuse %s: exit %d" % (name, p.returncode)
+    return usage.ru_utime, usage.ru_maxrss
+
+
 def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
@@ -165,14 +185,26 @@ def main():
 
     # Million-instruction modules: linear time, bounded memory.
     count = 1000000 if BIG else 200000
-    lines = ["p0 = f32[4] parameter(0)"]
-    for i in range(1, count):
-        lines.append("p%d = f32[4] add(p%d, p0)" % (i, i - 1))
-    lines.append("ROOT r = f32[4] negate(p%d)" % (count - 1))
-    write("wide.hlo", module(entry(*lines)))
+    write("wide.hlo", wide_module(count))
     case("fuse %d instructions" % count, ["fuse", os.path.join(WORK, "wide.hlo"),
                                           "--output=" + os.path.join(WORK, "wide.fused")],
          ("",), (0,))
+    # Linear: four times the instructions cost about four times the CPU time
+    # and memory (a quadratic pass would cost 16 times). User CPU time, not
+    # wall time: the kernel's page faults on this VM cost more per page as a
+    # process grows (a program that only touches 300 MB or 3 GB shows it).
+    write("wide_quarter.hlo", wide_module(count // 4))
+    small_cost = fuse_cost("wide_quarter.hlo")
+    big_cost = fuse_cost("wide.hlo")
+    cpu_ratio, memory_ratio = big_cost[0] / small_cost[0], big_cost[1] / small_cost[1]
+    ok = cpu_ratio < 8 and memory_ratio < 5.5
+    print("%s %-44s %.2fs/%.2fs user CPU (x%.1f), %d/%d MB (x%.1f)" % (
+        "ok  " if ok else "FAIL", "fuse %d vs %d instructions" % (count, count // 4),
+        big_cost[0], small_cost[0], cpu_ratio, big_cost[1] >> 10, small_cost[1] >> 10,
+        memory_ratio))
+    if not ok:
+        failures.append("fuse is not linear: x%.1f CPU time, x%.1f memory for x4 instructions"
+                        % (cpu_ratio, memory_ratio))
 
     # The same module where memory runs out: a clean error, not an abort.
     global memory_limit
