@@ -7,7 +7,8 @@
 #                ir, codegen, cache, autotune, compiler, runtime and report
 #                and the CLI's end-to-end, chaos and disk-fault tests under
 #                AddressSanitizer + UBSan (build-asan/), the thread pool,
-#                session, lock, store and worker tests under ThreadSanitizer
+#                session, lock, store and worker tests and the CLI's
+#                end-to-end and fleet tests under ThreadSanitizer
 #                (build-tsan/), and every libFuzzer target of fuzz/ for
 #                FUZZ_SECONDS each (build-fuzz/)
 #   make build   install dependencies and build
@@ -68,10 +69,18 @@ test-asan: deps
 # (autotune_test) and the public API (scripted_backend_test).
 TSAN_TESTS = util_test cache_test redis_store_test codegen_cpu_test cpu_profiler_test \
   autotune_test scripted_backend_test
+# The CLI end to end with the tsan build's xtune and workers: processes
+# sharing a cache file, a per-fusion directory and a Redis server (leases,
+# sharded tuning, a killed holder, a paused server), each process's compile
+# pool, sessions and tiers, and the CUDA emulator's fibers (fiber_stacks.h).
+# A race makes xtune exit 66, which fails the test that ran it.
+TSAN_CLI_TESTS = cli_test cache_cli_test json_cli_test fleet_test
 test-tsan: deps
 	cmake --preset tsan
-	cmake --build --preset tsan -j $(JOBS) --target $(TSAN_TESTS) xtune_cpu_worker
-	ctest --preset tsan -j $(JOBS) -R '^($(subst $(space),|,$(strip $(TSAN_TESTS))))$$'
+	cmake --build --preset tsan -j $(JOBS) --target $(TSAN_TESTS) $(TSAN_CLI_TESTS) xtune \
+	  xtune_cpu_worker xtune_gpu_worker
+	ctest --preset tsan -j $(JOBS) \
+	  -R '^($(subst $(space),|,$(strip $(TSAN_TESTS) $(TSAN_CLI_TESTS))))$$'
 
 # Every libFuzzer target of fuzz/ (clang + ASan/UBSan), each for a fixed
 # time from its corpus and real inputs (scripts/run_fuzzer.sh).

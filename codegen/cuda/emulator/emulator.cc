@@ -58,6 +58,7 @@ struct Thread {
   size_t decls = 0;  // shared arrays declared so far
   std::vector<AsyncCopy> open_group;
   std::deque<std::vector<AsyncCopy>> committed;
+  TsanContext tsan = nullptr;  // this run's (fiber_stacks.h)
 };
 
 // The allocator Boost.Context asks for thread i's stack.
@@ -115,7 +116,7 @@ class Launch {
   void Yield() {
     Thread& t = Me();
     void* fake_stack = nullptr;
-    StartSwitch(&fake_stack, scheduler_stack_);
+    StartSwitch(&fake_stack, scheduler_stack_, scheduler_tsan_);
     t.sink = std::move(t.sink).resume();
     FinishSwitch(fake_stack, &scheduler_stack_);
     if (aborting_) throw AbortThread();
@@ -124,9 +125,13 @@ class Launch {
   void Resume(int i) {
     ctx::stack_context sc = stacks_.Get(i);
     void* fake_stack = nullptr;
-    StartSwitch(&fake_stack, {static_cast<char*>(sc.sp) - sc.size, sc.size});
-    threads_[i].fiber = std::move(threads_[i].fiber).resume();
+    scheduler_tsan_ = CurrentTsanContext();
+    Thread& t = threads_[i];
+    StartSwitch(&fake_stack, {static_cast<char*>(sc.sp) - sc.size, sc.size},
+                t.tsan);
+    t.fiber = std::move(t.fiber).resume();
     FinishSwitch(fake_stack, nullptr);
+    if (t.state == State::kDone) SwitchTsanContext(scheduler_tsan_);
   }
   Word& ShadowWord(int64_t w) {
     Word& s = shadow_[w];
@@ -155,6 +160,7 @@ class Launch {
   const EmulatorLimits limits_;
   const FiberStacks& stacks_;
   StackBounds scheduler_stack_;  // the OS thread's, seen from a fiber
+  TsanContext scheduler_tsan_ = nullptr;  // the OS thread's TSan context
   std::vector<Thread> threads_;
   std::vector<uint8_t> shared_;
   std::vector<Word> shadow_;
@@ -571,6 +577,9 @@ absl::Status Launch::RunBlock(int64_t bid) {
     t.abi.bid = static_cast<int32_t>(bid);
     t.abi.bdim = block_;
     t.abi.gdim = static_cast<int32_t>(grid_);
+    t.tsan = stacks_.TsanContextForRun(i);
+    scheduler_tsan_ = CurrentTsanContext();
+    SwitchTsanContext(t.tsan);  // the constructor enters the fiber once
     t.fiber = ctx::fiber(std::allocator_arg, StackRef{&stacks_, i},
                          [this, i](ctx::fiber&& sink) {
                            FinishSwitch(nullptr, &scheduler_stack_);
@@ -581,9 +590,10 @@ absl::Status Launch::RunBlock(int64_t bid) {
                            } catch (const AbortThread&) {
                            }
                            self.state = State::kDone;
-                           StartSwitch(nullptr, scheduler_stack_);
+                           StartSwitch(nullptr, scheduler_stack_, nullptr);
                            return std::move(self.sink);
                          });
+    SwitchTsanContext(scheduler_tsan_);
   }
   while (true) {
     for (int i = 0; i < block_; ++i) {

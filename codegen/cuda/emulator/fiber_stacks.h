@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include <boost/context/stack_context.hpp>
 
@@ -19,9 +20,26 @@ struct StackBounds {
   const void* bottom = nullptr;
   size_t size = 0;
 };
-// Before a switch to the stack `to`; `fake_stack` keeps this side's fake
-// stack (nullptr: this side is ending).
-void StartSwitch(void** fake_stack, const StackBounds& to);
+// ThreadSanitizer must be told too, each fiber with a context of its own:
+// otherwise it keeps one shadow call stack for the thread and all its
+// fibers, which grew at every fiber's end (its first frames never return);
+// storing ever longer stack traces made an emulator compile under TSan take
+// minutes and 10 GB. A fiber's context still gains a frame or two each time
+// a fiber ends on it, so FiberStacks replaces it every kTsanContextRuns runs
+// (a new one costs a large clear: not one per run). Null without TSan.
+using TsanContext = void*;
+constexpr int kTsanContextRuns = 64;
+// The calling thread's current TSan context.
+TsanContext CurrentTsanContext();
+// Makes `to` the current TSan context (if it is not): around a fiber's
+// construction (Boost.Context enters the new fiber once), and after a fiber
+// ended (its last switch stays in its context).
+void SwitchTsanContext(TsanContext to);
+
+// Before a switch to the stack `to` (whose TSan context is `tsan_to`; null:
+// stay in the current one, for a fiber's last switch); `fake_stack` keeps
+// this side's fake stack (nullptr: this side is ending).
+void StartSwitch(void** fake_stack, const StackBounds& to, TsanContext tsan_to);
 // After a switch back; `from` (when given) receives the stack left.
 void FinishSwitch(void* fake_stack, StackBounds* from);
 
@@ -40,10 +58,14 @@ class FiberStacks {
   bool ok() const { return base_ != nullptr; }
   // Stack i (0 <= i < count), for Boost.Context.
   boost::context::stack_context Get(int i) const;
+  // The TSan context for the next run of a fiber on stack i (see above).
+  TsanContext TsanContextForRun(int i) const;
 
  private:
   size_t bytes_;
   char* base_;
+  mutable std::vector<TsanContext> tsan_;
+  mutable std::vector<int> tsan_runs_;
 };
 
 // The stacks of `count` fibers for the calling thread, mapped on first use
