@@ -22,11 +22,14 @@ struct StackBounds {
 };
 // ThreadSanitizer must be told too, each fiber with a context of its own:
 // otherwise it keeps one shadow call stack for the thread and all its
-// fibers, which grew at every fiber's end (its first frames never return);
-// storing ever longer stack traces made an emulator compile under TSan take
-// minutes and 10 GB. A fiber's context still gains a frame or two each time
-// a fiber ends on it, so FiberStacks replaces it every kTsanContextRuns runs
-// (a new one costs a large clear: not one per run). Null without TSan.
+// fibers, which grew with every fiber (Boost.Context enters a new fiber
+// from its constructor, and those frames never return); copying ever longer
+// stacks made an emulator compile under TSan take over a minute and 10 GB.
+// A fiber's context still gains a frame each time a fiber runs on it, so
+// FiberStacks replaces it every kTsanContextRuns runs (a new one costs a
+// large clear: not one per run). Switches do not synchronize and TSan
+// ignores what runs inside a fiber (fiber_stacks.cc says why). Null
+// without TSan.
 using TsanContext = void*;
 constexpr int kTsanContextRuns = 64;
 // The calling thread's current TSan context.
