@@ -125,7 +125,6 @@ class Launch {
   void Resume(int i) {
     ctx::stack_context sc = stacks_.Get(i);
     void* fake_stack = nullptr;
-    scheduler_tsan_ = CurrentTsanContext();
     Thread& t = threads_[i];
     StartSwitch(&fake_stack, {static_cast<char*>(sc.sp) - sc.size, sc.size},
                 t.tsan);
@@ -160,7 +159,7 @@ class Launch {
   const EmulatorLimits limits_;
   const FiberStacks& stacks_;
   StackBounds scheduler_stack_;  // the OS thread's, seen from a fiber
-  TsanContext scheduler_tsan_ = nullptr;  // the OS thread's TSan context
+  TsanContext scheduler_tsan_ = nullptr;  // the OS thread's (RunBlock)
   std::vector<Thread> threads_;
   std::vector<uint8_t> shared_;
   std::vector<Word> shadow_;
@@ -568,6 +567,7 @@ absl::Status Launch::RunBlock(int64_t bid) {
   epoch_ = 1;
   decls_.clear();
   shared_used_ = 0;
+  scheduler_tsan_ = CurrentTsanContext();
   for (int i = 0; i < block_; ++i) {
     Thread& t = threads_[i];
     t = Thread();
@@ -578,7 +578,6 @@ absl::Status Launch::RunBlock(int64_t bid) {
     t.abi.bdim = block_;
     t.abi.gdim = static_cast<int32_t>(grid_);
     t.tsan = stacks_.TsanContextForRun(i);
-    scheduler_tsan_ = CurrentTsanContext();
     SwitchTsanContext(t.tsan);  // the constructor enters the fiber once
     t.fiber = ctx::fiber(std::allocator_arg, StackRef{&stacks_, i},
                          [this, i](ctx::fiber&& sink) {
